@@ -1,0 +1,1 @@
+# fortran: Fortran entry points (not built yet)

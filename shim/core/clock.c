@@ -1,0 +1,33 @@
+/* clock.c - monotonic clock helpers. */
+#include "enc.h"
+
+#include <stdint.h>
+#include <time.h>
+
+uint64_t enc_now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t enc_deadline_ms(int64_t ms)
+{
+    if (ms < 0)
+        return ENC_NEVER;
+    return enc_now_ns() + (uint64_t)ms * 1000000ull;
+}
+
+int enc_ms_left(uint64_t deadline)
+{
+    uint64_t now;
+
+    if (deadline == ENC_NEVER)
+        return -1;
+    now = enc_now_ns();
+    if (now >= deadline)
+        return 0;
+    uint64_t ms = (deadline - now + 999999ull) / 1000000ull;
+    return ms > INT32_MAX ? INT32_MAX : (int)ms;
+}

@@ -1,0 +1,18 @@
+/* clock.h - monotonic time and deadlines for bounded waits. */
+#ifndef ENC_CORE_CLOCK_H
+#define ENC_CORE_CLOCK_H
+
+#include <stdint.h>
+
+/* Monotonic time in nanoseconds. */
+uint64_t enc_now_ns(void);
+static inline double enc_now_s(void) { return (double)enc_now_ns() * 1e-9; }
+
+/* A deadline ms milliseconds from now; ms < 0 means "never". */
+uint64_t enc_deadline_ms(int64_t ms);
+/* Milliseconds left until deadline, clamped to [0, INT32_MAX]; -1 if never. */
+int enc_ms_left(uint64_t deadline);
+
+#define ENC_NEVER UINT64_MAX
+
+#endif

@@ -1,0 +1,12 @@
+# shim/core: status codes, logging, tunables, clocks.
+libenccore_la_SOURCES += \
+	shim/core/status.c \
+	shim/core/log.c \
+	shim/core/clock.c \
+	shim/core/tunables.c
+noinst_HEADERS += \
+	shim/core/status.h \
+	shim/core/log.h \
+	shim/core/clock.h \
+	shim/core/tunables.h
+EXTRA_DIST += shim/core/tunables.def

@@ -1,0 +1,96 @@
+/*
+ * engine.h - encore's collective engine on the encore world (MPI-free).
+ *
+ * The MPI layer (shim/mpi) converts MPI arguments into these calls; the
+ * engine moves bytes over authenticated TCP links, reduces with a
+ * struct enc_reducer, and (with recovery on) logs every result so a
+ * restarted rank can be answered from the survivors.
+ *
+ * All functions return ENC_OK or a negative status.  A failure the job
+ * cannot survive is reported to the tracker by the engine itself (the job
+ * then ends with one clear line); the caller only maps the status to an MPI
+ * error class.
+ */
+#ifndef ENC_ENGINE_ENGINE_H
+#define ENC_ENGINE_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "reduce/reduce.h"
+
+enum enc_coll_kind {
+    ENC_COLL_ALLREDUCE = 1,
+    ENC_COLL_REDUCE,
+    ENC_COLL_BCAST,
+    ENC_COLL_BARRIER,
+    ENC_COLL_ALLGATHERV,
+    ENC_COLL_FINALIZE,
+};
+
+/* Ids of datatypes / ops in a signature: enc_type / enc_op values for
+ * predefined ones, these bases for others. */
+#define ENC_SIG_DTYPE_DERIVED 0x1000u /* + size in bytes of one element */
+#define ENC_SIG_DTYPE_BYTES 0x0fffu   /* opaque bytes (bcast, allgather) */
+#define ENC_SIG_OP_USER 0x100u        /* + user op index */
+#define ENC_SIG_OP_NONE 0xffffu
+
+/*
+ * Caller signature of one collective: identical on every rank for the same
+ * collective (except the call site, which is per module image), checked
+ * across ranks (digest in every data frame) and against the result log on
+ * replay.
+ */
+struct enc_callsig {
+    uint8_t kind;           /* enum enc_coll_kind */
+    uint64_t count;         /* elements; total bytes for allgatherv */
+    uint32_t dtype;         /* enum enc_type or ENC_SIG_DTYPE_* */
+    uint32_t op;            /* enum enc_op, ENC_SIG_OP_USER + n, or ENC_SIG_OP_NONE */
+    int32_t root;           /* -1 when the collective has no root */
+    const void *site;       /* return address of the MPI entry point's caller */
+};
+
+/* How elements are combined. */
+struct enc_reducer {
+    size_t elem_size;       /* bytes per element */
+    int commutative;        /* 0: combine strictly in rank order */
+    /* inout[i] = in[i] op inout[i] for n elements; in is the lower rank's. */
+    void (*apply)(const struct enc_reducer *r, const void *in, void *inout, size_t n);
+    enc_kernel_fn kernel;   /* predefined op: used by the default apply */
+    void *user_fn;          /* user op (MPI_User_function *), used by the MPI layer */
+    uintptr_t user_dtype;   /* MPI_Datatype for user_fn, opaque here */
+};
+
+/* Default apply for predefined ops: calls r->kernel. */
+void enc_reducer_apply_kernel(const struct enc_reducer *r, const void *in, void *inout,
+                              size_t n);
+
+/* Joins the job described by the environment (ENCORE_TRACKER,
+ * ENCORE_RANK, ENCORE_SIZE, ENCORE_INCARNATION, ENCORE_SECRET[_FILE]). */
+int enc_engine_init(void);
+/* 1 once enc_engine_init succeeded and until finalize. */
+int enc_engine_active(void);
+int enc_engine_rank(void);
+int enc_engine_size(void);
+
+/* sendbuf NULL means in place (data already in recvbuf). */
+int enc_allreduce(const void *sendbuf, void *recvbuf, size_t count,
+                  const struct enc_reducer *r, const struct enc_callsig *sig);
+/* recvbuf is written on root only (it may be NULL elsewhere). */
+int enc_reduce(const void *sendbuf, void *recvbuf, size_t count,
+               const struct enc_reducer *r, int root, const struct enc_callsig *sig);
+int enc_bcast(void *buf, size_t bytes, int root, const struct enc_callsig *sig);
+int enc_barrier(const struct enc_callsig *sig);
+/* Rank i's block of recvbytes[i] bytes lands at recvbuf + displs[i].
+ * sendbuf NULL means in place (own block already at displs[rank]). */
+int enc_allgatherv(const void *sendbuf, size_t sendbytes, void *recvbuf,
+                   const size_t *recvbytes, const size_t *displs,
+                   const struct enc_callsig *sig);
+
+/* Final barrier, report to the tracker, close everything. */
+int enc_engine_finalize(void);
+/* Ends the whole job (MPI_Abort, fatal errors): tells the tracker, exits
+ * this process with code.  Never returns. */
+void enc_engine_abort(int code, const char *reason) __attribute__((noreturn));
+
+#endif

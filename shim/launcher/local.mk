@@ -1,0 +1,2 @@
+# shim/launcher
+encore_run_SOURCES += shim/launcher/main.c

@@ -1,0 +1,3 @@
+/* main.c - encore-run (placeholder until the launcher lands). */
+#include "enc.h"
+int main(void) { return 1; }

@@ -1,0 +1,2 @@
+# shim/mpi
+libencore_la_SOURCES += shim/mpi/placeholder.c

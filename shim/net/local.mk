@@ -1,0 +1,2 @@
+# shim/net
+noinst_HEADERS += shim/net/sock.h

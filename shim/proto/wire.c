@@ -1,0 +1,2 @@
+/* wire.c - placeholder */
+#include "enc.h"

@@ -1,0 +1,2 @@
+# shim/reduce
+noinst_HEADERS += shim/reduce/reduce.h

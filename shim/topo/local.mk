@@ -1,0 +1,2 @@
+# shim/topo
+noinst_HEADERS += shim/topo/topo.h

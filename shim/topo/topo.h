@@ -1,0 +1,54 @@
+/*
+ * topo.h - where ranks are (hwloc) and the ring and tree built from it.
+ *
+ * The tracker orders ranks into a ring so that ranks on the same host, then
+ * the same package, NUMA node and core are adjacent.  Trees are binomial
+ * trees over ring positions: each subtree is a contiguous run of positions,
+ * so most tree edges stay inside a host, and a tree over the identity order
+ * combines contributions in rank order (used for non-commutative ops).
+ */
+#ifndef ENC_TOPO_TOPO_H
+#define ENC_TOPO_TOPO_H
+
+#include <stdint.h>
+
+#define ENC_LOC_HOST_MAX 64
+#define ENC_TREE_MAX_CHILDREN 32
+
+/* -1 in a field means unknown. */
+struct enc_locality {
+    char host[ENC_LOC_HOST_MAX];  /* host identity (hostname, or ENCORE_HOST) */
+    int32_t package;
+    int32_t numa;
+    int32_t core;
+};
+
+/* Fills loc for the calling process: ENCORE_HOST overrides the hostname
+ * (tests use it to fake several hosts); package/NUMA/core come from hwloc
+ * and the process binding (HWLOC_SYNTHETIC / HWLOC_XMLFILE are honoured). */
+int enc_locality_detect(struct enc_locality *loc);
+
+/* order[pos] = rank, sorted by (host, package, numa, core, rank). */
+void enc_topo_ring_order(const struct enc_locality *locs, int n, int *order);
+
+struct enc_tree_node {
+    int parent;                  /* rank, or -1 at the root */
+    int nchildren;
+    int children[ENC_TREE_MAX_CHILDREN]; /* ranks, in increasing position */
+};
+
+/* The binomial tree over positions of order[] (n entries) re-rooted so that
+ * the rank `root` is at the top: positions are rotated so root is 0, node at
+ * rotated position p has parent p - lowbit(p) and children p + 2^k for every
+ * 2^k < lowbit(p) (all k for the root) with p + 2^k < n.  Fills the node of
+ * rank `rank`. */
+void enc_topo_tree(const int *order, int n, int root, int rank, struct enc_tree_node *out);
+
+/* Position of rank in order[], -1 if absent. */
+int enc_topo_pos(const int *order, int n, int rank);
+
+/* Binds the calling process: policy "core", "package" or "none"; index
+ * selects the core/package (round robin) among those hwloc sees. */
+int enc_topo_bind(const char *policy, int index);
+
+#endif

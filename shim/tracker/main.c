@@ -1,0 +1,3 @@
+/* main.c - encore-tracker (placeholder). */
+#include "enc.h"
+int main(void) { return 1; }
