@@ -3,4 +3,57 @@
 if ENABLE_TESTS
 unit_ldadd = libenccore.la $(CRITERION_LIBS)
 unit_cflags = $(AM_CFLAGS) $(CRITERION_CFLAGS)
+check_PROGRAMS += tests/unit/test_topo
+TESTS += tests/unit/test_topo
+tests_unit_test_topo_SOURCES = tests/unit/test_topo.c
+tests_unit_test_topo_CFLAGS = $(unit_cflags)
+tests_unit_test_topo_LDADD = $(unit_ldadd)
+
+check_PROGRAMS += tests/unit/test_reduce
+TESTS += tests/unit/test_reduce
+tests_unit_test_reduce_SOURCES = tests/unit/test_reduce.c
+tests_unit_test_reduce_CFLAGS = $(unit_cflags)
+tests_unit_test_reduce_LDADD = $(unit_ldadd)
+
+check_PROGRAMS += tests/unit/test_wire
+TESTS += tests/unit/test_wire
+tests_unit_test_wire_SOURCES = tests/unit/test_wire.c
+tests_unit_test_wire_CFLAGS = $(unit_cflags)
+tests_unit_test_wire_LDADD = $(unit_ldadd)
+
+check_PROGRAMS += tests/unit/test_frame
+TESTS += tests/unit/test_frame
+tests_unit_test_frame_SOURCES = tests/unit/test_frame.c
+tests_unit_test_frame_CFLAGS = $(unit_cflags)
+tests_unit_test_frame_LDADD = $(unit_ldadd)
+
+check_PROGRAMS += tests/unit/test_auth
+TESTS += tests/unit/test_auth
+tests_unit_test_auth_SOURCES = tests/unit/test_auth.c
+tests_unit_test_auth_CFLAGS = $(unit_cflags)
+tests_unit_test_auth_LDADD = $(unit_ldadd)
+
+check_PROGRAMS += tests/unit/test_msgs
+TESTS += tests/unit/test_msgs
+tests_unit_test_msgs_SOURCES = tests/unit/test_msgs.c
+tests_unit_test_msgs_CFLAGS = $(unit_cflags)
+tests_unit_test_msgs_LDADD = $(unit_ldadd)
+
+check_PROGRAMS += tests/unit/test_sock
+TESTS += tests/unit/test_sock
+tests_unit_test_sock_SOURCES = tests/unit/test_sock.c
+tests_unit_test_sock_CFLAGS = $(unit_cflags)
+tests_unit_test_sock_LDADD = $(unit_ldadd)
+# tracker / launcher (control plane)
+check_PROGRAMS += tests/unit/test_tracker
+TESTS += tests/unit/test_tracker
+tests_unit_test_tracker_SOURCES = tests/unit/test_tracker.c
+tests_unit_test_tracker_CFLAGS = $(unit_cflags)
+tests_unit_test_tracker_LDADD = libenctracker.la $(unit_ldadd)
+
+check_PROGRAMS += tests/programs/fake_rank
+tests_programs_fake_rank_SOURCES = tests/programs/fake_rank.c
+tests_programs_fake_rank_LDADD = libenccore.la
+TESTS += tests/integration/launcher_basic.sh
+EXTRA_DIST += tests/integration/launcher_basic.sh
 endif

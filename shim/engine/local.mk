@@ -1,1 +1,22 @@
-# shim/engine
+# shim/engine: the collective engine (links, progress loop, algorithms).
+libencore_la_SOURCES += \
+	shim/engine/init.c \
+	shim/engine/world.c \
+	shim/engine/listener.c \
+	shim/engine/links.c \
+	shim/engine/xfer.c \
+	shim/engine/coll.c \
+	shim/engine/allreduce_tree.c \
+	shim/engine/allreduce_ring.c \
+	shim/engine/bcast_tree.c \
+	shim/engine/allgatherv_ring.c \
+	shim/engine/reducer.c \
+	shim/engine/scratch.c \
+	shim/engine/inject.c \
+	shim/engine/callsite.c
+noinst_HEADERS += \
+	shim/engine/engine.h \
+	shim/engine/state.h \
+	shim/engine/xfer.h \
+	shim/engine/coll.h \
+	shim/engine/scratch.h

@@ -1,3 +1,25 @@
-/* main.c - encore-run (placeholder until the launcher lands). */
+/*
+ * main.c - encore-run: an mpirun-style launcher with an embedded tracker
+ * that restarts ranks which die (see job.c).
+ */
 #include "enc.h"
-int main(void) { return 1; }
+#include "launcher/run.h"
+
+#include <limits.h>
+#include <stdio.h>
+
+int main(int argc, char **argv)
+{
+    struct enc_run_opts o;
+    char path[PATH_MAX];
+    int rv;
+
+    enc_log_set_tag("run");
+    if ((rv = enc_run_parse_args(argc, argv, &o)) != 0)
+        return rv > 0 ? 0 : 2;
+    if (enc_run_resolve_program(o.argv[0], path, sizeof(path)) != 0) {
+        fprintf(stderr, "encore-run: %s: command not found or not executable\n", o.argv[0]);
+        return 127;
+    }
+    return enc_run_job(&o, path);
+}

@@ -1,2 +1,31 @@
-# shim/mpi
-libencore_la_SOURCES += shim/mpi/placeholder.c
+# shim/mpi: the MPI interposition layer of libencore.  The entry points
+# (MPI_X and PMPI_X for every function that takes a communicator, plus
+# those libencore owns) are generated from mpi.spec by gen_entries.py into
+# $(srcdir)/shim/mpi/gen/ (shipped in the tarball, so building from a
+# release needs no python); the hand-written files implement the owned ones.
+libencore_la_SOURCES += \
+	shim/mpi/mode.c \
+	shim/mpi/error.c \
+	shim/mpi/dtype.c \
+	shim/mpi/op.c \
+	shim/mpi/reducer.c \
+	shim/mpi/buffer.c \
+	shim/mpi/init.c \
+	shim/mpi/comm.c \
+	shim/mpi/coll_reduce.c \
+	shim/mpi/coll_bcast.c \
+	shim/mpi/coll_allgather.c \
+	shim/mpi/gen/wrappers.c
+noinst_HEADERS += shim/mpi/mpi_layer.h shim/mpi/gen/entries.h
+EXTRA_DIST += shim/mpi/mpi.spec shim/mpi/gen_entries.py
+BUILT_SOURCES += $(srcdir)/shim/mpi/gen/wrappers.c $(srcdir)/shim/mpi/gen/entries.h
+MAINTAINERCLEANFILES = $(srcdir)/shim/mpi/gen/wrappers.c $(srcdir)/shim/mpi/gen/entries.h
+
+# One generator run writes both files; entries.h rides on wrappers.c (the
+# automake manual's recipe for rules with several outputs).
+$(srcdir)/shim/mpi/gen/wrappers.c: $(srcdir)/shim/mpi/mpi.spec $(srcdir)/shim/mpi/gen_entries.py
+	$(AM_V_GEN)$(PYTHON3) $(srcdir)/shim/mpi/gen_entries.py \
+	    $(srcdir)/shim/mpi/mpi.spec $(srcdir)/shim/mpi/gen && touch $@
+$(srcdir)/shim/mpi/gen/entries.h: $(srcdir)/shim/mpi/gen/wrappers.c
+	@test -f $@ || rm -f $(srcdir)/shim/mpi/gen/wrappers.c
+	@test -f $@ || $(MAKE) $(AM_MAKEFLAGS) $(srcdir)/shim/mpi/gen/wrappers.c

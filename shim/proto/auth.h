@@ -30,6 +30,7 @@ struct enc_secret {
 enum enc_role {
     ENC_ROLE_CONTROL = 1, /* a rank's control connection to the tracker */
     ENC_ROLE_DATA = 2,    /* a rank's data link to another rank */
+    ENC_ROLE_LOG = 3,     /* a replaying rank fetching logged results */
 };
 
 /* Who the client says it is; bound into the MAC. */

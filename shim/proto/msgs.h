@@ -16,7 +16,7 @@
 
 #define ENC_MAX_RANKS 4096
 #define ENC_HOST_MAX 64
-#define ENC_REASON_MAX 256
+#define ENC_REASON_MAX 512
 
 /* rank -> tracker, first message after authentication. */
 struct enc_msg_register {

@@ -1,2 +1,7 @@
 # shim/topo
 noinst_HEADERS += shim/topo/topo.h
+libenccore_la_SOURCES += \
+	shim/topo/locality.c \
+	shim/topo/ring.c \
+	shim/topo/tree.c \
+	shim/topo/bind.c

@@ -51,4 +51,11 @@ int enc_topo_pos(const int *order, int n, int rank);
  * selects the core/package (round robin) among those hwloc sees. */
 int enc_topo_bind(const char *policy, int index);
 
+/* hwloc cannot bind against a synthetic or XML topology (HWLOC_SYNTHETIC,
+ * HWLOC_XMLFILE without HWLOC_THISSYSTEM=1): there enc_topo_bind() records
+ * the cpuset it chose (hwloc list syntax, "2-3") in this variable, which
+ * enc_locality_detect() reads back, also after exec.  Tests and demos use
+ * it to fake bound ranks on a small host. */
+#define ENC_TOPO_SIM_CPUBIND_ENV "ENCORE_SIM_CPUBIND"
+
 #endif

@@ -1,3 +1,173 @@
-/* main.c - encore-tracker (placeholder). */
+/*
+ * main.c - encore-tracker: the tracker alone, for ranks started by another
+ * launcher (a batch system, a script).  Those ranks export ENCORE_TRACKER,
+ * ENCORE_SECRET[_FILE], ENCORE_RANK and ENCORE_SIZE; a rank that dies may be
+ * re-registered with incarnation + 1 within ENCORE_REGISTER_TIMEOUT_MS.
+ */
 #include "enc.h"
-int main(void) { return 1; }
+#include "tracker/tracker.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct opts {
+    int size;
+    const char *bind;
+    uint16_t port;
+    const char *secret_file;
+};
+
+struct job {
+    int size;
+    int finalized;
+    int done;
+    int status;
+    char line[512];
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: encore-tracker -n N [--bind ADDR] [--port P] [--secret-file F]\n"
+                 "Runs the encore tracker for N ranks started elsewhere; prints\n"
+                 "ENCORE_TRACKER=host:port.  The job secret comes from ENCORE_SECRET or\n"
+                 "ENCORE_SECRET_FILE, else it is generated and written to F (mode 0600).\n");
+}
+
+static int parse(int argc, char **argv, struct opts *o)
+{
+    static const struct option lo[] = {{"np", 1, NULL, 'n'}, {"bind", 1, NULL, 'b'},
+                                       {"port", 1, NULL, 'p'}, {"secret-file", 1, NULL, 's'},
+                                       {"help", 0, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    int ch;
+
+    while ((ch = getopt_long(argc, argv, "n:h", lo, NULL)) != -1) {
+        switch (ch) {
+        case 'n': o->size = atoi(optarg); break;
+        case 'b': o->bind = optarg; break;
+        case 'p': o->port = (uint16_t)atoi(optarg); break;
+        case 's': o->secret_file = optarg; break;
+        case 'h': usage(stdout); exit(0);
+        default: usage(stderr); return ENC_ERR_INVAL;
+        }
+    }
+    if (o->size <= 0 || o->size > ENC_MAX_RANKS || optind != argc) {
+        usage(stderr);
+        return ENC_ERR_INVAL;
+    }
+    return ENC_OK;
+}
+
+static int write_secret(const struct enc_secret *s, const char *path)
+{
+    char hex[2 * ENC_SECRET_LEN + 2];
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+    if (fd < 0) {
+        ENC_ERROR("tracker", "cannot write the secret to %s: %m", path);
+        return ENC_ERR_SYS;
+    }
+    enc_secret_to_hex(s, hex);
+    strcat(hex, "\n");
+    if (fchmod(fd, 0600) != 0 || write(fd, hex, strlen(hex)) != (ssize_t)strlen(hex)) {
+        ENC_ERROR("tracker", "cannot write the secret to %s: %m", path);
+        close(fd);
+        return ENC_ERR_SYS;
+    }
+    return close(fd) == 0 ? ENC_OK : ENC_ERR_SYS;
+}
+
+static int get_secret(struct enc_secret *s, const char *path)
+{
+    int rv;
+
+    if (getenv("ENCORE_SECRET") != NULL || getenv("ENCORE_SECRET_FILE") != NULL)
+        return enc_secret_from_env(s);
+    if (path == NULL) {
+        ENC_ERROR("tracker", "no ENCORE_SECRET in the environment: give --secret-file F");
+        return ENC_ERR_INVAL;
+    }
+    if ((rv = enc_secret_generate(s)) != 0)
+        return rv;
+    return write_secret(s, path);
+}
+
+static void on_finalized(void *arg, int rank)
+{
+    struct job *j = arg;
+
+    if (++j->finalized == j->size)
+        j->done = 1;
+}
+
+static void on_aborted(void *arg, int rank, int32_t code, const char *reason)
+{
+    struct job *j = arg;
+
+    j->done = 1;
+    j->status = code >= 1 && code <= 255 ? code : 1;
+    snprintf(j->line, sizeof(j->line), "encore-tracker: rank %d called MPI_Abort (errorcode %d): %s",
+             rank, code, reason);
+}
+
+static void on_failed(void *arg, const char *why)
+{
+    struct job *j = arg;
+
+    j->done = 1;
+    j->status = 1;
+    snprintf(j->line, sizeof(j->line), "encore-tracker: %s", why);
+}
+
+static void print_address(const struct opts *o, uint16_t port)
+{
+    char host[256] = "localhost";
+
+    if (o->bind != NULL && strcmp(o->bind, "0.0.0.0") != 0 && strcmp(o->bind, "::") != 0)
+        snprintf(host, sizeof(host), "%s", o->bind);
+    else if (gethostname(host, sizeof(host)) != 0)
+        snprintf(host, sizeof(host), "localhost");
+    printf("ENCORE_TRACKER=%s:%u\n", host, port);
+    fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+    struct opts o = {0};
+    struct job j = {0};
+    struct enc_secret s;
+    struct enc_tracker *t = NULL;
+    struct enc_tracker_config cfg = {0};
+    const struct enc_tracker_recovery *rec;
+    int rv;
+
+    enc_log_set_tag("tracker");
+    if (parse(argc, argv, &o) != 0 || get_secret(&s, o.secret_file) != 0)
+        return 2;
+    j.size = o.size;
+    cfg = (struct enc_tracker_config){.size = o.size, .bind_host = o.bind, .port = o.port,
+                                      .secret = &s};
+    cfg.hooks = (struct enc_tracker_hooks){.arg = &j, .finalized = on_finalized,
+                                           .aborted = on_aborted, .failed = on_failed};
+    if ((rv = enc_tracker_create(&t, &cfg)) != 0) {
+        fprintf(stderr, "encore-tracker: cannot listen: %s\n", encore_strerror(rv));
+        return 1;
+    }
+    print_address(&o, enc_tracker_port(t));
+    while (!j.done && enc_tracker_poll(t, -1, NULL, 0) == 0)
+        ;
+    if (j.status != 0) { /* let the ranks read EVENT ABORT before the sockets close */
+        uint64_t grace = enc_deadline_ms(1000);
+        while (enc_ms_left(grace) > 0 && enc_tracker_poll(t, enc_ms_left(grace), NULL, 0) == 0)
+            ;
+        fprintf(stderr, "%s\n", j.line);
+    }
+    if (j.status != 0 || enc_tracker_recoveries(t, &rec) > 0 || enc_log_level() >= ENC_LOG_INFO)
+        enc_tracker_print_summary(t, NULL, stderr);
+    enc_tracker_destroy(t);
+    return j.status;
+}

@@ -1,0 +1,222 @@
+/*
+ * coll.c - the collective dispatcher.
+ *
+ * Every collective, on every rank, gets the next sequence number and runs
+ * here: fault injection, tracker events, replay from the log while this
+ * rank is behind, the choice of algorithm (count 0 and one rank are handled
+ * before any algorithm), recovery and re-run when a peer fails, and the
+ * result log.  Algorithms only move and combine bytes.
+ */
+#include "enc.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "engine/coll.h"
+#include "engine/scratch.h"
+#include "engine/state.h"
+#include "recovery/recovery.h"
+
+const char *enc_coll_kind_name(int kind)
+{
+    static const char *names[] = {
+        [ENC_COLL_ALLREDUCE] = "allreduce", [ENC_COLL_REDUCE] = "reduce",
+        [ENC_COLL_BCAST] = "bcast",         [ENC_COLL_BARRIER] = "barrier",
+        [ENC_COLL_ALLGATHERV] = "allgatherv", [ENC_COLL_FINALIZE] = "finalize",
+    };
+
+    return kind > 0 && kind < (int)ENC_ARRAY_SIZE(names) ? names[kind] : "collective";
+}
+
+uint32_t enc_callsig_check(const struct enc_callsig *sig)
+{
+    uint64_t h = 1469598103934665603ull;
+    uint64_t v[5] = {sig->kind, sig->count, sig->dtype, sig->op, (uint64_t)(int64_t)sig->root};
+
+    for (size_t i = 0; i < ENC_ARRAY_SIZE(v); i++) {
+        h ^= v[i];
+        h *= 1099511628211ull;
+    }
+    return (uint32_t)(h ^ (h >> 32));
+}
+
+/* Puts this rank's input where the algorithm expects it; keeps in-place
+ * input so the collective can be re-run after a failure. */
+static int prepare(struct enc_coll *co)
+{
+    void *save;
+
+    if (co->sig->kind == ENC_COLL_ALLGATHERV) {
+        if (co->sendbuf)
+            memcpy((uint8_t *)co->recvbuf + co->displs[enc_eng.rank], co->sendbuf,
+                   co->recvbytes[enc_eng.rank]);
+        return ENC_OK;
+    }
+    if (co->sig->kind == ENC_COLL_BCAST || co->bytes == 0)
+        return ENC_OK;
+    if (co->sendbuf) {
+        memcpy(co->recvbuf, co->sendbuf, co->bytes);
+        return ENC_OK;
+    }
+    if (!enc_eng.recovery)
+        return ENC_OK;
+    if ((save = enc_scratch_get(ENC_SCRATCH_SAVE, co->bytes)) == NULL)
+        return ENC_ERR_NOMEM;
+    memcpy(save, co->recvbuf, co->bytes);
+    co->sendbuf = save; /* a re-run copies from here */
+    return ENC_OK;
+}
+
+static enc_algo_fn choose(const struct enc_coll *co)
+{
+    switch (co->sig->kind) {
+    case ENC_COLL_BCAST:
+        return enc_bcast_tree;
+    case ENC_COLL_ALLGATHERV:
+        return enc_allgatherv_ring;
+    case ENC_COLL_BARRIER:
+    case ENC_COLL_FINALIZE:
+        return enc_allreduce_tree;
+    default:
+        if (co->r->commutative && co->bytes > enc_eng.tree_max_bytes &&
+            co->count >= (size_t)enc_eng.size)
+            return enc_allreduce_ring;
+        return enc_allreduce_tree;
+    }
+}
+
+static int run_once(struct enc_coll *co)
+{
+    int rv;
+
+    if ((rv = enc_engine_poll_tracker()) != ENC_OK)
+        return rv;
+    if (enc_eng.seq < enc_eng.replay_until)
+        return enc_replay(co);
+    if ((rv = prepare(co)) != ENC_OK)
+        return rv;
+    if (enc_eng.size == 1 || (co->bytes == 0 && co->sig->kind != ENC_COLL_BARRIER &&
+                              co->sig->kind != ENC_COLL_FINALIZE))
+        return ENC_OK;
+    return choose(co)(co);
+}
+
+static void log_finished(const struct enc_coll *co, double t0, int replayed)
+{
+    char site[160];
+
+    if (enc_log_level() < ENC_LOG_INFO)
+        return;
+    enc_callsite_format(co->sig->site, site, sizeof(site));
+    ENC_INFO("coll", "%s (%s) %s version %d, seq %llu, %.6f s",
+             enc_coll_kind_name(co->sig->kind), site, replayed ? "replayed" : "finished",
+             encore_version(), (unsigned long long)co->ctx.seq, enc_now_s() - t0);
+}
+
+static void fail(const struct enc_coll *co, int rv)
+{
+    char msg[256], site[160];
+
+    enc_callsite_format(co->sig->site, site, sizeof(site));
+    snprintf(msg, sizeof(msg), "%s (%s) seq %llu failed on rank %d: %s",
+             enc_coll_kind_name(co->sig->kind), site, (unsigned long long)co->ctx.seq,
+             enc_eng.rank, encore_strerror(rv));
+    ENC_ERROR("coll", "%s", msg);
+    enc_engine_abort(1, msg);
+}
+
+/* Runs one collective to completion, recovering from peer failures. */
+static int run_coll(struct enc_coll *co)
+{
+    double t0 = enc_now_s();
+    int rv, replayed;
+
+    if (!enc_eng.active && co->sig->kind != ENC_COLL_FINALIZE)
+        return ENC_ERR_STATE;
+    enc_inject_check(enc_eng.seq + 1);
+    co->ctx.check = enc_callsig_check(co->sig);
+    for (;;) {
+        co->ctx.seq = enc_eng.seq;
+        replayed = enc_eng.seq < enc_eng.replay_until;
+        if ((rv = run_once(co)) == ENC_OK)
+            break;
+        if (!(ENC_IS_PEER_FAILURE(rv) || rv == ENC_ERR_PROTO) || !enc_eng.recovery)
+            fail(co, rv);
+        if ((rv = enc_recover()) != ENC_OK)
+            fail(co, rv);
+    }
+    enc_reclog_record(co); /* a replayed result re-fills this rank's share */
+    if (!replayed && co->sig->kind != ENC_COLL_BCAST)
+        enc_reclog_all_done_below(co->ctx.seq); /* everyone entered this one */
+    enc_eng.seq++;
+    enc_tclient_set_progress(enc_eng.tc, enc_eng.seq);
+    log_finished(co, t0, replayed);
+    return ENC_OK;
+}
+
+int enc_allreduce(const void *sendbuf, void *recvbuf, size_t count,
+                  const struct enc_reducer *r, const struct enc_callsig *sig)
+{
+    struct enc_coll co = {.sig = sig, .sendbuf = sendbuf, .recvbuf = recvbuf, .count = count,
+                          .bytes = count * r->elem_size, .r = r, .root = -1};
+
+    co.result = recvbuf;
+    return run_coll(&co);
+}
+
+int enc_reduce(const void *sendbuf, void *recvbuf, size_t count,
+               const struct enc_reducer *r, int root, const struct enc_callsig *sig)
+{
+    size_t bytes = count * r->elem_size;
+    struct enc_coll co = {.sig = sig, .sendbuf = sendbuf, .count = count, .bytes = bytes,
+                          .r = r, .root = root};
+    int rv;
+
+    /* Reduce runs as an allreduce so every rank holds (and logs) the
+     * result: a restarted root can then be answered by any survivor. */
+    if (enc_eng.rank == root) {
+        co.recvbuf = recvbuf;
+    } else {
+        if ((co.recvbuf = enc_scratch_get(ENC_SCRATCH_RESULT, bytes)) == NULL)
+            return ENC_ERR_NOMEM;
+        if (sendbuf == NULL) /* MPI_IN_PLACE is only valid at the root */
+            return ENC_ERR_INVAL;
+    }
+    co.result = co.recvbuf;
+    rv = run_coll(&co);
+    return rv;
+}
+
+int enc_bcast(void *buf, size_t bytes, int root, const struct enc_callsig *sig)
+{
+    struct enc_coll co = {.sig = sig, .recvbuf = buf, .bytes = bytes, .root = root,
+                          .result = buf};
+
+    return run_coll(&co);
+}
+
+int enc_barrier(const struct enc_callsig *sig)
+{
+    static const struct enc_reducer none = {.elem_size = 1, .commutative = 1};
+    struct enc_coll co = {.sig = sig, .r = &none, .root = -1};
+
+    return run_coll(&co);
+}
+
+int enc_allgatherv(const void *sendbuf, size_t sendbytes, void *recvbuf,
+                   const size_t *recvbytes, const size_t *displs,
+                   const struct enc_callsig *sig)
+{
+    struct enc_coll co = {.sig = sig, .sendbuf = sendbuf, .recvbuf = recvbuf,
+                          .recvbytes = recvbytes, .displs = displs, .root = -1,
+                          .result = recvbuf};
+
+    if (sendbuf && sendbytes != recvbytes[enc_eng.rank]) {
+        ENC_ERROR("coll", "allgatherv: rank %d sends %zu bytes but the receive counts "
+                  "give it %zu", enc_eng.rank, sendbytes, recvbytes[enc_eng.rank]);
+        return ENC_ERR_INVAL;
+    }
+    for (int i = 0; i < enc_eng.size; i++)
+        co.bytes += recvbytes[i];
+    return run_coll(&co);
+}

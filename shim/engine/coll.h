@@ -1,0 +1,41 @@
+/*
+ * coll.h - one collective call as the dispatcher and the algorithms see it
+ * (private to the engine and recovery).
+ */
+#ifndef ENC_ENGINE_COLL_H
+#define ENC_ENGINE_COLL_H
+
+#include "engine/engine.h"
+#include "engine/xfer.h"
+
+struct enc_coll {
+    const struct enc_callsig *sig;
+    struct enc_coll_ctx ctx;
+    const void *sendbuf;        /* NULL: in place */
+    void *recvbuf;
+    size_t count;               /* elements (allreduce, reduce) */
+    size_t bytes;               /* bytes of one rank's data / of the result */
+    const struct enc_reducer *r;
+    int root;
+    const size_t *recvbytes;    /* allgatherv */
+    const size_t *displs;
+    /* The full result, identical on every rank, once the algorithm ran:
+     * where it lives and how it maps to the caller's buffer. */
+    void *result;
+};
+
+/* Algorithms: one per file, one signature.  They run in the current epoch
+ * and return ENC_OK or the first failure. */
+typedef int (*enc_algo_fn)(struct enc_coll *co);
+
+int enc_allreduce_tree(struct enc_coll *co);      /* allreduce_tree.c */
+int enc_allreduce_ring(struct enc_coll *co);      /* allreduce_ring.c */
+int enc_bcast_tree(struct enc_coll *co);          /* bcast_tree.c */
+int enc_allgatherv_ring(struct enc_coll *co);     /* allgatherv_ring.c */
+
+/* 32-bit digest of the arguments every rank must agree on. */
+uint32_t enc_callsig_check(const struct enc_callsig *sig);
+/* "allreduce" etc. */
+const char *enc_coll_kind_name(int kind);
+
+#endif

@@ -1,0 +1,200 @@
+/*
+ * init.c - joining and leaving the encore world.
+ *
+ * MPI_Init in encore mode lands here: read the job description from the
+ * environment, start the link listener, register with the tracker and wait
+ * for the world.  A restarted rank (incarnation > 0) also gets the RESUME
+ * that tells it how far the survivors are, so it knows what to replay.
+ */
+#include "enc.h"
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "engine/state.h"
+#include "engine/scratch.h"
+#include "recovery/recovery.h"
+
+struct enc_engine enc_eng = {.lst = {.listen_fd = -1, .wake_fd = -1, .stop_fd = -1}};
+
+static int env_int(const char *name, long min, long max, long *out)
+{
+    const char *s = getenv(name);
+    char *end;
+
+    if (s == NULL) {
+        ENC_ERROR("engine", "%s is not set (start the program with encore-run)", name);
+        return ENC_ERR_INVAL;
+    }
+    *out = strtol(s, &end, 10);
+    if (end == s || *end != '\0' || *out < min || *out > max) {
+        ENC_ERROR("engine", "%s='%s' is not an integer in [%ld, %ld]", name, s, min, max);
+        return ENC_ERR_INVAL;
+    }
+    return ENC_OK;
+}
+
+static int read_job_env(void)
+{
+    long rank, size, inc;
+    int rv;
+
+    if ((rv = env_int("ENCORE_SIZE", 1, ENC_MAX_RANKS, &size)) != ENC_OK ||
+        (rv = env_int("ENCORE_RANK", 0, size - 1, &rank)) != ENC_OK)
+        return rv;
+    if (getenv("ENCORE_INCARNATION") == NULL)
+        inc = 0;
+    else if ((rv = env_int("ENCORE_INCARNATION", 0, UINT32_MAX, &inc)) != ENC_OK)
+        return rv;
+    enc_eng.rank = (int)rank;
+    enc_eng.size = (int)size;
+    enc_eng.incarnation = (uint32_t)inc;
+    if ((rv = enc_secret_from_env(&enc_eng.secret)) != ENC_OK) {
+        ENC_ERROR("engine", "no valid job secret (ENCORE_SECRET or ENCORE_SECRET_FILE)");
+        return rv;
+    }
+    unsetenv("ENCORE_SECRET"); /* the application has no use for it */
+    return ENC_OK;
+}
+
+static void read_tunables(void)
+{
+    enc_eng.tree_max_bytes = (size_t)enc_tunable_ll(ENC_TUNE_TREE_MAX_BYTES);
+    enc_eng.bcast_segment = (size_t)ENC_MAX(enc_tunable_ll(ENC_TUNE_BCAST_SEGMENT_BYTES), 4096);
+    enc_eng.coll_timeout_ms = (int)enc_tunable_ll(ENC_TUNE_COLL_TIMEOUT_MS);
+    enc_eng.connect_timeout_ms = (int)enc_tunable_ll(ENC_TUNE_CONNECT_TIMEOUT_MS);
+    enc_eng.recovery = enc_tunable_ll(ENC_TUNE_RECOVERY) != 0;
+}
+
+/* The local address peers should use: the one that routes to the tracker
+ * (ENCORE_ADDR overrides). */
+static void local_addr(const char *tracker, char *out, size_t cap)
+{
+    char host[ENC_HOST_MAX];
+    uint16_t port;
+    struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_DGRAM}, *ai = NULL;
+    struct sockaddr_in sa;
+    socklen_t len = sizeof(sa);
+    int fd;
+
+    snprintf(out, cap, "127.0.0.1");
+    if (getenv("ENCORE_ADDR")) {
+        snprintf(out, cap, "%s", getenv("ENCORE_ADDR"));
+        return;
+    }
+    if (enc_parse_hostport(tracker, host, sizeof(host), &port) != ENC_OK ||
+        getaddrinfo(host, "9", &hints, &ai) != 0)
+        return;
+    fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd >= 0 && connect(fd, ai->ai_addr, ai->ai_addrlen) == 0 &&
+        getsockname(fd, (struct sockaddr *)&sa, &len) == 0)
+        inet_ntop(AF_INET, &sa.sin_addr, out, (socklen_t)cap);
+    if (fd >= 0)
+        close(fd);
+    freeaddrinfo(ai);
+}
+
+static int register_with_tracker(const char *tracker)
+{
+    struct enc_msg_register reg = {
+        .rank = (uint32_t)enc_eng.rank,
+        .size = (uint32_t)enc_eng.size,
+        .incarnation = enc_eng.incarnation,
+        .pid = (uint32_t)getpid(),
+        .data_port = enc_eng.lst.port,
+    };
+    uint64_t deadline = enc_deadline_ms(enc_tunable_ll(ENC_TUNE_CONNECT_TIMEOUT_MS));
+
+    local_addr(tracker, reg.addr, sizeof(reg.addr));
+    if (enc_locality_detect(&reg.loc) != ENC_OK)
+        ENC_DEBUG("engine", "hwloc locality unknown; ring order by host only");
+    return enc_tclient_open(&enc_eng.tc, tracker, &enc_eng.secret, &reg, deadline);
+}
+
+static int alloc_world(void)
+{
+    size_t n = (size_t)enc_eng.size;
+
+    enc_eng.ring = malloc(n * sizeof(int));
+    enc_eng.identity = malloc(n * sizeof(int));
+    enc_eng.peer_completed = calloc(n, sizeof(uint64_t));
+    if (!enc_eng.ring || !enc_eng.identity || !enc_eng.peer_completed)
+        return ENC_ERR_NOMEM;
+    for (size_t i = 0; i < n; i++)
+        enc_eng.identity[i] = (int)i;
+    return enc_links_alloc(enc_eng.size);
+}
+
+int enc_engine_init(void)
+{
+    const char *tracker = getenv("ENCORE_TRACKER");
+    char tag[32];
+    int rv;
+
+    if (tracker == NULL)
+        return ENC_ERR_STATE;
+    if ((rv = read_job_env()) != ENC_OK)
+        return rv;
+    snprintf(tag, sizeof(tag), "rank %d", enc_eng.rank);
+    enc_log_set_tag(tag);
+    read_tunables();
+    enc_inject_parse();
+    if ((rv = alloc_world()) != ENC_OK ||
+        (rv = enc_listener_start(&enc_eng.lst, &enc_eng.secret)) != ENC_OK)
+        return rv;
+    if ((rv = register_with_tracker(tracker)) != ENC_OK) {
+        ENC_ERROR("engine", "cannot join the tracker at %s: %s", tracker, encore_strerror(rv));
+        return rv;
+    }
+    if ((rv = enc_recovery_init()) != ENC_OK || (rv = enc_recovery_join()) != ENC_OK)
+        return rv;
+    enc_eng.active = 1;
+    ENC_DEBUG("engine", "joined: rank %d of %d, incarnation %u, epoch %u, port %u",
+              enc_eng.rank, enc_eng.size, enc_eng.incarnation, enc_eng.epoch, enc_eng.lst.port);
+    return ENC_OK;
+}
+
+int enc_engine_active(void) { return enc_eng.active; }
+int enc_engine_rank(void) { return enc_eng.rank; }
+int enc_engine_size(void) { return enc_eng.size; }
+
+int enc_engine_finalize(void)
+{
+    struct enc_callsig sig = {.kind = ENC_COLL_FINALIZE, .root = -1, .op = ENC_SIG_OP_NONE};
+    struct enc_msg_stats st;
+    int rv;
+
+    if (!enc_eng.active)
+        return ENC_ERR_STATE;
+    /* Everyone reaches finalize before anyone leaves, so no survivor
+     * still needs this rank's log. */
+    rv = enc_barrier(&sig);
+    st = (struct enc_msg_stats){.completed = enc_eng.seq, .replayed = enc_eng.replayed,
+                                .recovery_s = enc_eng.recovery_s};
+    enc_tclient_send_finalize(enc_eng.tc, &st);
+    enc_eng.active = 0;
+    enc_listener_stop(&enc_eng.lst);
+    enc_links_close_all();
+    enc_tclient_close(enc_eng.tc);
+    enc_recovery_fini();
+    enc_scratch_release_all();
+    return rv;
+}
+
+void enc_engine_abort(int code, const char *reason)
+{
+    struct enc_msg_abort m = {.code = code};
+
+    snprintf(m.reason, sizeof(m.reason), "%s", reason ? reason : "");
+    if (enc_eng.tc != NULL) {
+        enc_tclient_send_abort(enc_eng.tc, &m);
+        /* The launcher ends the job; give it a moment to print the reason. */
+        usleep(200 * 1000);
+    }
+    _exit(code > 0 && code < 256 ? code : 1);
+}

@@ -1,0 +1,43 @@
+/*
+ * inject.c - deterministic fault injection for tests and demos.
+ *
+ * encore-run --inject kill:rank=R:op=K sets ENCORE_INJECT=kill:K for that
+ * rank and incarnation; the rank then sends itself a real SIGKILL (or
+ * SIGSTOP) on entering its K-th collective.
+ */
+#include "enc.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine/state.h"
+
+void enc_inject_parse(void)
+{
+    const char *s = getenv("ENCORE_INJECT");
+    unsigned long long at;
+    char kind[8];
+
+    enc_eng.inject_kind = 0;
+    if (s == NULL || *s == '\0')
+        return;
+    if (sscanf(s, "%7[a-z]:%llu", kind, &at) != 2 || at == 0 ||
+        (strcmp(kind, "kill") != 0 && strcmp(kind, "stop") != 0)) {
+        ENC_WARN("inject", "ignoring malformed ENCORE_INJECT='%s' (want kill:K or stop:K)", s);
+        return;
+    }
+    enc_eng.inject_kind = kind[0];
+    enc_eng.inject_at = at;
+}
+
+void enc_inject_check(uint64_t nth)
+{
+    if (enc_eng.inject_kind == 0 || nth != enc_eng.inject_at)
+        return;
+    ENC_INFO("inject", "injecting SIG%s at collective %llu",
+             enc_eng.inject_kind == 'k' ? "KILL" : "STOP", (unsigned long long)nth);
+    raise(enc_eng.inject_kind == 'k' ? SIGKILL : SIGSTOP);
+}

@@ -1,0 +1,187 @@
+/*
+ * listener.c - accepts and authenticates incoming rank connections in a
+ * background thread.
+ *
+ * A peer may connect while this rank computes outside MPI; doing the
+ * handshake here means the connecting side never waits for the application.
+ * Junk, wrong secrets and silent peers are dropped here, one WARN each,
+ * without the main thread noticing.
+ */
+#include "enc.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "engine/state.h"
+
+#define LISTENER_MAX_PENDING 64
+
+struct pending {
+    int fd;
+    uint64_t deadline;
+    struct enc_auth_server auth;
+};
+
+static void queue_push(struct enc_listener *l, int fd, const struct enc_auth_id *id)
+{
+    uint64_t one = 1;
+
+    pthread_mutex_lock(&l->lock);
+    if (l->nqueue == l->capqueue) {
+        size_t cap = l->capqueue ? 2 * l->capqueue : 16;
+        void *q = realloc(l->queue, cap * sizeof(*l->queue));
+
+        if (q == NULL) {
+            pthread_mutex_unlock(&l->lock);
+            close(fd);
+            return;
+        }
+        l->queue = q;
+        l->capqueue = cap;
+    }
+    l->queue[l->nqueue].fd = fd;
+    l->queue[l->nqueue].id = *id;
+    l->nqueue++;
+    pthread_mutex_unlock(&l->lock);
+    if (write(l->wake_fd, &one, sizeof(one)) < 0)
+        ENC_WARN("listener", "eventfd write: %m");
+}
+
+static void accept_new(struct enc_listener *l, const struct enc_secret *s,
+                       struct pending *p, int *np)
+{
+    int fd;
+
+    while (enc_sock_accept(l->listen_fd, &fd) == ENC_OK) {
+        if (*np == LISTENER_MAX_PENDING) {
+            ENC_WARN("listener", "too many unauthenticated connections; closing one");
+            close(fd);
+            continue;
+        }
+        if (enc_auth_server_start(&p[*np].auth, fd, s) != ENC_OK) {
+            close(fd);
+            continue;
+        }
+        p[*np].fd = fd;
+        p[*np].deadline = enc_deadline_ms(enc_tunable_ll(ENC_TUNE_CONNECT_TIMEOUT_MS));
+        (*np)++;
+    }
+}
+
+/* Progress handshakes; finished or failed ones leave the array. */
+static void progress_pending(struct enc_listener *l, struct pending *p, int *np,
+                             const struct pollfd *pfd)
+{
+    for (int i = *np - 1; i >= 0; i--) {
+        struct enc_auth_id id;
+        int rv = 0;
+
+        if (pfd[i].revents)
+            rv = enc_auth_server_progress(&p[i].auth, p[i].fd, &id);
+        if (rv == 0 && enc_ms_left(p[i].deadline) == 0) {
+            ENC_WARN("listener", "closing connection: no handshake within the connect timeout");
+            rv = ENC_ERR_TIMEOUT;
+        }
+        if (rv == 1 && id.role != ENC_ROLE_DATA && id.role != ENC_ROLE_LOG) {
+            ENC_WARN("listener", "closing connection: role %u is not a rank link", id.role);
+            rv = ENC_ERR_AUTH;
+        }
+        if (rv == 0)
+            continue;
+        if (rv == 1)
+            queue_push(l, p[i].fd, &id);
+        else
+            close(p[i].fd);
+        p[i] = p[--(*np)];
+    }
+}
+
+static void *listener_main(void *arg)
+{
+    struct enc_listener *l = arg;
+    const struct enc_secret *s = &enc_eng.secret;
+    struct pending p[LISTENER_MAX_PENDING];
+    struct pollfd pfd[LISTENER_MAX_PENDING + 2];
+    int np = 0;
+
+    for (;;) {
+        for (int i = 0; i < np; i++)
+            pfd[i] = (struct pollfd){.fd = p[i].fd, .events = POLLIN};
+        pfd[np] = (struct pollfd){.fd = l->listen_fd, .events = POLLIN};
+        pfd[np + 1] = (struct pollfd){.fd = l->stop_fd, .events = POLLIN};
+        if (poll(pfd, (nfds_t)np + 2, np ? 200 : -1) < 0 && errno != EINTR)
+            break;
+        if (pfd[np + 1].revents)
+            break;
+        progress_pending(l, p, &np, pfd);
+        if (pfd[np].revents)
+            accept_new(l, s, p, &np);
+    }
+    for (int i = 0; i < np; i++)
+        close(p[i].fd);
+    return NULL;
+}
+
+int enc_listener_start(struct enc_listener *l, const struct enc_secret *s)
+{
+    int rv;
+
+    (void)s;
+    if ((rv = enc_sock_listen(NULL, 0, &l->listen_fd, &l->port)) != ENC_OK)
+        return rv;
+    l->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    l->stop_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (l->wake_fd < 0 || l->stop_fd < 0) {
+        ENC_ERROR("listener", "eventfd: %m");
+        return ENC_ERR_SYS;
+    }
+    pthread_mutex_init(&l->lock, NULL);
+    if (pthread_create(&l->thread, NULL, listener_main, l) != 0) {
+        ENC_ERROR("listener", "cannot start the listener thread");
+        return ENC_ERR_SYS;
+    }
+    l->running = 1;
+    return ENC_OK;
+}
+
+void enc_listener_stop(struct enc_listener *l)
+{
+    uint64_t one = 1;
+
+    if (!l->running)
+        return;
+    if (write(l->stop_fd, &one, sizeof(one)) < 0)
+        ENC_WARN("listener", "eventfd write: %m");
+    pthread_join(l->thread, NULL);
+    l->running = 0;
+    enc_sock_close(&l->listen_fd);
+    for (size_t i = 0; i < l->nqueue; i++)
+        close(l->queue[i].fd);
+    l->nqueue = 0;
+}
+
+size_t enc_listener_drain(struct enc_listener *l, struct enc_accepted *out, size_t max)
+{
+    uint64_t v;
+    size_t n;
+
+    if (read(l->wake_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+        ENC_WARN("listener", "eventfd read: %m");
+    pthread_mutex_lock(&l->lock);
+    n = ENC_MIN(max, l->nqueue);
+    memcpy(out, l->queue, n * sizeof(*out));
+    memmove(l->queue, l->queue + n, (l->nqueue - n) * sizeof(*out));
+    l->nqueue -= n;
+    pthread_mutex_unlock(&l->lock);
+    if (l->nqueue > 0) {
+        uint64_t one = 1; /* keep the eventfd readable for the rest */
+
+        if (write(l->wake_fd, &one, sizeof(one)) < 0)
+            ENC_WARN("listener", "eventfd write: %m");
+    }
+    return n;
+}

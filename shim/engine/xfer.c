@@ -1,0 +1,247 @@
+/*
+ * xfer.c - framed non-blocking transfers and the engine's progress loop.
+ *
+ * Each message is one or more DATA frames (at least one, so an empty
+ * message still synchronises).  The receiver validates every header: a
+ * frame from another epoch, rank or collective is a fault, never data; a
+ * different argument digest means the ranks called the collective
+ * differently, which is reported as ENC_ERR_MISMATCH.
+ */
+#include "enc.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include "engine/state.h"
+#include "engine/xfer.h"
+#include "recovery/serve.h"
+
+size_t enc_xfer_max_frame = ENC_DATA_MAX_PAYLOAD;
+
+static int xfer_complete(const struct enc_xfer *x)
+{
+    return x->frames > 0 && x->done == x->len && !x->in_frame && x->hdr_done == 0;
+}
+
+static void start_frame(struct enc_xfer *x, const struct enc_coll_ctx *c, size_t flen)
+{
+    struct enc_frame_hdr h = {
+        .type = ENC_MSG_DATA,
+        .src = (uint16_t)enc_eng.rank,
+        .epoch = enc_eng.epoch,
+        .check = c->check,
+        .seq = c->seq,
+        .len = flen,
+    };
+
+    enc_frame_encode(&h, x->hdr);
+    x->frame_left = flen;
+}
+
+/* One frame's worth of sending; 1 complete, 0 would block, <0 error. */
+static int send_step(struct enc_xfer *x, int fd, const struct enc_coll_ctx *c, short *ev)
+{
+    for (;;) {
+        if (!x->in_frame && x->hdr_done == 0) {
+            size_t avail = x->limit ? *x->limit : x->len;
+            size_t flen = ENC_MIN(avail - x->done, enc_xfer_max_frame);
+
+            if (xfer_complete(x))
+                return 1;
+            if (flen == 0 && !(x->len == 0 && x->frames == 0))
+                return 0; /* waiting for data to forward */
+            start_frame(x, c, flen);
+        }
+        struct iovec iov[2] = {
+            {x->hdr + x->hdr_done, ENC_FRAME_HDR_SIZE - x->hdr_done},
+            {x->buf + x->done, x->frame_left},
+        };
+        struct msghdr mh = {.msg_iov = iov, .msg_iovlen = 2};
+        ssize_t w = sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+        if (w < 0) {
+            if (errno == EAGAIN || errno == EWOULDBLOCK) {
+                *ev = POLLOUT;
+                return 0;
+            }
+            if (errno == EINTR)
+                continue;
+            ENC_DEBUG("xfer", "send to rank %d: %m", x->peer);
+            return ENC_ERR_PEER_RESET;
+        }
+        size_t hw = ENC_MIN((size_t)w, ENC_FRAME_HDR_SIZE - x->hdr_done);
+
+        x->hdr_done += hw;
+        x->in_frame = 1;
+        x->done += (size_t)w - hw;
+        x->frame_left -= (size_t)w - hw;
+        if (x->hdr_done == ENC_FRAME_HDR_SIZE && x->frame_left == 0) {
+            x->hdr_done = 0;
+            x->in_frame = 0;
+            x->frames++;
+        }
+    }
+}
+
+static int check_header(const struct enc_xfer *x, const struct enc_frame_hdr *h,
+                        const struct enc_coll_ctx *c)
+{
+    if (h->type != ENC_MSG_DATA || h->src != (uint16_t)x->peer || h->epoch != enc_eng.epoch ||
+        h->seq != c->seq) {
+        ENC_WARN("xfer", "unexpected frame from rank %d (type %u, src %u, epoch %u, seq %llu; "
+                 "expected epoch %u seq %llu)", x->peer, h->type, h->src, h->epoch,
+                 (unsigned long long)h->seq, enc_eng.epoch, (unsigned long long)c->seq);
+        return ENC_ERR_PROTO;
+    }
+    if (h->check != c->check) {
+        ENC_ERROR("xfer", "rank %d called collective #%llu with different arguments "
+                  "(count, datatype, op or root) than rank %d",
+                  x->peer, (unsigned long long)c->seq, enc_eng.rank);
+        return ENC_ERR_MISMATCH;
+    }
+    if (h->len > x->len - x->done) {
+        ENC_ERROR("xfer", "rank %d sent %llu bytes where %zu remain in collective #%llu",
+                  x->peer, (unsigned long long)h->len, x->len - x->done,
+                  (unsigned long long)c->seq);
+        return ENC_ERR_MISMATCH;
+    }
+    return ENC_OK;
+}
+
+static int recv_step(struct enc_xfer *x, int fd, const struct enc_coll_ctx *c, short *ev)
+{
+    int rv;
+
+    *ev = POLLIN;
+    while (!xfer_complete(x)) {
+        ssize_t r;
+
+        if (!x->in_frame) {
+            r = enc_sock_read_some(fd, x->hdr + x->hdr_done, ENC_FRAME_HDR_SIZE - x->hdr_done);
+            if (r <= 0)
+                return (int)r;
+            x->hdr_done += (size_t)r;
+            if (x->hdr_done < ENC_FRAME_HDR_SIZE)
+                continue;
+            struct enc_frame_hdr h;
+
+            if ((rv = enc_frame_decode(x->hdr, &h)) != ENC_OK ||
+                (rv = check_header(x, &h, c)) != ENC_OK)
+                return rv == ENC_ERR_MISMATCH ? rv : ENC_ERR_PEER_RESET;
+            x->hdr_done = 0;
+            x->frame_left = h.len;
+            x->in_frame = 1;
+        }
+        if (x->frame_left > 0) {
+            r = enc_sock_read_some(fd, x->buf + x->done, x->frame_left);
+            if (r <= 0)
+                return (int)r;
+            x->done += (size_t)r;
+            x->frame_left -= (size_t)r;
+        }
+        if (x->frame_left == 0) {
+            x->in_frame = 0;
+            x->frames++;
+        }
+    }
+    return 1;
+}
+
+/* Advances one transfer; fills the poll events it waits for. */
+static int step(struct enc_xfer *x, const struct enc_coll_ctx *c, int *fd, short *ev)
+{
+    int rv;
+
+    *ev = 0;
+    if ((rv = enc_link_fd(x->peer, fd)) != ENC_OK)
+        return rv;
+    if (*fd < 0)
+        return 0; /* the peer will connect to us */
+    rv = x->dir == ENC_XFER_SEND ? send_step(x, *fd, c, ev) : recv_step(x, *fd, c, ev);
+    if (rv < 0 && rv != ENC_ERR_MISMATCH)
+        ENC_DEBUG("xfer", "link to rank %d failed: %s", x->peer, encore_strerror(rv));
+    return rv == ENC_ERR_PEER_CLOSED ? ENC_ERR_PEER_CLOSED : rv;
+}
+
+/* Poll entries beyond the transfers: listener, tracker, log service. */
+static int add_watch(struct pollfd *p, int n)
+{
+    p[n++] = (struct pollfd){.fd = enc_eng.lst.wake_fd, .events = POLLIN};
+    p[n++] = (struct pollfd){.fd = enc_tclient_event_fd(enc_eng.tc), .events = POLLIN};
+    return n;
+}
+
+static int handle_tracker(void)
+{
+    struct enc_tclient_event ev;
+    int rv, got;
+
+    while ((got = enc_tclient_next(enc_eng.tc, &ev)) == 1)
+        if ((rv = enc_engine_handle_event(&ev)) != ENC_OK)
+            return rv;
+    return got < 0 ? ENC_ERR_ABORTED : ENC_OK;
+}
+
+int enc_xfer_run(struct enc_xfer *x, int n, const struct enc_coll_ctx *c)
+{
+    struct pollfd stackp[16];
+    struct pollfd *p = stackp;
+    int cap = n + 2 + enc_eng.size;
+    uint64_t deadline = enc_deadline_ms(enc_eng.coll_timeout_ms);
+    int rv = ENC_OK;
+
+    if (cap > (int)ENC_ARRAY_SIZE(stackp) && (p = malloc((size_t)cap * sizeof(*p))) == NULL)
+        return ENC_ERR_NOMEM;
+    for (;;) {
+        int np = 0, pending = 0, progressed = 0;
+
+        enc_links_poll_accepted();
+        for (int i = 0; i < n; i++) {
+            size_t before = x[i].done + (size_t)x[i].frames + x[i].hdr_done;
+            int fd;
+            short ev;
+
+            if (xfer_complete(&x[i]))
+                continue;
+            if ((rv = step(&x[i], c, &fd, &ev)) < 0)
+                goto out;
+            progressed |= before != x[i].done + (size_t)x[i].frames + x[i].hdr_done;
+            if (rv == 1)
+                continue;
+            pending++;
+            if (fd >= 0 && ev)
+                p[np++] = (struct pollfd){.fd = fd, .events = ev};
+        }
+        if (pending == 0) {
+            rv = ENC_OK;
+            goto out;
+        }
+        if (progressed)
+            deadline = enc_deadline_ms(enc_eng.coll_timeout_ms);
+        int nx = np;
+
+        np = add_watch(p, np);
+        np = enc_serve_add_pollfds(p, np);
+        if (poll(p, (nfds_t)np, enc_ms_left(deadline)) < 0 && errno != EINTR) {
+            rv = ENC_ERR_SYS;
+            goto out;
+        }
+        if (p[nx + 1].revents && (rv = handle_tracker()) != ENC_OK)
+            goto out;
+        if ((rv = enc_serve_handle_pollfds(p + nx + 2, np - nx - 2)) != ENC_OK)
+            goto out;
+        if (enc_ms_left(deadline) == 0) {
+            ENC_ERROR("xfer", "collective #%llu made no progress for %d ms",
+                      (unsigned long long)c->seq, enc_eng.coll_timeout_ms);
+            rv = ENC_ERR_TIMEOUT;
+            goto out;
+        }
+    }
+out:
+    if (p != stackp)
+        free(p);
+    return rv;
+}

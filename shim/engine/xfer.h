@@ -1,0 +1,57 @@
+/*
+ * xfer.h - framed, non-blocking transfers on data links and the one
+ * progress loop that drives them (private to the engine).
+ *
+ * An algorithm describes one step as an array of transfers (send this
+ * buffer to rank a, receive that one from rank b) and calls
+ * enc_xfer_run(), which moves them all concurrently with poll(2) while also
+ * watching the tracker (a death notice interrupts the wait), new
+ * connections and log-service requests.  Every wait is bounded by
+ * ENCORE_COLL_TIMEOUT_MS without progress.
+ */
+#ifndef ENC_ENGINE_XFER_H
+#define ENC_ENGINE_XFER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto/frame.h"
+
+enum enc_xfer_dir { ENC_XFER_SEND, ENC_XFER_RECV };
+
+struct enc_xfer {
+    int peer;
+    int dir;
+    uint8_t *buf;
+    size_t len;
+    const size_t *limit;    /* SEND: bytes of buf ready so far (pipelining); NULL = len */
+    size_t done;            /* payload bytes moved */
+    uint8_t hdr[ENC_FRAME_HDR_SIZE];
+    size_t hdr_done;
+    size_t frame_left;      /* payload bytes left in the current frame */
+    int in_frame;
+    int frames;
+};
+
+/* What every data frame of the current collective carries. */
+struct enc_coll_ctx {
+    uint64_t seq;
+    uint32_t check;
+};
+
+static inline struct enc_xfer enc_xfer_send(int peer, const void *buf, size_t len)
+{
+    return (struct enc_xfer){.peer = peer, .dir = ENC_XFER_SEND, .buf = (uint8_t *)buf, .len = len};
+}
+
+static inline struct enc_xfer enc_xfer_recv(int peer, void *buf, size_t len)
+{
+    return (struct enc_xfer){.peer = peer, .dir = ENC_XFER_RECV, .buf = buf, .len = len};
+}
+
+/* Drives all n transfers to completion. */
+int enc_xfer_run(struct enc_xfer *x, int n, const struct enc_coll_ctx *c);
+/* Largest frame payload: ENCORE_BCAST_SEGMENT_BYTES for pipelined sends. */
+extern size_t enc_xfer_max_frame;
+
+#endif

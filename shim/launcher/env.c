@@ -1,0 +1,164 @@
+/*
+ * env.c - the environment of a rank process.  Inherited mpirun variables
+ * are removed so a rank never believes it runs under mpirun; the encore
+ * contract (ENCORE_TRACKER, ENCORE_SECRET, ENCORE_RANK, ENCORE_SIZE,
+ * ENCORE_INCARNATION, ENCORE_INJECT) and LD_PRELOAD are added; -x applies
+ * mpirun semantics (VAR: forward ours, VAR=val: set).
+ */
+#include "enc.h"
+#include "launcher/run.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+extern char **environ;
+
+static const char *const dropped_prefixes[] = {
+    "OMPI_COMM_WORLD_", "PMIX_", "OMPI_MCA_orte_", "OMPI_MCA_ess_singleton_isolated=",
+    "ENCORE_TRACKER=", "ENCORE_SECRET=", "ENCORE_SECRET_FILE=", "ENCORE_RANK=",
+    "ENCORE_SIZE=", "ENCORE_INCARNATION=", "ENCORE_INJECT=",
+};
+
+static int dropped(const char *kv)
+{
+    for (size_t i = 0; i < ENC_ARRAY_SIZE(dropped_prefixes); i++)
+        if (strncmp(kv, dropped_prefixes[i], strlen(dropped_prefixes[i])) == 0)
+            return 1;
+    return 0;
+}
+
+struct envb {
+    char **v;
+    int n, cap;
+};
+
+static int env_set(struct envb *e, const char *name, const char *val)
+{
+    size_t nl = strlen(name);
+    char *kv = malloc(nl + strlen(val) + 2);
+
+    if (kv == NULL)
+        return ENC_ERR_NOMEM;
+    sprintf(kv, "%s=%s", name, val);
+    for (int i = 0; i < e->n; i++) {
+        if (strncmp(e->v[i], name, nl) == 0 && e->v[i][nl] == '=') {
+            free(e->v[i]);
+            e->v[i] = kv;
+            return ENC_OK;
+        }
+    }
+    if (e->n + 1 >= e->cap) {
+        int cap = e->cap ? 2 * e->cap : 64;
+        char **p = realloc(e->v, (size_t)cap * sizeof(*p));
+
+        if (p == NULL) {
+            free(kv);
+            return ENC_ERR_NOMEM;
+        }
+        e->v = p;
+        e->cap = cap;
+    }
+    e->v[e->n++] = kv;
+    e->v[e->n] = NULL;
+    return ENC_OK;
+}
+
+/* Adds "NAME=VALUE" given as one string. */
+static int env_put(struct envb *e, const char *kv)
+{
+    const char *eq = strchr(kv, '=');
+    char name[256];
+
+    if (eq == NULL || eq == kv || (size_t)(eq - kv) >= sizeof(name))
+        return ENC_ERR_INVAL;
+    snprintf(name, sizeof(name), "%.*s", (int)(eq - kv), kv);
+    return env_set(e, name, eq + 1);
+}
+
+static int apply_x(struct envb *e, const struct enc_run_opts *o)
+{
+    int rv = ENC_OK;
+
+    for (int i = 0; i < o->nx && rv == 0; i++) {
+        const char *v;
+
+        if (strchr(o->xvars[i], '=') != NULL)
+            rv = env_put(e, o->xvars[i]);
+        else if ((v = getenv(o->xvars[i])) != NULL)
+            rv = env_set(e, o->xvars[i], v);
+    }
+    return rv;
+}
+
+static int add_preload(struct envb *e, const char *preload)
+{
+    const char *old = getenv("LD_PRELOAD");
+    char *v;
+    int rv;
+
+    if (old == NULL || *old == '\0' || strstr(old, "libencore.so") != NULL)
+        return env_set(e, "LD_PRELOAD", old && strstr(old, "libencore.so") ? old : preload);
+    if ((v = malloc(strlen(preload) + strlen(old) + 2)) == NULL)
+        return ENC_ERR_NOMEM;
+    sprintf(v, "%s:%s", preload, old);
+    rv = env_set(e, "LD_PRELOAD", v);
+    free(v);
+    return rv;
+}
+
+int enc_run_env_base(const struct enc_run_opts *o, const char *tracker, const char *secret_hex,
+                     const char *preload, char ***out)
+{
+    struct envb e = {0};
+    char size[16];
+    int rv = ENC_OK;
+
+    for (char **p = environ; *p != NULL && rv == 0; p++)
+        if (!dropped(*p))
+            rv = env_put(&e, *p);
+    snprintf(size, sizeof(size), "%d", o->np);
+    if (rv == 0)
+        rv = apply_x(&e, o);
+    if (rv == 0 && preload != NULL)
+        rv = add_preload(&e, preload);
+    if (rv == 0 && (rv = env_set(&e, "OMPI_MCA_ess_singleton_isolated", "1")) == 0 &&
+        (rv = env_set(&e, "ENCORE_TRACKER", tracker)) == 0 &&
+        (rv = env_set(&e, "ENCORE_SECRET", secret_hex)) == 0)
+        rv = env_set(&e, "ENCORE_SIZE", size);
+    if (rv != 0) {
+        enc_run_env_free(e.v);
+        return rv;
+    }
+    *out = e.v;
+    return ENC_OK;
+}
+
+int enc_run_env_for_rank(char **base, const struct enc_run_opts *o, int rank, uint32_t inc,
+                         char ***out)
+{
+    struct envb e = {0};
+    char num[16], num2[16], inj[64];
+    int rv = ENC_OK;
+
+    for (char **p = base; *p != NULL && rv == 0; p++)
+        rv = env_put(&e, *p);
+    snprintf(num, sizeof(num), "%d", rank);
+    snprintf(num2, sizeof(num2), "%u", inc);
+    enc_run_inject_value(o, rank, inc, inj, sizeof(inj));
+    if (rv == 0 && (rv = env_set(&e, "ENCORE_RANK", num)) == 0 &&
+        (rv = env_set(&e, "ENCORE_INCARNATION", num2)) == 0 && inj[0] != '\0')
+        rv = env_set(&e, "ENCORE_INJECT", inj);
+    if (rv != 0) {
+        enc_run_env_free(e.v);
+        return rv;
+    }
+    *out = e.v;
+    return ENC_OK;
+}
+
+void enc_run_env_free(char **env)
+{
+    for (char **p = env; p != NULL && *p != NULL; p++)
+        free(*p);
+    free(env);
+}

@@ -1,0 +1,63 @@
+/*
+ * preload.c - finding the program and the libencore.so to preload into it:
+ * $ENCORE_LIB, else next to encore-run in a build tree (.libs/), else the
+ * installed ../lib, else the configured libdir.
+ */
+#include "enc.h"
+#include "launcher/run.h"
+
+#include <libgen.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef ENC_LIBDIR
+#define ENC_LIBDIR "/usr/local/lib"
+#endif
+
+static int readable(const char *p) { return access(p, R_OK) == 0; }
+
+const char *enc_run_find_libencore(char *buf, size_t cap)
+{
+    const char *env = getenv("ENCORE_LIB");
+    char exe[PATH_MAX];
+    ssize_t n;
+
+    if (env != NULL && *env != '\0') {
+        snprintf(buf, cap, "%s", env);
+        return buf;
+    }
+    if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) > 0) {
+        exe[n] = '\0';
+        char *dir = dirname(exe);
+
+        snprintf(buf, cap, "%s/.libs/libencore.so", dir);
+        if (readable(buf))
+            return buf;
+        snprintf(buf, cap, "%s/../lib/libencore.so", dir);
+        if (readable(buf))
+            return buf;
+    }
+    snprintf(buf, cap, "%s/libencore.so", ENC_LIBDIR);
+    return readable(buf) ? buf : NULL;
+}
+
+int enc_run_resolve_program(const char *prog, char *buf, size_t cap)
+{
+    const char *path = getenv("PATH");
+
+    if (strchr(prog, '/') != NULL) {
+        snprintf(buf, cap, "%s", prog);
+        return access(buf, X_OK) == 0 ? ENC_OK : ENC_ERR_INVAL;
+    }
+    for (const char *p = path ? path : "/usr/bin:/bin"; *p != '\0';) {
+        size_t len = strcspn(p, ":");
+
+        snprintf(buf, cap, "%.*s/%s", (int)len, len ? p : ".", prog);
+        if (access(buf, X_OK) == 0)
+            return ENC_OK;
+        p += len + (p[len] == ':');
+    }
+    return ENC_ERR_INVAL;
+}

@@ -1,0 +1,94 @@
+/*
+ * spawn.c - starting one rank process: fork, restore the signal mask the
+ * launcher blocked for its signalfd, redirect output for --tag-output, bind
+ * with hwloc, exec with the rank's environment.
+ */
+#include "enc.h"
+#include "launcher/run.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void child(const char *path, char **argv, char **env, const char *bind_to, int rank,
+                  int out_w, int err_w)
+{
+    sigset_t none;
+
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    signal(SIGPIPE, SIG_DFL);
+    if (out_w >= 0 && (dup2(out_w, STDOUT_FILENO) < 0 || dup2(err_w, STDERR_FILENO) < 0))
+        _exit(127);
+    if (bind_to != NULL && strcmp(bind_to, "none") != 0 && enc_topo_bind(bind_to, rank) != 0)
+        fprintf(stderr, "encore-run: warning: rank %d: cannot bind to %s\n", rank, bind_to);
+    execve(path, argv, env);
+    fprintf(stderr, "encore-run: cannot run %s: %m\n", path);
+    _exit(127);
+}
+
+static int make_pipe(int p[2])
+{
+    if (pipe2(p, O_CLOEXEC) != 0) {
+        ENC_ERROR("run", "pipe: %m");
+        return ENC_ERR_SYS;
+    }
+    return ENC_OK;
+}
+
+static void stream_open(struct enc_run_stream *s, int fd, int rank, int is_err)
+{
+    s->fd = fd;
+    s->rank = rank;
+    s->is_err = is_err;
+    s->len = 0;
+}
+
+int enc_run_spawn(const char *path, char **argv, char **env, const char *bind_to, int rank,
+                  int tag_output, struct enc_run_stream *out, struct enc_run_stream *err,
+                  pid_t *pid)
+{
+    int po[2] = {-1, -1}, pe[2] = {-1, -1};
+    int rv;
+
+    if (tag_output && ((rv = make_pipe(po)) != 0 || (rv = make_pipe(pe)) != 0))
+        goto fail;
+    if ((*pid = fork()) < 0) {
+        ENC_ERROR("run", "fork: %m");
+        rv = ENC_ERR_SYS;
+        goto fail;
+    }
+    if (*pid == 0)
+        child(path, argv, env, bind_to, rank, po[1], pe[1]);
+    if (tag_output) {
+        close(po[1]);
+        close(pe[1]);
+        fcntl(po[0], F_SETFL, O_NONBLOCK);
+        fcntl(pe[0], F_SETFL, O_NONBLOCK);
+        stream_open(out, po[0], rank, 0);
+        stream_open(err, pe[0], rank, 1);
+    }
+    return ENC_OK;
+fail:
+    for (int i = 0; i < 2; i++) {
+        if (po[i] >= 0)
+            close(po[i]);
+        if (pe[i] >= 0)
+            close(pe[i]);
+    }
+    return rv;
+}
+
+void enc_run_describe_status(int status, char *out, size_t cap)
+{
+    if (WIFEXITED(status))
+        snprintf(out, cap, "exited with status %d", WEXITSTATUS(status));
+    else if (WIFSIGNALED(status))
+        snprintf(out, cap, "killed by signal %d (%s)", WTERMSIG(status),
+                 strsignal(WTERMSIG(status)));
+    else
+        snprintf(out, cap, "ended with wait status 0x%x", (unsigned)status);
+}

@@ -1,0 +1,45 @@
+#include "enc.h"
+
+#include <mpi.h>
+
+#include "engine/engine.h"
+#include "mpi/mpi_layer.h"
+
+/*
+ * MPI_Bcast and MPI_Barrier on the encore world.
+ *
+ * Broadcast data travels as bytes (ENC_SIG_DTYPE_BYTES, count in bytes):
+ * MPI lets ranks describe the same data with different datatypes, so only
+ * the byte count is comparable across ranks.
+ */
+
+int enc_mpi_Bcast(const void *site, void *buffer, int count, MPI_Datatype datatype, int root,
+                  MPI_Comm comm)
+{
+    struct enc_mpi_buf b;
+    struct enc_callsig sig;
+    int me = enc_engine_rank();
+    int rv, crv;
+
+    if (root < 0 || root >= enc_engine_size())
+        return enc_mpi_raise(MPI_ERR_ROOT, "MPI_Bcast: root %d is not a rank of "
+                             "MPI_COMM_WORLD (size %d)", root, enc_engine_size());
+    if ((rv = enc_mpi_buf_open("MPI_Bcast", buffer, count, datatype, me == root, &b)) != 0)
+        return rv;
+    sig = enc_mpi_sig(ENC_COLL_BCAST, b.bytes, ENC_SIG_DTYPE_BYTES, ENC_SIG_OP_NONE, root, site);
+    rv = enc_bcast(b.data, b.bytes, root, &sig);
+    crv = enc_mpi_buf_close("MPI_Bcast", &b, buffer, count, datatype,
+                            rv == ENC_OK && me != root);
+    if (rv != ENC_OK)
+        return enc_mpi_engine_error("MPI_Bcast", rv);
+    return crv;
+}
+
+int enc_mpi_Barrier(const void *site, MPI_Comm comm)
+{
+    struct enc_callsig sig = enc_mpi_sig(ENC_COLL_BARRIER, 0, ENC_SIG_DTYPE_BYTES,
+                                         ENC_SIG_OP_NONE, -1, site);
+    int rv = enc_barrier(&sig);
+
+    return rv == ENC_OK ? MPI_SUCCESS : enc_mpi_engine_error("MPI_Barrier", rv);
+}

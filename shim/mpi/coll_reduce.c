@@ -1,0 +1,52 @@
+#include "enc.h"
+
+#include <mpi.h>
+
+#include "engine/engine.h"
+#include "mpi/mpi_layer.h"
+
+/* MPI_Allreduce and MPI_Reduce on the encore world. */
+
+/* Reductions need the element data itself: start of data, not of type. */
+static const void *enc_mpi_sendptr(const void *sendbuf, MPI_Aint lb)
+{
+    return sendbuf == MPI_IN_PLACE ? NULL : (const char *)sendbuf + lb;
+}
+
+int enc_mpi_Allreduce(const void *site, const void *sendbuf, void *recvbuf, int count,
+                      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    struct enc_mpi_reducer red;
+    struct enc_callsig sig;
+    int rv;
+
+    if ((rv = enc_mpi_reducer_make("MPI_Allreduce", datatype, op, count, &red)) != 0)
+        return rv;
+    sig = enc_mpi_sig(ENC_COLL_ALLREDUCE, (uint64_t)count, red.sig_dtype, red.sig_op, -1, site);
+    rv = enc_allreduce(enc_mpi_sendptr(sendbuf, red.lb), (char *)recvbuf + red.lb,
+                       (size_t)count, &red.r, &sig);
+    return rv == ENC_OK ? MPI_SUCCESS : enc_mpi_engine_error("MPI_Allreduce", rv);
+}
+
+int enc_mpi_Reduce(const void *site, const void *sendbuf, void *recvbuf, int count,
+                   MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
+{
+    struct enc_mpi_reducer red;
+    struct enc_callsig sig;
+    int me = enc_engine_rank();
+    int rv;
+
+    if (root < 0 || root >= enc_engine_size())
+        return enc_mpi_raise(MPI_ERR_ROOT, "MPI_Reduce: root %d is not a rank of "
+                             "MPI_COMM_WORLD (size %d)", root, enc_engine_size());
+    if (sendbuf == MPI_IN_PLACE && me != root)
+        return enc_mpi_raise(MPI_ERR_BUFFER, "MPI_Reduce: MPI_IN_PLACE is only valid "
+                             "on the root");
+    if ((rv = enc_mpi_reducer_make("MPI_Reduce", datatype, op, count, &red)) != 0)
+        return rv;
+    sig = enc_mpi_sig(ENC_COLL_REDUCE, (uint64_t)count, red.sig_dtype, red.sig_op, root, site);
+    rv = enc_reduce(enc_mpi_sendptr(sendbuf, red.lb),
+                    me == root ? (char *)recvbuf + red.lb : NULL, (size_t)count, &red.r,
+                    root, &sig);
+    return rv == ENC_OK ? MPI_SUCCESS : enc_mpi_engine_error("MPI_Reduce", rv);
+}

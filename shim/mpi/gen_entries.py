@@ -1,0 +1,248 @@
+#!/usr/bin/env python3
+"""gen_entries.py - generate libencore's MPI entry points from mpi.spec.
+
+Usage: gen_entries.py SPEC OUTDIR
+Writes OUTDIR/wrappers.c (MPI_X + PMPI_X for every spec line, the real
+PMPI_X accessors, the refusal reasons) and OUTDIR/entries.h (prototypes the
+hand-written shim/mpi/*.c code implements or calls).  The spec format is
+described at the top of mpi.spec.  Output is written only when it changes,
+so an unchanged spec does not rebuild libencore.
+"""
+import os
+import re
+import sys
+
+CATEGORIES = ("owned", "refuse", "world-local")
+FLAGS = ("noguard",)
+
+
+class SpecError(Exception):
+    pass
+
+
+class Func:
+    def __init__(self, lineno, category, comms, why, flags, ret, name, params):
+        self.lineno = lineno
+        self.category = category
+        self.comms = comms          # list of (param name, is_pointer)
+        self.why = why
+        self.flags = flags
+        self.ret = ret
+        self.name = name            # MPI_Send
+        self.short = name[4:]       # Send
+        self.params = params        # list of (declaration, name)
+
+    @property
+    def decl(self):
+        return ", ".join(d for d, _ in self.params) or "void"
+
+    @property
+    def args(self):
+        return ", ".join(n for _, n in self.params)
+
+
+def param_name(decl):
+    m = re.search(r"([A-Za-z_]\w*)\s*(\[\s*\])*\s*$", decl)
+    if not m:
+        raise SpecError("cannot find the parameter name in '%s'" % decl)
+    return m.group(1)
+
+
+def parse_proto(text):
+    m = re.match(r"^\s*(int)\s+(MPI_\w+)\s*\((.*)\)\s*$", text)
+    if not m:
+        raise SpecError("not an 'int MPI_X(...)' prototype: %s" % text)
+    ret, name, plist = m.groups()
+    plist = plist.strip()
+    params = []
+    if plist and plist != "void":
+        for decl in plist.split(","):
+            decl = " ".join(decl.split())
+            params.append((decl, param_name(decl)))
+    return ret, name, params
+
+
+def parse_attrs(lineno, words, whys):
+    category, comms, why, flags = words[0], [], None, []
+    if category not in CATEGORIES:
+        raise SpecError("unknown category '%s'" % category)
+    for w in words[1:]:
+        if w.startswith("comm="):
+            for c in w[5:].split(","):
+                comms.append((c.lstrip("*"), c.startswith("*")))
+        elif w.startswith("why="):
+            why = w[4:]
+            if why not in whys:
+                raise SpecError("why=%s has no @why line" % why)
+        elif w in FLAGS:
+            flags.append(w)
+        else:
+            raise SpecError("unknown attribute '%s'" % w)
+    if category == "refuse" and (not comms or not why):
+        raise SpecError("a refuse line needs comm= and why=")
+    if category == "world-local" and not comms:
+        raise SpecError("a world-local line needs comm=")
+    return category, comms, why, flags
+
+
+def parse(path):
+    whys, funcs, seen = {}, [], set()
+    with open(path) as f:
+        for lineno, line in enumerate(f, 1):
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            try:
+                if line.startswith("@why "):
+                    key, text = line[5:].split(None, 1)
+                    whys[key] = text
+                    continue
+                if "|" not in line:
+                    raise SpecError("missing '|' before the prototype")
+                head, proto = line.split("|", 1)
+                cat, comms, why, flags = parse_attrs(lineno, head.split(), whys)
+                ret, name, params = parse_proto(proto)
+                names = [n for _, n in params]
+                for c, _ in comms:
+                    if c not in names:
+                        raise SpecError("comm=%s is not a parameter of %s" % (c, name))
+                if name in seen:
+                    raise SpecError("%s listed twice" % name)
+                seen.add(name)
+                funcs.append(Func(lineno, cat, comms, why, flags, ret, name, params))
+            except SpecError as e:
+                raise SpecError("%s:%d: %s" % (path, lineno, e))
+    return whys, funcs
+
+
+def world_test(f):
+    tests = []
+    for c, ptr in f.comms:
+        tests.append("(%s != NULL && *%s == MPI_COMM_WORLD)" % (c, c) if ptr
+                     else "%s == MPI_COMM_WORLD" % c)
+    return " || ".join(tests)
+
+
+def emit_real(f, out):
+    s = f.short
+    out.append("typedef int (*enc_pmpi_%s_fn)(%s);" % (s, f.decl))
+    out.append("static enc_pmpi_%s_fn enc_pmpi_%s;" % (s, s))
+    out.append("")
+    out.append("int enc_real_%s(%s)" % (s, f.decl))
+    out.append("{")
+    out.append("    enc_pmpi_%s_fn fn = __atomic_load_n(&enc_pmpi_%s, __ATOMIC_ACQUIRE);" % (s, s))
+    out.append("    if (fn == NULL) {")
+    out.append("        fn = (enc_pmpi_%s_fn)enc_mpi_resolve(\"P%s\");" % (s, f.name))
+    out.append("        __atomic_store_n(&enc_pmpi_%s, fn, __ATOMIC_RELEASE);" % s)
+    out.append("    }")
+    if "noguard" in f.flags:
+        out.append("    /* may run user callbacks: their MPI calls must be served */")
+        out.append("    return fn(%s);" % f.args)
+    else:
+        out.append("    int saved = enc_mpi_guard_enter();")
+        out.append("    int rv = fn(%s);" % f.args)
+        out.append("    enc_mpi_guard_leave(saved);")
+        out.append("    return rv;")
+    out.append("}")
+    out.append("")
+
+
+def emit_entry(f, out):
+    s = f.short
+    site = "site" if f.category == "owned" else "site __attribute__((unused))"
+    out.append("static int enc_entry_%s(const void *%s%s)" %
+               (s, site, "".join(", " + d for d, _ in f.params)))
+    out.append("{")
+    if f.category != "world-local":
+        out.append("    if (enc_mpi_intercepting()) {")
+        if f.category == "refuse":
+            out.append("        if (%s)" % world_test(f))
+            out.append("            return enc_mpi_refuse(\"%s\", ENC_MPI_WHY_%s);" %
+                       (f.name, f.why.upper()))
+        elif f.comms:
+            out.append("        if (%s)" % world_test(f))
+            out.append("            return enc_mpi_%s(%s);" % (s, ", ".join(["site"] + [n for _, n in f.params])))
+        else:
+            out.append("        return enc_mpi_%s(%s);" % (s, ", ".join(["site"] + [n for _, n in f.params])))
+        out.append("    }")
+    out.append("    return enc_real_%s(%s);" % (s, f.args))
+    out.append("}")
+    out.append("")
+    for prefix in ("", "P"):
+        out.append("int %s%s(%s)" % (prefix, f.name, f.decl))
+        out.append("{")
+        out.append("    return enc_entry_%s(%s);" %
+                   (s, ", ".join(["__builtin_return_address(0)"] + [n for _, n in f.params])))
+        out.append("}")
+        out.append("")
+
+
+BANNER = ("/* Generated by shim/mpi/gen_entries.py from shim/mpi/mpi.spec.\n"
+          " * Do not edit: change the spec or the generator. */\n")
+
+
+def gen_header(whys, funcs):
+    out = [BANNER, "#ifndef ENC_MPI_GEN_ENTRIES_H", "#define ENC_MPI_GEN_ENTRIES_H", "",
+           "#include <mpi.h>", "", "/* Reason classes of refusals (@why lines). */",
+           "enum enc_mpi_why {"]
+    for key in whys:
+        out.append("    ENC_MPI_WHY_%s," % key.upper())
+    out += ["    ENC_MPI_WHY_COUNT", "};", "extern const char *const enc_mpi_why_text[ENC_MPI_WHY_COUNT];", "",
+            "/* The real PMPI_X (resolved once; the re-entry guard is set around",
+            " * the call unless the spec says noguard). */"]
+    for f in funcs:
+        out.append("int enc_real_%s(%s);" % (f.short, f.decl))
+    out += ["", "/* Encore-mode implementations of the owned functions (shim/mpi/*.c);",
+            " * site is the return address of the application's call. */"]
+    for f in funcs:
+        if f.category == "owned":
+            out.append("int enc_mpi_%s(%s);" % (f.short, ", ".join(["const void *site"] + [d for d, _ in f.params])))
+    out += ["", "#endif", ""]
+    return "\n".join(out)
+
+
+def gen_source(whys, funcs):
+    out = [BANNER, '#include "enc.h"', "", "#include <mpi.h>", "",
+           '#include "engine/engine.h"', '#include "mpi/mpi_layer.h"', "",
+           "const char *const enc_mpi_why_text[ENC_MPI_WHY_COUNT] = {"]
+    for key, text in whys.items():
+        out.append('    [ENC_MPI_WHY_%s] = "%s",' % (key.upper(), text.replace('"', '\\"')))
+    out += ["};", ""]
+    for f in funcs:
+        out.append("/* ---- %s (%s, mpi.spec:%d) ---- */" % (f.name, f.category, f.lineno))
+        out.append("")
+        emit_real(f, out)
+        emit_entry(f, out)
+    return "\n".join(out)
+
+
+def write_if_changed(path, text):
+    try:
+        with open(path) as f:
+            if f.read() == text:
+                return
+    except OSError:
+        pass
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def main(argv):
+    if len(argv) != 3:
+        sys.stderr.write("usage: gen_entries.py SPEC OUTDIR\n")
+        return 2
+    try:
+        whys, funcs = parse(argv[1])
+    except (OSError, SpecError) as e:
+        sys.stderr.write("gen_entries.py: %s\n" % e)
+        return 1
+    os.makedirs(argv[2], exist_ok=True)
+    write_if_changed(os.path.join(argv[2], "entries.h"), gen_header(whys, funcs))
+    write_if_changed(os.path.join(argv[2], "wrappers.c"), gen_source(whys, funcs))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

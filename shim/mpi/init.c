@@ -1,0 +1,122 @@
+#include "enc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <mpi.h>
+
+#include "engine/engine.h"
+#include "mpi/mpi_layer.h"
+
+/*
+ * Start-up and shutdown in encore mode.
+ *
+ * The real Open MPI runs as an isolated singleton (no daemon, a world of
+ * one) so that datatypes, MPI_COMM_SELF, MPI_Wtime and the rest keep
+ * working natively; the encore world is the engine's.
+ */
+
+/* The engine is not thread-safe beyond serialized calls. */
+#define ENC_MPI_THREAD_MAX MPI_THREAD_SERIALIZED
+
+static int enc_mpi_ready;                        /* 1 between init and finalize */
+static int enc_mpi_thread_level = MPI_THREAD_SINGLE;
+
+int enc_mpi_world_ready(void)
+{
+    return __atomic_load_n(&enc_mpi_ready, __ATOMIC_ACQUIRE);
+}
+
+static void enc_mpi_prepare_singleton(void)
+{
+    setenv("OMPI_MCA_ess_singleton_isolated", "1", 1);
+}
+
+/* The process cannot be part of the job without the engine: one line, exit. */
+static void enc_mpi_join(const char *fn)
+{
+    int rv = enc_engine_init();
+
+    if (rv != ENC_OK) {
+        fprintf(stderr, "encore: %s: cannot join the encore job (tracker %s): %s\n", fn,
+                getenv("ENCORE_TRACKER"), encore_strerror(rv));
+        exit(1);
+    }
+    __atomic_store_n(&enc_mpi_ready, 1, __ATOMIC_RELEASE);
+}
+
+int enc_mpi_Init(const void *site, int *argc, char ***argv)
+{
+    int rv;
+
+    enc_mpi_prepare_singleton();
+    if ((rv = enc_real_Init(argc, argv)) != MPI_SUCCESS)
+        return rv;
+    enc_mpi_join("MPI_Init");
+    return MPI_SUCCESS;
+}
+
+int enc_mpi_Init_thread(const void *site, int *argc, char ***argv, int required, int *provided)
+{
+    int real = MPI_THREAD_SINGLE;
+    int rv;
+
+    enc_mpi_prepare_singleton();
+    if ((rv = enc_real_Init_thread(argc, argv, required, &real)) != MPI_SUCCESS)
+        return rv;
+    enc_mpi_thread_level = ENC_MIN(ENC_MIN(required, real), ENC_MPI_THREAD_MAX);
+    if (provided != NULL)
+        *provided = enc_mpi_thread_level;
+    enc_mpi_join("MPI_Init_thread");
+    return MPI_SUCCESS;
+}
+
+int enc_mpi_Query_thread(const void *site, int *provided)
+{
+    if (!enc_mpi_world_ready())
+        return enc_real_Query_thread(provided);
+    *provided = enc_mpi_thread_level;
+    return MPI_SUCCESS;
+}
+
+int enc_mpi_Initialized(const void *site, int *flag)
+{
+    return enc_real_Initialized(flag);
+}
+
+int enc_mpi_Finalized(const void *site, int *flag)
+{
+    /* Not finalized until the real MPI is, whatever the engine did. */
+    return enc_real_Finalized(flag);
+}
+
+int enc_mpi_Finalize(const void *site)
+{
+    int rv = ENC_OK;
+
+    if (enc_mpi_world_ready()) {
+        rv = enc_engine_finalize();
+        __atomic_store_n(&enc_mpi_ready, 0, __ATOMIC_RELEASE);
+    }
+    /* Finish the real MPI in any case, so the process exits cleanly. */
+    if (enc_real_Finalize() != MPI_SUCCESS && rv == ENC_OK)
+        return MPI_ERR_OTHER;
+    return rv == ENC_OK ? MPI_SUCCESS : enc_mpi_class_of(rv);
+}
+
+/*
+ * Every abort ends the whole encore job, whatever the communicator: the
+ * standard allows it, and a rank that vanished alone would only be
+ * restarted by retry-one.
+ */
+int enc_mpi_Abort(const void *site, MPI_Comm comm, int errorcode)
+{
+    char reason[128];
+
+    if (!enc_mpi_world_ready())
+        return enc_real_Abort(comm, errorcode);
+    snprintf(reason, sizeof(reason), "MPI_Abort(%s, %d) called",
+             comm == MPI_COMM_WORLD ? "MPI_COMM_WORLD"
+             : comm == MPI_COMM_SELF ? "MPI_COMM_SELF" : "comm", errorcode);
+    enc_engine_abort(errorcode, reason);
+}

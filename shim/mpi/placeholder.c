@@ -1,2 +1,0 @@
-#include "enc.h"
-int encore_active(void) { return 0; }

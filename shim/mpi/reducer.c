@@ -1,0 +1,102 @@
+#include "enc.h"
+
+#include <limits.h>
+
+#include <mpi.h>
+
+#include "engine/engine.h"
+#include "mpi/mpi_layer.h"
+
+/*
+ * (MPI datatype, MPI op) -> struct enc_reducer for the engine.
+ *
+ * Predefined op x predefined type: the reduction kernel.  User op (any
+ * contiguous datatype): the MPI_User_function, called with the datatype.
+ * Anything else is refused here with a message naming op and type, before
+ * any data moves, so every rank fails the same way.
+ */
+
+/* The engine hands us contiguous element data; the user function expects
+ * buffers laid out as the datatype says (data at buf + lb). */
+static void enc_mpi_user_apply(const struct enc_reducer *r, const void *in, void *inout,
+                               size_t n)
+{
+    const struct enc_mpi_reducer *mr = (const struct enc_mpi_reducer *)r;
+    MPI_User_function *fn = (MPI_User_function *)r->user_fn;
+    MPI_Datatype t = (MPI_Datatype)r->user_dtype;
+    const char *a = in;
+    char *b = inout;
+
+    /* The user function takes an int count. */
+    while (n > 0) {
+        int k = n > (size_t)INT_MAX ? INT_MAX : (int)n;
+        fn((void *)(a - mr->lb), b - mr->lb, &k, &t);
+        a += (size_t)k * r->elem_size;
+        b += (size_t)k * r->elem_size;
+        n -= (size_t)k;
+    }
+}
+
+static int enc_mpi_reducer_user(const char *fn, MPI_Datatype t, MPI_Op op, int count,
+                                struct enc_mpi_reducer *red)
+{
+    MPI_User_function *ufn;
+    int commute;
+    uint32_t index;
+    struct enc_mpi_layout l;
+    enum enc_type et;
+    char tname[MPI_MAX_OBJECT_NAME];
+    int rv;
+
+    if (enc_mpi_user_op(op, &ufn, &commute, &index) != 0)
+        return enc_mpi_raise(MPI_ERR_OP, "%s: invalid op (not predefined, not from "
+                             "MPI_Op_create)", fn);
+    if ((rv = enc_mpi_type_layout(fn, t, count, &l)) != MPI_SUCCESS)
+        return rv;
+    if (!l.contiguous || l.size == 0)
+        return enc_mpi_raise(MPI_ERR_TYPE, "%s: reductions on non-contiguous datatype %s "
+                             "are not supported in encore mode",
+                             fn, enc_mpi_type_name(t, tname, sizeof(tname)));
+    red->r = (struct enc_reducer){ .elem_size = l.size, .commutative = commute != 0,
+                                   .apply = enc_mpi_user_apply, .user_fn = (void *)ufn,
+                                   .user_dtype = (uintptr_t)t };
+    red->lb = l.lb;
+    red->sig_dtype = enc_mpi_type_lookup(t, &et) == 0 ? (uint32_t)et
+                                                      : ENC_SIG_DTYPE_DERIVED + (uint32_t)l.size;
+    red->sig_op = ENC_SIG_OP_USER + index;
+    return MPI_SUCCESS;
+}
+
+static int enc_mpi_reducer_kernel(const char *fn, MPI_Datatype t, enum enc_op eop,
+                                  struct enc_mpi_reducer *red)
+{
+    enum enc_type et;
+    enc_kernel_fn k;
+    char tname[MPI_MAX_OBJECT_NAME];
+
+    if (enc_mpi_type_lookup(t, &et) != 0)
+        return enc_mpi_raise(MPI_ERR_TYPE, "%s: predefined op %s on %s is not supported in "
+                             "encore mode (use a predefined datatype or a user op)",
+                             fn, enc_op_name(eop), enc_mpi_type_name(t, tname, sizeof(tname)));
+    if ((k = enc_kernel_lookup(et, eop)) == NULL)
+        return enc_mpi_raise(MPI_ERR_OP, "%s: op %s is not defined on datatype %s",
+                             fn, enc_op_name(eop), enc_mpi_type_name(t, tname, sizeof(tname)));
+    red->r = (struct enc_reducer){ .elem_size = enc_type_size(et), .commutative = 1,
+                                   .apply = enc_reducer_apply_kernel, .kernel = k };
+    red->lb = 0;
+    red->sig_dtype = (uint32_t)et;
+    red->sig_op = (uint32_t)eop;
+    return MPI_SUCCESS;
+}
+
+int enc_mpi_reducer_make(const char *fn, MPI_Datatype t, MPI_Op op, int count,
+                         struct enc_mpi_reducer *red)
+{
+    enum enc_op eop;
+
+    if (count < 0)
+        return enc_mpi_raise(MPI_ERR_COUNT, "%s: negative count %d", fn, count);
+    if (enc_mpi_op_lookup(op, &eop) == 0)
+        return enc_mpi_reducer_kernel(fn, t, eop, red);
+    return enc_mpi_reducer_user(fn, t, op, count, red);
+}

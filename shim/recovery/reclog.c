@@ -1,0 +1,218 @@
+/*
+ * reclog.c - storage of the result log.
+ *
+ * Entry s lives on its holders, ENCORE_REPLICAS consecutive ranks starting
+ * at s mod n (at the root for rooted collectives, so a broadcast root that
+ * finished early still holds what it sent); holders keep it for the job's
+ * lifetime (until a checkpoint truncates the log).  Every rank also keeps
+ * each recent entry until all ranks are known to have completed it, so the
+ * result of a collective interrupted by a failure is never lost.  Above
+ * ENCORE_LOG_MEM_MAX bytes, the oldest held entries go to ENCORE_SPILL_DIR,
+ * or, without one, are dropped with a warning (a later replay needing them
+ * then ends with a clear "lost" error).
+ */
+#include "enc.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine/coll.h"
+#include "engine/state.h"
+#include "recovery/reclog.h"
+#include "recovery/recovery.h"
+
+struct entry {
+    struct enc_sigrec sig;
+    void *data;              /* NULL when spilled or dropped */
+    off_t spill_off;         /* >= 0 when spilled */
+    int holder;
+    int present;
+};
+
+struct enc_reclog {
+    struct entry *e;         /* e[seq - base] */
+    uint64_t base, end;      /* entries [base, end) */
+    size_t cap;
+    uint64_t all_done;       /* every rank completed every seq below */
+    uint64_t mem_oldest;     /* no held in-memory entry below this */
+    size_t mem, mem_max;
+    int replicas;
+    int spill_fd;
+    off_t spill_end;
+    int warned_drop;
+};
+
+static struct enc_reclog reclog;
+
+int enc_reclog_is_holder(uint64_t seq, int root, int rank)
+{
+    int n = enc_eng.size;
+    int first = root >= 0 ? root : (int)(seq % (uint64_t)n);
+    int dist = ((rank - first) % n + n) % n;
+
+    return dist < ENC_MIN(reclog.replicas, n);
+}
+
+static int open_spill(void)
+{
+    const char *dir = enc_tunable_str(ENC_TUNE_SPILL_DIR);
+    char path[4096];
+
+    reclog.spill_fd = -1;
+    if (*dir == '\0')
+        return ENC_OK;
+    snprintf(path, sizeof(path), "%s/encore-log-XXXXXX", dir);
+    if ((reclog.spill_fd = mkstemp(path)) < 0) {
+        ENC_ERROR("reclog", "cannot create a spill file in %s: %m", dir);
+        return ENC_ERR_SYS;
+    }
+    unlink(path); /* gone when the process is */
+    return ENC_OK;
+}
+
+int enc_recovery_init(void)
+{
+    memset(&reclog, 0, sizeof(reclog));
+    reclog.replicas = (int)ENC_MAX(1, enc_tunable_ll(ENC_TUNE_REPLICAS));
+    reclog.mem_max = (size_t)enc_tunable_ll(ENC_TUNE_LOG_MEM_MAX);
+    return enc_eng.recovery ? open_spill() : ENC_OK;
+}
+
+static void entry_clear(struct entry *x)
+{
+    if (x->data) {
+        reclog.mem -= x->sig.len;
+        free(x->data);
+    }
+    memset(x, 0, sizeof(*x));
+}
+
+void enc_recovery_fini(void)
+{
+    for (uint64_t s = reclog.base; s < reclog.end; s++)
+        entry_clear(&reclog.e[s - reclog.base]);
+    free(reclog.e);
+    if (reclog.spill_fd >= 0)
+        close(reclog.spill_fd);
+    memset(&reclog, 0, sizeof(reclog));
+}
+
+static struct entry *slot(uint64_t seq)
+{
+    if (seq < reclog.base)
+        return NULL;
+    if (seq - reclog.base >= reclog.cap) {
+        size_t cap = reclog.cap ? reclog.cap * 2 : 256;
+
+        while (seq - reclog.base >= cap)
+            cap *= 2;
+        struct entry *e = realloc(reclog.e, cap * sizeof(*e));
+
+        if (e == NULL)
+            return NULL;
+        memset(e + reclog.cap, 0, (cap - reclog.cap) * sizeof(*e));
+        reclog.e = e;
+        reclog.cap = cap;
+    }
+    if (seq >= reclog.end)
+        reclog.end = seq + 1;
+    return &reclog.e[seq - reclog.base];
+}
+
+/* Spills or drops the oldest held in-memory entries until under the cap. */
+static void enforce_cap(void)
+{
+    uint64_t s = ENC_MAX(reclog.mem_oldest, reclog.base);
+
+    for (; reclog.mem > reclog.mem_max && s < reclog.all_done; s++) {
+        struct entry *x = &reclog.e[s - reclog.base];
+
+        if (!x->present || x->data == NULL)
+            continue;
+        if (reclog.spill_fd >= 0 &&
+            pwrite(reclog.spill_fd, x->data, x->sig.len, reclog.spill_end) ==
+                (ssize_t)x->sig.len) {
+            x->spill_off = reclog.spill_end;
+            reclog.spill_end += (off_t)x->sig.len;
+        } else if (!reclog.warned_drop++) {
+            ENC_WARN("reclog", "result log above %zu bytes and no spill directory: dropping "
+                     "old results (set ENCORE_SPILL_DIR, or checkpoint)", reclog.mem_max);
+        }
+        reclog.mem -= x->sig.len;
+        free(x->data);
+        x->data = NULL;
+    }
+    reclog.mem_oldest = s;
+}
+
+int enc_reclog_record(const struct enc_coll *co)
+{
+    struct enc_sigrec sig;
+    struct entry *x;
+    uint64_t len = co->bytes;
+
+    if (!enc_eng.recovery)
+        return ENC_OK;
+    enc_sigrec_from_coll(&sig, co, len);
+    if ((x = slot(co->ctx.seq)) == NULL)
+        return ENC_ERR_NOMEM;
+    entry_clear(x);
+    x->sig = sig;
+    x->spill_off = -1;
+    x->holder = enc_reclog_is_holder(co->ctx.seq, co->sig->root, enc_eng.rank);
+    if (len > 0 && (x->data = malloc(len)) == NULL)
+        return ENC_ERR_NOMEM;
+    if (co->sig->kind == ENC_COLL_ALLGATHERV) {
+        uint8_t *p = x->data;
+
+        for (int i = 0; i < enc_eng.size; i++) {
+            memcpy(p, (const uint8_t *)co->result + co->displs[i], co->recvbytes[i]);
+            p += co->recvbytes[i];
+        }
+    } else if (len > 0) {
+        memcpy(x->data, co->result, len);
+    }
+    x->present = 1;
+    reclog.mem += len;
+    if (reclog.mem > reclog.mem_max)
+        enforce_cap();
+    return ENC_OK;
+}
+
+void enc_reclog_all_done_below(uint64_t seq)
+{
+    for (uint64_t s = ENC_MAX(reclog.all_done, reclog.base); s < seq && s < reclog.end; s++) {
+        struct entry *x = &reclog.e[s - reclog.base];
+
+        if (x->present && !x->holder)
+            entry_clear(x);
+    }
+    if (seq > reclog.all_done)
+        reclog.all_done = seq;
+}
+
+int enc_reclog_find(uint64_t seq, struct enc_sigrec *sig, const void **data, size_t *len)
+{
+    struct entry *x;
+    static void *spill_buf;
+
+    if (seq < reclog.base || seq >= reclog.end)
+        return ENC_ERR_LOST;
+    x = &reclog.e[seq - reclog.base];
+    if (!x->present || (x->data == NULL && x->spill_off < 0 && x->sig.len > 0))
+        return ENC_ERR_LOST;
+    *sig = x->sig;
+    *len = x->sig.len;
+    *data = x->data;
+    if (x->data == NULL && x->sig.len > 0) {
+        free(spill_buf);
+        if ((spill_buf = malloc(x->sig.len)) == NULL ||
+            pread(reclog.spill_fd, spill_buf, x->sig.len, x->spill_off) != (ssize_t)x->sig.len)
+            return ENC_ERR_LOST;
+        *data = spill_buf;
+    }
+    return ENC_OK;
+}

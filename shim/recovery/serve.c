@@ -1,0 +1,84 @@
+/*
+ * serve.c - survivors answer log requests from replaying ranks.
+ *
+ * A replaying rank opens a log-service connection (role ENC_ROLE_LOG) and
+ * sends LOG_REQ for one sequence number at a time; the survivor answers,
+ * from inside whatever collective it is waiting in, with LOG_RESULT (the
+ * logged signature) followed by the result as DATA frames, or LOG_MISSING.
+ */
+#include "enc.h"
+
+#include "engine/state.h"
+#include "recovery/reclog.h"
+#include "recovery/serve.h"
+
+int enc_serve_add_pollfds(struct pollfd *p, int n)
+{
+    for (int i = 0; i < enc_eng.size; i++)
+        if (enc_eng.serve_fd[i] >= 0)
+            p[n++] = (struct pollfd){.fd = enc_eng.serve_fd[i], .events = POLLIN};
+    return n;
+}
+
+static int send_result(int fd, uint64_t seq, const struct enc_sigrec *sig, const uint8_t *data,
+                       uint64_t deadline)
+{
+    struct enc_frame_hdr h = {.type = ENC_MSG_LOG_RESULT, .src = (uint16_t)enc_eng.rank,
+                              .epoch = enc_eng.epoch, .seq = seq, .len = ENC_SIGREC_WIRE};
+    uint8_t wire[ENC_SIGREC_WIRE];
+    int rv;
+
+    enc_sigrec_encode(sig, wire);
+    if ((rv = enc_frame_send(fd, &h, wire, deadline)) != ENC_OK)
+        return rv;
+    for (uint64_t off = 0; off < sig->len;) {
+        uint64_t n = ENC_MIN(sig->len - off, (uint64_t)ENC_DATA_MAX_PAYLOAD);
+
+        h.type = ENC_MSG_DATA;
+        h.len = n;
+        if ((rv = enc_frame_send(fd, &h, data + off, deadline)) != ENC_OK)
+            return rv;
+        off += n;
+    }
+    return ENC_OK;
+}
+
+static int serve_one(int fd)
+{
+    uint64_t deadline = enc_deadline_ms(enc_eng.coll_timeout_ms);
+    struct enc_frame_hdr h;
+    struct enc_sigrec sig;
+    const void *data;
+    size_t len;
+    int rv;
+
+    if ((rv = enc_frame_recv(fd, &h, NULL, 0, deadline)) != ENC_OK)
+        return rv;
+    if (h.type != ENC_MSG_LOG_REQ) {
+        ENC_WARN("serve", "unexpected frame type %u on a log-service connection", h.type);
+        return ENC_ERR_PROTO;
+    }
+    if (enc_reclog_find(h.seq, &sig, &data, &len) != ENC_OK) {
+        struct enc_frame_hdr m = {.type = ENC_MSG_LOG_MISSING, .src = (uint16_t)enc_eng.rank,
+                                  .epoch = enc_eng.epoch, .seq = h.seq};
+
+        return enc_frame_send(fd, &m, NULL, deadline);
+    }
+    return send_result(fd, h.seq, &sig, data, deadline);
+}
+
+int enc_serve_handle_pollfds(const struct pollfd *p, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (!p[i].revents)
+            continue;
+        for (int r = 0; r < enc_eng.size; r++) {
+            if (enc_eng.serve_fd[r] != p[i].fd)
+                continue;
+            if (serve_one(p[i].fd) != ENC_OK)
+                enc_sock_close(&enc_eng.serve_fd[r]); /* the requester retries elsewhere */
+            break;
+        }
+    }
+    return ENC_OK;
+}

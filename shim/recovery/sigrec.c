@@ -1,0 +1,124 @@
+/*
+ * sigrec.c - caller signatures as the log keeps them and the wire carries
+ * them: arguments plus the call site as module + offset (stable across
+ * ASLR, so a restarted process compares equal).
+ */
+#include "enc.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "engine/coll.h"
+#include "recovery/reclog.h"
+
+/* dladdr() is not free; a small cache keyed by the return address keeps
+ * the fault-free path cheap. */
+#define SITE_CACHE 64
+
+static struct {
+    const void *site;
+    uint64_t off;
+    char mod[40];
+} site_cache[SITE_CACHE];
+
+static void site_key(const void *site, uint64_t *off, char *mod, size_t cap)
+{
+    size_t h = ((uintptr_t)site >> 2) % SITE_CACHE;
+    Dl_info info;
+
+    if (site_cache[h].site == site && site != NULL) {
+        *off = site_cache[h].off;
+        snprintf(mod, cap, "%s", site_cache[h].mod);
+        return;
+    }
+    *off = (uint64_t)(uintptr_t)site;
+    snprintf(mod, cap, "?");
+    if (site != NULL && dladdr(site, &info) != 0 && info.dli_fname != NULL) {
+        const char *b = strrchr(info.dli_fname, '/');
+
+        snprintf(mod, cap, "%s", b ? b + 1 : (*info.dli_fname ? info.dli_fname : "main"));
+        *off = (uint64_t)((uintptr_t)site - (uintptr_t)info.dli_fbase);
+    }
+    site_cache[h].site = site;
+    site_cache[h].off = *off;
+    snprintf(site_cache[h].mod, sizeof(site_cache[h].mod), "%s", mod);
+}
+
+void enc_sigrec_from_coll(struct enc_sigrec *s, const struct enc_coll *co, uint64_t len)
+{
+    memset(s, 0, sizeof(*s));
+    s->kind = co->sig->kind;
+    s->root = co->sig->root;
+    s->count = co->sig->count;
+    s->dtype = co->sig->dtype;
+    s->op = co->sig->op;
+    s->len = len;
+    site_key(co->sig->site, &s->site_off, s->site_mod, sizeof(s->site_mod));
+}
+
+void enc_sigrec_encode(const struct enc_sigrec *s, uint8_t out[ENC_SIGREC_WIRE])
+{
+    struct enc_wbuf w;
+
+    enc_w_init(&w, out, ENC_SIGREC_WIRE);
+    enc_w_u8(&w, s->kind);
+    enc_w_u32(&w, (uint32_t)s->root);
+    enc_w_u64(&w, s->count);
+    enc_w_u32(&w, s->dtype);
+    enc_w_u32(&w, s->op);
+    enc_w_u64(&w, s->site_off);
+    enc_w_u64(&w, s->len);
+    enc_w_bytes(&w, s->site_mod, sizeof(s->site_mod));
+    while (w.len < ENC_SIGREC_WIRE && !w.err)
+        enc_w_u8(&w, 0);
+}
+
+int enc_sigrec_decode(struct enc_sigrec *s, const uint8_t in[ENC_SIGREC_WIRE])
+{
+    struct enc_rbuf r;
+    uint32_t root;
+
+    enc_r_init(&r, in, ENC_SIGREC_WIRE);
+    enc_r_u8(&r, &s->kind);
+    enc_r_u32(&r, &root);
+    enc_r_u64(&r, &s->count);
+    enc_r_u32(&r, &s->dtype);
+    enc_r_u32(&r, &s->op);
+    enc_r_u64(&r, &s->site_off);
+    enc_r_u64(&r, &s->len);
+    enc_r_bytes(&r, s->site_mod, sizeof(s->site_mod));
+    s->root = (int32_t)root;
+    s->site_mod[sizeof(s->site_mod) - 1] = '\0';
+    return r.err ? ENC_ERR_PROTO : ENC_OK;
+}
+
+static const char *dtype_name(uint32_t d, char *buf, size_t cap)
+{
+    if (d < ENC_T_COUNT)
+        return enc_type_name((enum enc_type)d);
+    if (d == ENC_SIG_DTYPE_BYTES)
+        return "bytes";
+    snprintf(buf, cap, "derived(%u B)", d - ENC_SIG_DTYPE_DERIVED);
+    return buf;
+}
+
+static const char *op_name(uint32_t op, char *buf, size_t cap)
+{
+    if (op < ENC_OP_COUNT)
+        return enc_op_name((enum enc_op)op);
+    if (op == ENC_SIG_OP_NONE)
+        return "none";
+    snprintf(buf, cap, "user#%u", op - ENC_SIG_OP_USER);
+    return buf;
+}
+
+void enc_sigrec_format(const struct enc_sigrec *s, char *out, size_t cap)
+{
+    char d[32], o[32];
+
+    snprintf(out, cap, "%s count=%llu dtype=%s op=%s root=%d at %s+0x%llx",
+             enc_coll_kind_name(s->kind), (unsigned long long)s->count,
+             dtype_name(s->dtype, d, sizeof(d)), op_name(s->op, o, sizeof(o)), s->root,
+             s->site_mod, (unsigned long long)s->site_off);
+}

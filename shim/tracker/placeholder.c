@@ -1,1 +1,0 @@
-#include "enc.h"
