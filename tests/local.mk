@@ -57,3 +57,14 @@ tests_programs_fake_rank_LDADD = libenccore.la
 TESTS += tests/integration/launcher_basic.sh
 EXTRA_DIST += tests/integration/launcher_basic.sh
 endif
+
+# MPI layer (shim/mpi): passthrough under plain mpirun, refusals in encore mode.
+check_PROGRAMS += tests/programs/passthrough_prog tests/programs/send_on_world
+tests_programs_passthrough_prog_SOURCES = tests/programs/passthrough_prog.c
+tests_programs_passthrough_prog_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+tests_programs_passthrough_prog_LDADD = $(MPI_LIBS) $(DL_LIBS)
+tests_programs_send_on_world_SOURCES = tests/programs/send_on_world.c
+tests_programs_send_on_world_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+tests_programs_send_on_world_LDADD = $(MPI_LIBS)
+TESTS += tests/integration/passthrough.sh tests/integration/unsupported_call.sh
+EXTRA_DIST += tests/integration/passthrough.sh tests/integration/unsupported_call.sh

@@ -18,7 +18,7 @@ static struct {
 
 void *enc_scratch_get(enum enc_scratch_slot slot, size_t bytes)
 {
-    if (bytes <= slots[slot].cap)
+    if (slots[slot].p != NULL && bytes <= slots[slot].cap)
         return slots[slot].p;
     free(slots[slot].p);
     slots[slot].cap = 0;

@@ -204,6 +204,9 @@ static void reap(struct job *j)
     int status, rank;
     pid_t pid;
 
+    /* A rank's last frames (FINALIZE) were written before it exited: read
+     * them before judging its exit. */
+    enc_tracker_poll(j->t, 0, NULL, 0);
     while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
         if ((rank = rank_of_pid(j, pid)) >= 0)
             rank_exited(j, rank, status);
@@ -217,6 +220,7 @@ static void settle(struct job *j, struct rank_proc *p, int silent)
 
     for (int i = 0; i < (silent ? 0 : 50); i++) {
         if (waitpid(p->pid, &status, WNOHANG) == p->pid) {
+            p->lost[0] = '\0'; /* it ended by itself: its status says more */
             rank_exited(j, (int)(p - j->r), status);
             return;
         }

@@ -192,7 +192,7 @@ def gen_header(whys, funcs):
             " * the call unless the spec says noguard). */"]
     for f in funcs:
         out.append("int enc_real_%s(%s);" % (f.short, f.decl))
-    out += ["", "/* Encore-mode implementations of the owned functions (shim/mpi/*.c);",
+    out += ["", "/* Encore-mode implementations of the owned functions (hand-written in shim/mpi);",
             " * site is the return address of the application's call. */"]
     for f in funcs:
         if f.category == "owned":

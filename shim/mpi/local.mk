@@ -19,7 +19,6 @@ libencore_la_SOURCES += \
 noinst_HEADERS += shim/mpi/mpi_layer.h shim/mpi/gen/entries.h
 EXTRA_DIST += shim/mpi/mpi.spec shim/mpi/gen_entries.py
 BUILT_SOURCES += $(srcdir)/shim/mpi/gen/wrappers.c $(srcdir)/shim/mpi/gen/entries.h
-MAINTAINERCLEANFILES = $(srcdir)/shim/mpi/gen/wrappers.c $(srcdir)/shim/mpi/gen/entries.h
 
 # One generator run writes both files; entries.h rides on wrappers.c (the
 # automake manual's recipe for rules with several outputs).

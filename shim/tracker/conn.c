@@ -68,11 +68,8 @@ int enc_trk_accept(struct enc_tracker *t)
             enc_trk_conn_drop(t, c);
             return rv;
         }
-        if ((rv = enc_auth_server_start(&c->auth, fd, &t->secret)) != 0) {
-            ENC_WARN("tracker", "connection from %s closed: cannot send challenge: %s",
-                     c->peer, encore_strerror(rv));
-            enc_trk_conn_drop(t, c);
-        }
+        if (enc_auth_server_start(&c->auth, fd, &t->secret) != 0)
+            enc_trk_conn_drop(t, c); /* logged by the handshake */
     }
     return ENC_OK;
 }

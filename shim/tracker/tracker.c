@@ -185,8 +185,9 @@ static void conn_event(struct enc_tracker *t, struct trk_conn *c, short revents)
                                       : c->why[0] ? c->why : encore_strerror(rv));
         return;
     }
-    ENC_WARN("tracker", "connection from %s closed: %s", c->peer,
-             c->why[0] ? c->why : encore_strerror(rv));
+    if (c->state != TRK_AUTH) /* the handshake logs its own rejections */
+        ENC_WARN("tracker", "connection from %s closed: %s", c->peer,
+                 c->why[0] ? c->why : encore_strerror(rv));
     enc_trk_conn_drop(t, c);
 }
 
