@@ -23,9 +23,12 @@
  * Usage: coll_check [--counts a,b,...] [--reduced-above N] [--barrier-dir D]
  *        coll_check --big
  *   --counts        element counts (default 0,1,1000,1048576)
- *   --reduced-above counts > N run only the SUM, MAX, BXOR, LXOR, MAXLOC and
- *                   user non-commutative ops and the allreduce and root
- *                   size-1 reduce kinds (default: no reduction of the sweep)
+ *   --reduced-above counts > N run a reduced sweep (default: none): every
+ *                   datatype with its SUM, MAX, BXOR, LXOR, MAXLOC and user
+ *                   non-commutative ops in MPI_Allreduce, its first such op
+ *                   in MPI_Reduce to root size-1, and data movement
+ *                   (bcast, allgather(v) with about N/size per rank) for one
+ *                   datatype per memory layout
  *   --barrier-dir   every rank creates a file in D before each barrier and
  *                   checks after it that all ranks' files exist
  *   --big           one MPI_Bcast and one in-place MPI_Allreduce (BOR) of
@@ -71,6 +74,7 @@ struct dtype {
     enum kind kind;
     enum dclass cls;
     size_t extent; /* C sizeof, checked against MPI at start-up */
+    bool rep;      /* data movement at large counts (one per layout) */
 };
 
 struct op {
@@ -89,14 +93,15 @@ struct pair_ii { int v; int i; };
 struct pair_si { short v; int i; };
 struct pair_ldi { long double v; int i; };
 
-#define DT(n, k, c, t) { #n, n, k, c, sizeof(t) }
+#define DT(n, k, c, t) { #n, n, k, c, sizeof(t), false }
+#define DTR(n, k, c, t) { #n, n, k, c, sizeof(t), true }
 static struct dtype dtypes[] = {
-    DT(MPI_CHAR, K_CHAR, DC_CHAR, char),
+    DTR(MPI_CHAR, K_CHAR, DC_CHAR, char),
     DT(MPI_SIGNED_CHAR, K_I8, DC_INT, signed char),
     DT(MPI_UNSIGNED_CHAR, K_U8, DC_INT, unsigned char),
-    DT(MPI_SHORT, K_I16, DC_INT, short),
+    DTR(MPI_SHORT, K_I16, DC_INT, short),
     DT(MPI_UNSIGNED_SHORT, K_U16, DC_INT, unsigned short),
-    DT(MPI_INT, K_I32, DC_INT, int),
+    DTR(MPI_INT, K_I32, DC_INT, int),
     DT(MPI_UNSIGNED, K_U32, DC_INT, unsigned),
     DT(MPI_LONG, K_I64, DC_INT, long),
     DT(MPI_UNSIGNED_LONG, K_U64, DC_INT, unsigned long),
@@ -115,18 +120,18 @@ static struct dtype dtypes[] = {
     DT(MPI_OFFSET, K_I64, DC_INT, MPI_Offset),
     DT(MPI_COUNT, K_I64, DC_INT, MPI_Count),
     DT(MPI_FLOAT, K_F, DC_FLOAT, float),
-    DT(MPI_DOUBLE, K_D, DC_FLOAT, double),
-    DT(MPI_LONG_DOUBLE, K_LD, DC_FLOAT, long double),
+    DTR(MPI_DOUBLE, K_D, DC_FLOAT, double),
+    DTR(MPI_LONG_DOUBLE, K_LD, DC_FLOAT, long double),
     DT(MPI_C_FLOAT_COMPLEX, K_CF, DC_COMPLEX, float _Complex),
     DT(MPI_C_DOUBLE_COMPLEX, K_CD, DC_COMPLEX, double _Complex),
-    DT(MPI_C_LONG_DOUBLE_COMPLEX, K_CLD, DC_COMPLEX, long double _Complex),
+    DTR(MPI_C_LONG_DOUBLE_COMPLEX, K_CLD, DC_COMPLEX, long double _Complex),
     DT(MPI_C_BOOL, K_BOOL, DC_BOOL, bool),
     DT(MPI_BYTE, K_BYTE, DC_BYTE, unsigned char),
     DT(MPI_FLOAT_INT, K_P_FI, DC_PAIR, struct pair_fi),
     DT(MPI_DOUBLE_INT, K_P_DI, DC_PAIR, struct pair_di),
     DT(MPI_LONG_INT, K_P_LI, DC_PAIR, struct pair_li),
     DT(MPI_2INT, K_P_II, DC_PAIR, struct pair_ii),
-    DT(MPI_SHORT_INT, K_P_SI, DC_PAIR, struct pair_si),
+    DTR(MPI_SHORT_INT, K_P_SI, DC_PAIR, struct pair_si),
     DT(MPI_LONG_DOUBLE_INT, K_P_LDI, DC_PAIR, struct pair_ldi),
 };
 #define NDTYPES (sizeof(dtypes) / sizeof(dtypes[0]))
@@ -502,6 +507,7 @@ static void run_bcast(const struct dtype *d, size_t n, int root)
 
 static void run_allgather(const struct dtype *d, size_t n)
 {
+    /* n elements from every rank (n/size in the reduced sweep) */
     void *in = alloc_buf(d, n), *out = alloc_buf(d, n * (size_t)size);
     fill(d, G_MAXMIN, rank, in, n);
     check_mpi(MPI_Allgather(in, (int)n, d->type, out, (int)n, d->type, MPI_COMM_WORLD),
@@ -562,19 +568,23 @@ static void sweep(size_t n, bool reduced, const char *bdir, int *nbarrier)
 {
     for (size_t di = 0; di < NDTYPES; di++) {
         const struct dtype *d = &dtypes[di];
+        bool first = true;
         for (size_t oi = 0; oi < NOPS; oi++) {
             const struct op *o = &ops[oi];
             if (!op_applies(o, d) || (reduced && !o->reduced))
                 continue;
             for (int rk = 0; rk < NRKINDS; rk++) {
-                if (reduced && rk != RK_ALLREDUCE && rk != RK_REDUCE_LAST)
+                if (reduced && rk != RK_ALLREDUCE && !(rk == RK_REDUCE_LAST && first))
                     continue;
                 run_reduce((enum rkind)rk, d, o, n);
             }
+            first = false;
         }
+        if (reduced && !d->rep)
+            continue;
         run_bcast(d, n, 0);
         run_bcast(d, n, size - 1);
-        run_allgather(d, n);
+        run_allgather(d, reduced ? n / (size_t)size : n);
         run_allgatherv(d, n);
     }
     run_barrier(bdir, (*nbarrier)++);
