@@ -1,1 +1,25 @@
-# bench
+# bench: benchmarks against native Open MPI (not run by make check).
+# `make bench` builds them and runs bench/compare.sh (results in
+# bench/results/ of the build directory).  kmeans is also a check program:
+# tests/integration/kmeans_native_vs_encore.sh and the recovery tests use it.
+EXTRA_PROGRAMS = bench/allreduce_bench
+bench_allreduce_bench_SOURCES = bench/allreduce_bench.c
+bench_allreduce_bench_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+bench_allreduce_bench_LDADD = $(MPI_LIBS)
+
+check_PROGRAMS += bench/kmeans
+bench_kmeans_SOURCES = bench/kmeans.c
+bench_kmeans_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+bench_kmeans_LDADD = $(MPI_LIBS)
+
+CLEANFILES += bench/allreduce_bench
+EXTRA_DIST += bench/compare.sh bench/README.md
+
+.PHONY: bench
+bench: bench/allreduce_bench bench/kmeans encore-run libencore.la
+	top_builddir=$(top_builddir) $(SHELL) $(srcdir)/bench/compare.sh
+
+if ENABLE_TESTS
+TESTS += tests/integration/kmeans_native_vs_encore.sh
+EXTRA_DIST += tests/integration/kmeans_native_vs_encore.sh
+endif

@@ -23,6 +23,7 @@ const char *enc_coll_kind_name(int kind)
         [ENC_COLL_ALLREDUCE] = "allreduce", [ENC_COLL_REDUCE] = "reduce",
         [ENC_COLL_BCAST] = "bcast",         [ENC_COLL_BARRIER] = "barrier",
         [ENC_COLL_ALLGATHERV] = "allgatherv", [ENC_COLL_FINALIZE] = "finalize",
+        [ENC_COLL_CHECKPOINT] = "checkpoint",
     };
 
     return kind > 0 && kind < (int)ENC_ARRAY_SIZE(names) ? names[kind] : "collective";
@@ -77,6 +78,8 @@ static enc_algo_fn choose(const struct enc_coll *co)
     case ENC_COLL_BARRIER:
     case ENC_COLL_FINALIZE:
         return enc_allreduce_tree;
+    case ENC_COLL_CHECKPOINT:
+        return enc_ckpt_exchange;
     default:
         if (co->r->commutative && co->bytes > enc_eng.tree_max_bytes &&
             co->count >= (size_t)enc_eng.size)
@@ -91,12 +94,21 @@ static int run_once(struct enc_coll *co)
 
     if ((rv = enc_engine_poll_tracker()) != ENC_OK)
         return rv;
-    if (enc_eng.seq < enc_eng.replay_until)
-        return enc_replay(co);
+    if (enc_eng.seq < enc_eng.replay_until) {
+        rv = enc_replay(co);
+        if (rv != ENC_ERR_LOST || !co->bootstrap)
+            return rv;
+        /* A bootstrap collective nobody made yet (this rank died in the
+         * bootstrap phase and now runs it out of order): run it live at
+         * the survivors' frontier. */
+        co->ctx.seq = enc_eng.replay_until;
+        co->ahead = 1;
+    }
     if ((rv = prepare(co)) != ENC_OK)
         return rv;
     if (enc_eng.size == 1 || (co->bytes == 0 && co->sig->kind != ENC_COLL_BARRIER &&
-                              co->sig->kind != ENC_COLL_FINALIZE))
+                              co->sig->kind != ENC_COLL_FINALIZE &&
+                              co->sig->kind != ENC_COLL_CHECKPOINT))
         return ENC_OK;
     return choose(co)(co);
 }
@@ -126,7 +138,7 @@ static void fail(const struct enc_coll *co, int rv)
 }
 
 /* Runs one collective to completion, recovering from peer failures. */
-static int run_coll(struct enc_coll *co)
+int enc_run_coll(struct enc_coll *co)
 {
     double t0 = enc_now_s();
     int rv, replayed;
@@ -135,8 +147,11 @@ static int run_coll(struct enc_coll *co)
         return ENC_ERR_STATE;
     enc_inject_check(enc_eng.seq + 1);
     co->ctx.check = enc_callsig_check(co->sig);
+    if (enc_eng.recovery)
+        enc_coll_site(co);
     for (;;) {
         co->ctx.seq = enc_eng.seq;
+        co->ahead = 0;
         replayed = enc_eng.seq < enc_eng.replay_until;
         if ((rv = run_once(co)) == ENC_OK)
             break;
@@ -144,6 +159,10 @@ static int run_coll(struct enc_coll *co)
             fail(co, rv);
         if ((rv = enc_recover()) != ENC_OK)
             fail(co, rv);
+    }
+    if (co->ahead) {
+        replayed = 0;
+        enc_eng.replay_until++;
     }
     enc_reclog_record(co); /* a replayed result re-fills this rank's share */
     if (!replayed && co->sig->kind != ENC_COLL_BCAST)
@@ -161,7 +180,7 @@ int enc_allreduce(const void *sendbuf, void *recvbuf, size_t count,
                           .bytes = count * r->elem_size, .r = r, .root = -1};
 
     co.result = recvbuf;
-    return run_coll(&co);
+    return enc_run_coll(&co);
 }
 
 int enc_reduce(const void *sendbuf, void *recvbuf, size_t count,
@@ -183,7 +202,7 @@ int enc_reduce(const void *sendbuf, void *recvbuf, size_t count,
             return ENC_ERR_INVAL;
     }
     co.result = co.recvbuf;
-    rv = run_coll(&co);
+    rv = enc_run_coll(&co);
     return rv;
 }
 
@@ -192,7 +211,7 @@ int enc_bcast(void *buf, size_t bytes, int root, const struct enc_callsig *sig)
     struct enc_coll co = {.sig = sig, .recvbuf = buf, .bytes = bytes, .root = root,
                           .result = buf};
 
-    return run_coll(&co);
+    return enc_run_coll(&co);
 }
 
 int enc_barrier(const struct enc_callsig *sig)
@@ -200,7 +219,7 @@ int enc_barrier(const struct enc_callsig *sig)
     static const struct enc_reducer none = {.elem_size = 1, .commutative = 1};
     struct enc_coll co = {.sig = sig, .r = &none, .root = -1};
 
-    return run_coll(&co);
+    return enc_run_coll(&co);
 }
 
 int enc_allgatherv(const void *sendbuf, size_t sendbytes, void *recvbuf,
@@ -218,5 +237,5 @@ int enc_allgatherv(const void *sendbuf, size_t sendbytes, void *recvbuf,
     }
     for (int i = 0; i < enc_eng.size; i++)
         co.bytes += recvbytes[i];
-    return run_coll(&co);
+    return enc_run_coll(&co);
 }

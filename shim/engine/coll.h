@@ -22,7 +22,23 @@ struct enc_coll {
     /* The full result, identical on every rank, once the algorithm ran:
      * where it lives and how it maps to the caller's buffer. */
     void *result;
+    struct enc_ckpt *ckpt;      /* checkpoint being taken (ENC_COLL_CHECKPOINT) */
+    /* call site as module + offset, and its occurrence number while the
+     * bootstrap phase lasts (recovery/sigrec.c fills them once per call) */
+    uint64_t site_off;
+    char site_mod[40];
+    uint32_t occ;
+    int bootstrap;
+    int ahead;                  /* run live at the survivors' frontier, out of order */
 };
+
+/* Fills co->site_* / occ / bootstrap (recovery/sigrec.c). */
+void enc_coll_site(struct enc_coll *co);
+
+struct enc_ckpt; /* recovery/ckpt.h */
+
+/* Runs one collective to completion (replay, recovery, logging included). */
+int enc_run_coll(struct enc_coll *co);
 
 /* Algorithms: one per file, one signature.  They run in the current epoch
  * and return ENC_OK or the first failure. */
@@ -32,6 +48,7 @@ int enc_allreduce_tree(struct enc_coll *co);      /* allreduce_tree.c */
 int enc_allreduce_ring(struct enc_coll *co);      /* allreduce_ring.c */
 int enc_bcast_tree(struct enc_coll *co);          /* bcast_tree.c */
 int enc_allgatherv_ring(struct enc_coll *co);     /* allgatherv_ring.c */
+int enc_ckpt_exchange(struct enc_coll *co);       /* recovery/ckpt_exchange.c */
 
 /* 32-bit digest of the arguments every rank must agree on. */
 uint32_t enc_callsig_check(const struct enc_callsig *sig);

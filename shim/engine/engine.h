@@ -26,6 +26,7 @@ enum enc_coll_kind {
     ENC_COLL_BARRIER,
     ENC_COLL_ALLGATHERV,
     ENC_COLL_FINALIZE,
+    ENC_COLL_CHECKPOINT,
 };
 
 /* Ids of datatypes / ops in a signature: enc_type / enc_op values for

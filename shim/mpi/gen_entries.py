@@ -14,6 +14,9 @@ import sys
 
 CATEGORIES = ("owned", "refuse", "world-local")
 FLAGS = ("noguard",)
+# Keys only fortran/gen_fortran.py reads (see mpi.spec); the C output
+# ignores them.
+FORTRAN_MODES = ("auto", "hand", "no")
 
 
 class SpecError(Exception):
@@ -21,7 +24,8 @@ class SpecError(Exception):
 
 
 class Func:
-    def __init__(self, lineno, category, comms, why, flags, ret, name, params):
+    def __init__(self, lineno, category, comms, why, flags, ret, name, params,
+                 fortran="auto", flogical=()):
         self.lineno = lineno
         self.category = category
         self.comms = comms          # list of (param name, is_pointer)
@@ -31,6 +35,8 @@ class Func:
         self.name = name            # MPI_Send
         self.short = name[4:]       # Send
         self.params = params        # list of (declaration, name)
+        self.fortran = fortran      # Fortran entry body: auto, hand or no
+        self.flogical = flogical    # parameters that are LOGICAL in Fortran
 
     @property
     def decl(self):
@@ -62,7 +68,7 @@ def parse_proto(text):
     return ret, name, params
 
 
-def parse_attrs(lineno, words, whys):
+def parse_attrs(lineno, words, whys, fattrs):
     category, comms, why, flags = words[0], [], None, []
     if category not in CATEGORIES:
         raise SpecError("unknown category '%s'" % category)
@@ -76,6 +82,12 @@ def parse_attrs(lineno, words, whys):
                 raise SpecError("why=%s has no @why line" % why)
         elif w in FLAGS:
             flags.append(w)
+        elif w.startswith("fortran="):
+            if w[8:] not in FORTRAN_MODES:
+                raise SpecError("fortran= takes one of %s" % ", ".join(FORTRAN_MODES))
+            fattrs["fortran"] = w[8:]
+        elif w.startswith("flogical="):
+            fattrs["flogical"] = tuple(w[9:].split(","))
         else:
             raise SpecError("unknown attribute '%s'" % w)
     if category == "refuse" and (not comms or not why):
@@ -100,16 +112,17 @@ def parse(path):
                 if "|" not in line:
                     raise SpecError("missing '|' before the prototype")
                 head, proto = line.split("|", 1)
-                cat, comms, why, flags = parse_attrs(lineno, head.split(), whys)
+                fattrs = {}
+                cat, comms, why, flags = parse_attrs(lineno, head.split(), whys, fattrs)
                 ret, name, params = parse_proto(proto)
                 names = [n for _, n in params]
-                for c, _ in comms:
+                for c in [c for c, _ in comms] + list(fattrs.get("flogical", ())):
                     if c not in names:
-                        raise SpecError("comm=%s is not a parameter of %s" % (c, name))
+                        raise SpecError("%s is not a parameter of %s" % (c, name))
                 if name in seen:
                     raise SpecError("%s listed twice" % name)
                 seen.add(name)
-                funcs.append(Func(lineno, cat, comms, why, flags, ret, name, params))
+                funcs.append(Func(lineno, cat, comms, why, flags, ret, name, params, **fattrs))
             except SpecError as e:
                 raise SpecError("%s:%d: %s" % (path, lineno, e))
     return whys, funcs

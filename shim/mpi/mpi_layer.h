@@ -62,9 +62,17 @@ int enc_mpi_type_layout(const char *fn, MPI_Datatype t, int count, struct enc_mp
 /* ---- op.c: predefined and user reduction ops ---- */
 
 int enc_mpi_op_lookup(MPI_Op op, enum enc_op *out);
-/* Registered user op: function, commute flag, index for the signature;
- * -1 when op is not one. */
-int enc_mpi_user_op(MPI_Op op, MPI_User_function **fn, int *commute, uint32_t *index);
+/* Calling convention of a user function: C (MPI_Datatype *) or Fortran
+ * (every argument by reference, datatype a Fortran handle). */
+enum enc_mpi_op_lang { ENC_MPI_OP_C, ENC_MPI_OP_FORTRAN };
+/* Records a user op the real MPI created (fortran/ registers Fortran ones);
+ * on failure frees h and returns the surfaced error. */
+int enc_mpi_op_register(MPI_Op h, MPI_User_function *fn, int commute,
+                        enum enc_mpi_op_lang lang);
+/* Registered user op: function, commute flag, index for the signature,
+ * calling convention; -1 when op is not one. */
+int enc_mpi_user_op(MPI_Op op, MPI_User_function **fn, int *commute, uint32_t *index,
+                    enum enc_mpi_op_lang *lang);
 
 /* ---- reducer.c: MPI (datatype, op) -> struct enc_reducer ---- */
 

@@ -27,6 +27,7 @@ struct enc_mpi_userop {
     MPI_Op h;                 /* MPI_OP_NULL: free slot */
     MPI_User_function *fn;
     int commute;
+    enum enc_mpi_op_lang lang; /* C or Fortran calling convention of fn */
 };
 
 static pthread_mutex_t enc_mpi_ops_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -62,23 +63,32 @@ static ssize_t enc_mpi_op_slot(void)
     return (ssize_t)(enc_mpi_nops - 16);
 }
 
-int enc_mpi_Op_create(const void *site, MPI_User_function *function, int commute, MPI_Op *op)
+int enc_mpi_op_register(MPI_Op h, MPI_User_function *fn, int commute,
+                        enum enc_mpi_op_lang lang)
 {
     ssize_t slot;
+
+    pthread_mutex_lock(&enc_mpi_ops_lock);
+    slot = enc_mpi_op_slot();
+    if (slot >= 0)
+        enc_mpi_ops[slot] = (struct enc_mpi_userop){ h, fn, commute, lang };
+    pthread_mutex_unlock(&enc_mpi_ops_lock);
+    if (slot < 0) {
+        enc_real_Op_free(&h);
+        return enc_mpi_raise(MPI_ERR_NO_MEM, "MPI_Op_create: out of memory");
+    }
+    return MPI_SUCCESS;
+}
+
+int enc_mpi_Op_create(const void *site, MPI_User_function *function, int commute, MPI_Op *op)
+{
     int rv = enc_real_Op_create(function, commute, op);
 
     if (rv != MPI_SUCCESS)
         return rv;
-    pthread_mutex_lock(&enc_mpi_ops_lock);
-    slot = enc_mpi_op_slot();
-    if (slot >= 0)
-        enc_mpi_ops[slot] = (struct enc_mpi_userop){ *op, function, commute };
-    pthread_mutex_unlock(&enc_mpi_ops_lock);
-    if (slot < 0) {
-        enc_real_Op_free(op);
-        return enc_mpi_raise(MPI_ERR_NO_MEM, "MPI_Op_create: out of memory");
-    }
-    return MPI_SUCCESS;
+    if ((rv = enc_mpi_op_register(*op, function, commute, ENC_MPI_OP_C)) != MPI_SUCCESS)
+        *op = MPI_OP_NULL;
+    return rv;
 }
 
 int enc_mpi_Op_free(const void *site, MPI_Op *op)
@@ -91,7 +101,8 @@ int enc_mpi_Op_free(const void *site, MPI_Op *op)
     return enc_real_Op_free(op);
 }
 
-int enc_mpi_user_op(MPI_Op op, MPI_User_function **fn, int *commute, uint32_t *index)
+int enc_mpi_user_op(MPI_Op op, MPI_User_function **fn, int *commute, uint32_t *index,
+                    enum enc_mpi_op_lang *lang)
 {
     int found = -1;
 
@@ -104,6 +115,7 @@ int enc_mpi_user_op(MPI_Op op, MPI_User_function **fn, int *commute, uint32_t *i
         *fn = enc_mpi_ops[i].fn;
         *commute = enc_mpi_ops[i].commute;
         *index = (uint32_t)i;
+        *lang = enc_mpi_ops[i].lang;
         found = 0;
     }
     pthread_mutex_unlock(&enc_mpi_ops_lock);

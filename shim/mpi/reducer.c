@@ -37,18 +37,40 @@ static void enc_mpi_user_apply(const struct enc_reducer *r, const void *in, void
     }
 }
 
+/* Same for a Fortran user function: len and the Fortran datatype handle
+ * (stored in user_dtype) by reference. */
+static void enc_mpi_user_apply_f(const struct enc_reducer *r, const void *in, void *inout,
+                                 size_t n)
+{
+    const struct enc_mpi_reducer *mr = (const struct enc_mpi_reducer *)r;
+    void (*fn)(void *, void *, MPI_Fint *, MPI_Fint *) =
+        (void (*)(void *, void *, MPI_Fint *, MPI_Fint *))r->user_fn;
+    MPI_Fint t = (MPI_Fint)r->user_dtype;
+    const char *a = in;
+    char *b = inout;
+
+    while (n > 0) {
+        MPI_Fint k = n > (size_t)INT_MAX ? INT_MAX : (MPI_Fint)n;
+        fn((void *)(a - mr->lb), b - mr->lb, &k, &t);
+        a += (size_t)k * r->elem_size;
+        b += (size_t)k * r->elem_size;
+        n -= (size_t)k;
+    }
+}
+
 static int enc_mpi_reducer_user(const char *fn, MPI_Datatype t, MPI_Op op, int count,
                                 struct enc_mpi_reducer *red)
 {
     MPI_User_function *ufn;
     int commute;
     uint32_t index;
+    enum enc_mpi_op_lang lang;
     struct enc_mpi_layout l;
     enum enc_type et;
     char tname[MPI_MAX_OBJECT_NAME];
     int rv;
 
-    if (enc_mpi_user_op(op, &ufn, &commute, &index) != 0)
+    if (enc_mpi_user_op(op, &ufn, &commute, &index, &lang) != 0)
         return enc_mpi_raise(MPI_ERR_OP, "%s: invalid op (not predefined, not from "
                              "MPI_Op_create)", fn);
     if ((rv = enc_mpi_type_layout(fn, t, count, &l)) != MPI_SUCCESS)
@@ -60,6 +82,10 @@ static int enc_mpi_reducer_user(const char *fn, MPI_Datatype t, MPI_Op op, int c
     red->r = (struct enc_reducer){ .elem_size = l.size, .commutative = commute != 0,
                                    .apply = enc_mpi_user_apply, .user_fn = (void *)ufn,
                                    .user_dtype = (uintptr_t)t };
+    if (lang == ENC_MPI_OP_FORTRAN) {
+        red->r.apply = enc_mpi_user_apply_f;
+        red->r.user_dtype = (uintptr_t)(uint32_t)PMPI_Type_c2f(t);
+    }
     red->lb = l.lb;
     red->sig_dtype = enc_mpi_type_lookup(t, &et) == 0 ? (uint32_t)et
                                                       : ENC_SIG_DTYPE_DERIVED + (uint32_t)l.size;

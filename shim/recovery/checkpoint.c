@@ -1,27 +1,148 @@
 /*
  * checkpoint.c - the public checkpoint API (include/encore.h).
+ *
+ * A checkpoint is a collective: local states go to both ring neighbours,
+ * a barrier closes phase one, then every rank commits the new version and
+ * truncates its result log below the checkpoint (phase two).  A restarted
+ * rank's encore_load_checkpoint() fetches the newest committed version from
+ * the survivors and jumps to the collective after it; collectives it made
+ * before that call (the bootstrap phase) were answered from the log.
  */
 #include "enc.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/coll.h"
 #include "engine/state.h"
+#include "recovery/ckpt.h"
+#include "recovery/reclog.h"
 
-static int version;
+struct enc_ckpt enc_ckpt_committed = {.rep_rank = {-1, -1}};
 
-int encore_version(void) { return version; }
+void enc_ckpt_free(struct enc_ckpt *c)
+{
+    free(c->global);
+    free(c->local);
+    free(c->rep[0]);
+    free(c->rep[1]);
+    memset(c, 0, sizeof(*c));
+    c->rep_rank[0] = c->rep_rank[1] = -1;
+}
+
+const void *enc_ckpt_replica(const struct enc_ckpt *c, int rank, size_t *len)
+{
+    for (int i = 0; i < 2; i++) {
+        if (c->rep_rank[i] == rank) {
+            *len = c->rep_len[i];
+            return c->rep[i];
+        }
+    }
+    return NULL;
+}
+
+int encore_version(void) { return (int)enc_ckpt_committed.version; }
 
 int encore_is_replaying(void)
 {
     return enc_eng.active && enc_eng.seq < enc_eng.replay_until;
 }
 
+static int dup_state(void **dst, size_t *dlen, const void *src, size_t len)
+{
+    *dlen = len;
+    if ((*dst = malloc(len ? len : 1)) == NULL)
+        return ENC_ERR_NOMEM;
+    if (len > 0)
+        memcpy(*dst, src, len);
+    return ENC_OK;
+}
+
+static int take(struct enc_ckpt *next, size_t glen, const void *site)
+{
+    struct enc_callsig sig = {.kind = ENC_COLL_CHECKPOINT, .count = glen,
+                              .dtype = ENC_SIG_DTYPE_BYTES, .op = ENC_SIG_OP_NONE,
+                              .root = -1, .site = site};
+    struct enc_coll co = {.sig = &sig, .ckpt = next, .root = -1};
+    int rv;
+
+    if ((rv = enc_run_coll(&co)) != ENC_OK)
+        return rv;
+    next->seq_after = enc_eng.seq;
+    /* Every rank finished phase one; none needs results before the
+     * checkpoint itself again (a rank still inside it may need its entry). */
+    enc_reclog_truncate_below(next->seq_after - 1);
+    return ENC_OK;
+}
+
 int encore_checkpoint(const void *global, size_t global_len, const void *local, size_t local_len)
 {
-    (void)global; (void)global_len; (void)local; (void)local_len;
-    return ENC_ERR_UNSUPPORTED;
+    struct enc_ckpt next = {.version = enc_ckpt_committed.version + 1, .rep_rank = {-1, -1}};
+    int rv;
+
+    if ((global_len && !global) || (local_len && !local))
+        return ENC_ERR_INVAL;
+    if ((rv = dup_state(&next.global, &next.glen, global, global_len)) != ENC_OK ||
+        (rv = dup_state(&next.local, &next.llen, local, local_len)) != ENC_OK)
+        goto fail;
+    if (enc_eng.active && (rv = take(&next, global_len, __builtin_return_address(0))) != ENC_OK)
+        goto fail;
+    enc_ckpt_free(&enc_ckpt_committed);
+    enc_ckpt_committed = next;
+    ENC_INFO("ckpt", "checkpoint %u committed (global %zu B, local %zu B), log truncated "
+             "below seq %llu", next.version, global_len, local_len,
+             (unsigned long long)next.seq_after);
+    return ENC_OK;
+fail:
+    enc_ckpt_free(&next);
+    return rv;
+}
+
+static void copy_out(const void *src, size_t srclen, void *dst, size_t *len)
+{
+    if (len == NULL)
+        return;
+    if (dst != NULL && srclen > 0)
+        memcpy(dst, src, ENC_MIN(*len, srclen));
+    *len = srclen;
+}
+
+/* A rank behind the survivors with no checkpoint of its own loads theirs. */
+static int load_from_survivors(void)
+{
+    struct enc_ckpt got;
+    int rv;
+
+    if ((rv = enc_ckpt_fetch(&got)) != ENC_OK) {
+        char msg[160];
+
+        snprintf(msg, sizeof(msg), "rank %d cannot load its checkpoint from the survivors: %s",
+                 enc_eng.rank, encore_strerror(rv));
+        enc_engine_abort(1, msg);
+    }
+    if (got.version == 0)
+        return ENC_OK;
+    enc_ckpt_free(&enc_ckpt_committed);
+    enc_ckpt_committed = got;
+    ENC_INFO("ckpt", "loaded checkpoint %u from the survivors; resuming at seq %llu "
+             "(skipping %llu collectives)", got.version, (unsigned long long)got.seq_after,
+             (unsigned long long)(got.seq_after - enc_eng.seq));
+    enc_eng.seq = got.seq_after;
+    return ENC_OK;
 }
 
 int encore_load_checkpoint(void *global, size_t *global_len, void *local, size_t *local_len)
 {
-    (void)global; (void)global_len; (void)local; (void)local_len;
-    return 0;
+    struct enc_ckpt *c = &enc_ckpt_committed;
+
+    enc_bootstrap_end();
+    if (enc_eng.active && enc_eng.recovery && c->version == 0 &&
+        enc_eng.seq < enc_eng.replay_until)
+        load_from_survivors();
+    if (c->version == 0)
+        return 0;
+    copy_out(c->global, c->glen, global, global_len);
+    copy_out(c->local, c->llen, local, local_len);
+    return (int)c->version;
 }

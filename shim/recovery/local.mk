@@ -1,12 +1,19 @@
-# shim/recovery: result log, replay, log service, recovery handshake, checkpoints.
+# shim/recovery: result log, replay, log service, recovery handshake,
+# checkpoints and the bootstrap cache.
 libencore_la_SOURCES += \
 	shim/recovery/reclog.c \
 	shim/recovery/sigrec.c \
+	shim/recovery/logreq.c \
 	shim/recovery/serve.c \
 	shim/recovery/replay.c \
 	shim/recovery/recover.c \
-	shim/recovery/checkpoint.c
+	shim/recovery/bootstrap.c \
+	shim/recovery/checkpoint.c \
+	shim/recovery/ckpt_exchange.c \
+	shim/recovery/ckpt_fetch.c
 noinst_HEADERS += \
 	shim/recovery/recovery.h \
 	shim/recovery/reclog.h \
+	shim/recovery/logreq.h \
+	shim/recovery/ckpt.h \
 	shim/recovery/serve.h

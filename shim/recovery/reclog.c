@@ -21,6 +21,7 @@
 
 #include "engine/coll.h"
 #include "engine/state.h"
+#include "recovery/ckpt.h"
 #include "recovery/reclog.h"
 #include "recovery/recovery.h"
 
@@ -194,14 +195,42 @@ void enc_reclog_all_done_below(uint64_t seq)
         reclog.all_done = seq;
 }
 
+void enc_reclog_truncate_below(uint64_t seq)
+{
+    for (uint64_t s = reclog.base; s < seq && s < reclog.end; s++) {
+        struct entry *x = &reclog.e[s - reclog.base];
+
+        if (x->present && !x->sig.bootstrap)
+            entry_clear(x);
+    }
+}
+
+static int entry_data(struct entry *x, struct enc_sigrec *sig, const void **data, size_t *len);
+
+int enc_reclog_find_bootstrap(const char *mod, uint64_t off, uint32_t occ,
+                              struct enc_sigrec *sig, const void **data, size_t *len)
+{
+    for (uint64_t s = reclog.base; s < reclog.end; s++) {
+        struct entry *x = &reclog.e[s - reclog.base];
+
+        if (x->present && x->sig.bootstrap && x->sig.occ == occ && x->sig.site_off == off &&
+            strcmp(x->sig.site_mod, mod) == 0)
+            return entry_data(x, sig, data, len);
+    }
+    return ENC_ERR_LOST;
+}
+
 int enc_reclog_find(uint64_t seq, struct enc_sigrec *sig, const void **data, size_t *len)
 {
-    struct entry *x;
-    static void *spill_buf;
-
     if (seq < reclog.base || seq >= reclog.end)
         return ENC_ERR_LOST;
-    x = &reclog.e[seq - reclog.base];
+    return entry_data(&reclog.e[seq - reclog.base], sig, data, len);
+}
+
+static int entry_data(struct entry *x, struct enc_sigrec *sig, const void **data, size_t *len)
+{
+    static void *spill_buf;
+
     if (!x->present || (x->data == NULL && x->spill_off < 0 && x->sig.len > 0))
         return ENC_ERR_LOST;
     *sig = x->sig;

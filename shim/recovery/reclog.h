@@ -18,6 +18,8 @@ struct enc_sigrec {
     uint64_t site_off;       /* call site offset in its module */
     char site_mod[40];       /* module basename */
     uint64_t len;            /* result bytes */
+    uint32_t occ;            /* occurrence of this site (bootstrap phase) */
+    uint8_t bootstrap;       /* made before the first encore_load_checkpoint */
 };
 
 #define ENC_SIGREC_WIRE 104
@@ -32,6 +34,9 @@ void enc_sigrec_format(const struct enc_sigrec *s, char *out, size_t cap);
 /* Looks up entry seq: ENC_OK with *sig / *data / *len filled (data stays
  * owned by the log), or ENC_ERR_LOST when this rank does not have it. */
 int enc_reclog_find(uint64_t seq, struct enc_sigrec *sig, const void **data, size_t *len);
+/* The bootstrap entry made at (site, occurrence), wherever its seq. */
+int enc_reclog_find_bootstrap(const char *mod, uint64_t off, uint32_t occ,
+                              struct enc_sigrec *sig, const void **data, size_t *len);
 /* Is this rank a holder of seq (for a collective rooted at root or -1)? */
 int enc_reclog_is_holder(uint64_t seq, int root, int rank);
 

@@ -28,6 +28,15 @@ int enc_recover(void);
 int enc_reclog_record(const struct enc_coll *co);
 /* Answers the collective from the log (this rank is behind). */
 int enc_replay(struct enc_coll *co);
+struct enc_logreq;
+struct enc_sigrec;
+#define ENC_LOG_ANY_LEN UINT64_MAX
+/* Asks peer for q on a log-service connection.  The answer's data (expect
+ * bytes, or any length with ENC_LOG_ANY_LEN) lands in dst, or in a new
+ * malloc'd buffer stored in *alloc when alloc is not NULL.  ENC_ERR_LOST
+ * when the peer lacks it. */
+int enc_log_fetch(int peer, const struct enc_logreq *q, struct enc_sigrec *sig, uint8_t *dst,
+                  uint64_t expect, void **alloc);
 /* Every rank has completed every collective below seq. */
 void enc_reclog_all_done_below(uint64_t seq);
 

@@ -10,11 +10,13 @@
 #include "enc.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine/coll.h"
 #include "engine/scratch.h"
 #include "engine/state.h"
+#include "recovery/logreq.h"
 #include "recovery/reclog.h"
 #include "recovery/recovery.h"
 
@@ -37,18 +39,21 @@ static int read_data(int fd, uint64_t seq, uint8_t *dst, uint64_t len, uint64_t 
     return ENC_OK;
 }
 
-/* Fetches entry seq from peer into dst (expected bytes); ENC_ERR_LOST if
- * the peer does not have it. */
-static int fetch(int peer, uint64_t seq, struct enc_sigrec *sig, uint8_t *dst, uint64_t expect)
+int enc_log_fetch(int peer, const struct enc_logreq *q, struct enc_sigrec *sig, uint8_t *dst,
+                  uint64_t expect, void **alloc)
 {
     uint64_t deadline = enc_deadline_ms(enc_eng.coll_timeout_ms);
+    uint64_t seq = q->seq;
     struct enc_frame_hdr h = {.type = ENC_MSG_LOG_REQ, .src = (uint16_t)enc_eng.rank,
-                              .epoch = enc_eng.epoch, .seq = seq};
-    uint8_t wire[ENC_SIGREC_WIRE];
+                              .epoch = enc_eng.epoch, .seq = seq, .len = ENC_LOGREQ_WIRE};
+    uint8_t wire[ENC_SIGREC_WIRE], req[ENC_LOGREQ_WIRE];
     int fd, rv;
 
+    if (alloc != NULL)
+        *alloc = NULL;
+    enc_logreq_encode(q, req);
     if ((rv = enc_log_conn(peer, &fd)) != ENC_OK ||
-        (rv = enc_frame_send(fd, &h, NULL, deadline)) != ENC_OK ||
+        (rv = enc_frame_send(fd, &h, req, deadline)) != ENC_OK ||
         (rv = enc_frame_recv(fd, &h, wire, sizeof(wire), deadline)) != ENC_OK)
         goto fail;
     if (h.type == ENC_MSG_LOG_MISSING && h.seq == seq)
@@ -58,12 +63,22 @@ static int fetch(int peer, uint64_t seq, struct enc_sigrec *sig, uint8_t *dst, u
         rv = ENC_ERR_PROTO;
         goto fail;
     }
-    if (sig->len != expect)
+    if (expect != ENC_LOG_ANY_LEN && sig->len != expect) {
+        enc_sock_close(&enc_eng.log_fd[peer]); /* the data stays unread */
         return ENC_ERR_DIVERGED; /* reported by the caller with both signatures */
+    }
+    if (alloc != NULL && (dst = *alloc = malloc(sig->len ? sig->len : 1)) == NULL) {
+        rv = ENC_ERR_NOMEM;
+        goto fail;
+    }
     if ((rv = read_data(fd, seq, dst, sig->len, deadline)) != ENC_OK)
         goto fail;
     return ENC_OK;
 fail:
+    if (alloc != NULL) {
+        free(*alloc);
+        *alloc = NULL;
+    }
     enc_sock_close(&enc_eng.log_fd[peer]);
     ENC_DEBUG("replay", "fetching seq %llu from rank %d failed: %s", (unsigned long long)seq,
               peer, encore_strerror(rv));
@@ -89,8 +104,12 @@ static void diverged(const struct enc_sigrec *mine, const struct enc_sigrec *log
 }
 
 /* Order of candidates: holders first, then anyone who completed seq. */
-static int try_peers(uint64_t seq, int root, struct enc_sigrec *sig, uint8_t *dst, uint64_t len)
+static int try_peers(const struct enc_logreq *q, int root, struct enc_sigrec *sig,
+                     uint8_t *dst, uint64_t len)
 {
+    uint64_t seq = q->seq;
+    /* a bootstrap entry may sit at any seq the peer completed */
+    uint64_t need = q->what == ENC_LOGREQ_BOOTSTRAP ? 0 : seq;
     int rv = ENC_ERR_LOST;
 
     for (int pass = 0; pass < 2; pass++) {
@@ -99,10 +118,10 @@ static int try_peers(uint64_t seq, int root, struct enc_sigrec *sig, uint8_t *ds
 
             if (root >= 0)
                 peer = (root + i) % enc_eng.size;
-            if (peer == enc_eng.rank || enc_eng.peer_completed[peer] <= seq ||
+            if (peer == enc_eng.rank || enc_eng.peer_completed[peer] <= need ||
                 enc_reclog_is_holder(seq, root, peer) != (pass == 0))
                 continue;
-            rv = fetch(peer, seq, sig, dst, len);
+            rv = enc_log_fetch(peer, q, sig, dst, len, NULL);
             if (rv != ENC_ERR_LOST && rv != ENC_ERR_PEER_RESET)
                 return rv;
         }
@@ -128,12 +147,16 @@ int enc_replay(struct enc_coll *co)
 
     if (gather && dst == NULL)
         return ENC_ERR_NOMEM;
+    struct enc_logreq q = {.what = co->bootstrap ? ENC_LOGREQ_BOOTSTRAP : ENC_LOGREQ_SEQ,
+                           .seq = seq, .site_off = co->site_off, .occ = co->occ};
+
+    snprintf(q.site_mod, sizeof(q.site_mod), "%s", co->site_mod);
     enc_sigrec_from_coll(&mine, co, co->bytes);
-    rv = try_peers(seq, co->sig->kind == ENC_COLL_BCAST ? co->root : -1, &logged, dst,
+    rv = try_peers(&q, co->sig->kind == ENC_COLL_BCAST ? co->root : -1, &logged, dst,
                    co->bytes);
     if (rv == ENC_ERR_DIVERGED || (rv == ENC_OK && !same_call(&mine, &logged)))
         diverged(&mine, &logged);
-    if (rv == ENC_ERR_LOST) {
+    if (rv == ENC_ERR_LOST && !co->bootstrap) {
         ENC_ERROR("replay", "result of collective seq %llu is lost: every rank that held it "
                   "died (more simultaneous failures than ENCORE_REPLICAS)",
                   (unsigned long long)seq);

@@ -8,7 +8,11 @@
  */
 #include "enc.h"
 
+#include <string.h>
+
 #include "engine/state.h"
+#include "recovery/ckpt.h"
+#include "recovery/logreq.h"
 #include "recovery/reclog.h"
 #include "recovery/serve.h"
 
@@ -43,22 +47,64 @@ static int send_result(int fd, uint64_t seq, const struct enc_sigrec *sig, const
     return ENC_OK;
 }
 
+/* Finds what q asks for; ENC_ERR_LOST when this rank does not have it. */
+static int lookup(const struct enc_logreq *q, struct enc_sigrec *sig, const void **data,
+                  size_t *len)
+{
+    const struct enc_ckpt *c = &enc_ckpt_committed;
+    int rv;
+
+    switch (q->what) {
+    case ENC_LOGREQ_SEQ:
+        return enc_reclog_find(q->seq, sig, data, len);
+    case ENC_LOGREQ_BOOTSTRAP:
+        rv = enc_reclog_find(q->seq, sig, data, len);
+        if (rv == ENC_OK && sig->bootstrap && sig->occ == q->occ &&
+            sig->site_off == q->site_off && strcmp(sig->site_mod, q->site_mod) == 0)
+            return ENC_OK;
+        return enc_reclog_find_bootstrap(q->site_mod, q->site_off, q->occ, sig, data, len);
+    default:
+        break;
+    }
+    memset(sig, 0, sizeof(*sig));
+    sig->kind = ENC_COLL_CHECKPOINT;
+    sig->count = c->version;
+    sig->site_off = c->seq_after;
+    *data = NULL;
+    *len = 0;
+    if (q->what == ENC_LOGREQ_CKPT_INFO)
+        return ENC_OK;
+    if (q->version != c->version || c->version == 0)
+        return ENC_ERR_LOST;
+    if (q->what == ENC_LOGREQ_CKPT_GLOBAL) {
+        *data = c->global;
+        *len = c->glen;
+    } else if ((*data = enc_ckpt_replica(c, (int)q->rank, len)) == NULL) {
+        return ENC_ERR_LOST;
+    }
+    sig->len = *len;
+    return ENC_OK;
+}
+
 static int serve_one(int fd)
 {
     uint64_t deadline = enc_deadline_ms(enc_eng.coll_timeout_ms);
+    uint8_t payload[ENC_LOGREQ_WIRE];
     struct enc_frame_hdr h;
+    struct enc_logreq q;
     struct enc_sigrec sig;
     const void *data;
     size_t len;
     int rv;
 
-    if ((rv = enc_frame_recv(fd, &h, NULL, 0, deadline)) != ENC_OK)
+    if ((rv = enc_frame_recv(fd, &h, payload, sizeof(payload), deadline)) != ENC_OK)
         return rv;
-    if (h.type != ENC_MSG_LOG_REQ) {
-        ENC_WARN("serve", "unexpected frame type %u on a log-service connection", h.type);
+    if (h.type != ENC_MSG_LOG_REQ || enc_logreq_decode(&q, payload, h.len) != ENC_OK) {
+        ENC_WARN("serve", "malformed request (frame type %u) on a log-service connection",
+                 h.type);
         return ENC_ERR_PROTO;
     }
-    if (enc_reclog_find(h.seq, &sig, &data, &len) != ENC_OK) {
+    if (lookup(&q, &sig, &data, &len) != ENC_OK) {
         struct enc_frame_hdr m = {.type = ENC_MSG_LOG_MISSING, .src = (uint16_t)enc_eng.rank,
                                   .epoch = enc_eng.epoch, .seq = h.seq};
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "engine/coll.h"
+#include "recovery/ckpt.h"
 #include "recovery/reclog.h"
 
 /* dladdr() is not free; a small cache keyed by the return address keeps
@@ -54,7 +55,17 @@ void enc_sigrec_from_coll(struct enc_sigrec *s, const struct enc_coll *co, uint6
     s->dtype = co->sig->dtype;
     s->op = co->sig->op;
     s->len = len;
-    site_key(co->sig->site, &s->site_off, s->site_mod, sizeof(s->site_mod));
+    s->site_off = co->site_off;
+    snprintf(s->site_mod, sizeof(s->site_mod), "%s", co->site_mod);
+    s->occ = co->occ;
+    s->bootstrap = (uint8_t)co->bootstrap;
+}
+
+void enc_coll_site(struct enc_coll *co)
+{
+    site_key(co->sig->site, &co->site_off, co->site_mod, sizeof(co->site_mod));
+    co->bootstrap = enc_bootstrap_active();
+    co->occ = co->bootstrap ? enc_bootstrap_occurrence(co->site_mod, co->site_off) : 0;
 }
 
 void enc_sigrec_encode(const struct enc_sigrec *s, uint8_t out[ENC_SIGREC_WIRE])
@@ -70,6 +81,8 @@ void enc_sigrec_encode(const struct enc_sigrec *s, uint8_t out[ENC_SIGREC_WIRE])
     enc_w_u64(&w, s->site_off);
     enc_w_u64(&w, s->len);
     enc_w_bytes(&w, s->site_mod, sizeof(s->site_mod));
+    enc_w_u32(&w, s->occ);
+    enc_w_u8(&w, s->bootstrap);
     while (w.len < ENC_SIGREC_WIRE && !w.err)
         enc_w_u8(&w, 0);
 }
@@ -88,6 +101,8 @@ int enc_sigrec_decode(struct enc_sigrec *s, const uint8_t in[ENC_SIGREC_WIRE])
     enc_r_u64(&r, &s->site_off);
     enc_r_u64(&r, &s->len);
     enc_r_bytes(&r, s->site_mod, sizeof(s->site_mod));
+    enc_r_u32(&r, &s->occ);
+    enc_r_u8(&r, &s->bootstrap);
     s->root = (int32_t)root;
     s->site_mod[sizeof(s->site_mod) - 1] = '\0';
     return r.err ? ENC_ERR_PROTO : ENC_OK;

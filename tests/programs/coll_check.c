@@ -14,14 +14,16 @@
  * and nothing else, so the sorted output of two MPI implementations can be
  * compared byte for byte.  The input data make every result independent of
  * the reduction order, bit for bit: small integers for floating SUM, values
- * in {1,-1,2,0.5} for floating PROD, Gaussian integers u*(2+i) for complex
+ * in {1,-1,2,0.5} for floating PROD, no integer SUM or PROD overflow (see
+ * int_value), Gaussian integers u*(2+i) for complex
  * PROD (no partial product has a zero component, so no signed zero), modular
- * arithmetic for integers, no NaN and no -0.0 anywhere.  Digests cover only
+ * arithmetic for the user ops, no NaN and no -0.0 anywhere.  Digests cover only
  * significant bytes: 10 bytes of an x87 long double, pair types member by
  * member, never padding.
  *
  * Usage: coll_check [--counts a,b,...] [--reduced-above N] [--barrier-dir D]
- *        coll_check --big
+ *                   [--out-dir D]
+ *        coll_check --big [--out-dir D]
  *   --counts        element counts (default 0,1,1000,1048576)
  *   --reduced-above counts > N run a reduced sweep (default: none): every
  *                   datatype with its SUM, MAX, BXOR, LXOR, MAXLOC and user
@@ -31,6 +33,7 @@
  *                   datatype per memory layout
  *   --barrier-dir   every rank creates a file in D before each barrier and
  *                   checks after it that all ranks' files exist
+ *   --out-dir       write rank r's lines to D/rank.<r> instead of stdout
  *   --big           one MPI_Bcast and one in-place MPI_Allreduce (BOR) of
  *                   2 GiB + 16 bytes (MPI_UINT64_T), every byte checked
  * Exit 0 on success; a failed self-check prints to stderr and aborts.
@@ -163,6 +166,7 @@ static const char *const rkind_name[] = { "allreduce", "allreduce_inplace", "red
 #define NRKINDS 5
 
 static int rank, size;
+static FILE *outf; /* stdout, or <out-dir>/rank.<r> */
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void die(const char *fmt, ...)
@@ -242,6 +246,9 @@ static uint64_t digest(const struct dtype *d, const void *buf, size_t n)
 {
     const unsigned char *c = buf;
     uint64_t h = FNV_OFFSET;
+    if (d->kind < K_LD || (d->kind > K_CLD && d->kind < K_P_FI) || d->kind == K_P_FI ||
+        d->kind == K_P_II)
+        return fnv(h, c, n * d->extent); /* no padding: one pass */
     for (size_t i = 0; i < n; i++)
         h = digest_elem(h, d, c + i * d->extent);
     return h;
@@ -250,7 +257,7 @@ static uint64_t digest(const struct dtype *d, const void *buf, size_t n)
 static void print_case(const char *kind, const struct dtype *d, const char *op, size_t count,
                        int root, uint64_t h)
 {
-    printf("%s %s %s count=%zu root=%d digest=%016llx\n", kind, d ? d->name : "-", op, count,
+    fprintf(outf, "%s %s %s count=%zu root=%d digest=%016llx\n", kind, d ? d->name : "-", op, count,
            root, (unsigned long long)h);
 }
 
@@ -315,20 +322,34 @@ static void put_pair(void *e, enum kind k, int v, int idx)
 static bool is_real(enum kind k) { return k >= K_F && k <= K_CLD; }
 static bool is_pair(enum kind k) { return k >= K_P_FI; }
 
-/* Integer input for an op; every value works modulo 2^bits. */
-static int64_t int_value(enum gen g, int r, size_t i)
+/*
+ * Integer input for an op.  SUM and PROD never overflow even the 8-bit
+ * types: Open MPI 4.1.4's AVX kernels (op/avx) saturate 8- and 16-bit MPI_SUM
+ * (100 + 100 = 127 in MPI_SIGNED_CHAR), so wrap-around results would depend
+ * on which elements took the vector path.  PROD: only one rank per element
+ * contributes a factor other than +-1.
+ */
+static bool is_unsigned(enum kind k)
+{
+    return k == K_U8 || k == K_U16 || k == K_U32 || k == K_U64;
+}
+
+static int64_t int_value(enum gen g, enum kind k, int r, size_t i)
 {
     uint64_t x = rnd((int)g, r, i);
-    static const int64_t prod_vals[4] = { 1, 2, 3, -1 };
+    static const int64_t big_factor[4] = { 2, 3, -2, -3 };
     switch (g) {
-    case G_SUM: return (int64_t)(x % 256) - 128;
-    case G_PROD: return prod_vals[x % 4];
+    case G_SUM: return is_unsigned(k) ? (int64_t)(x % 31) : (int64_t)(x % 31) - 15;
+    case G_PROD:
+        if ((size_t)r == i % (size_t)size)
+            return is_unsigned(k) ? 2 + (int64_t)(x % 2) : big_factor[x % 4];
+        return (is_unsigned(k) || (x & 1)) ? 1 : -1;
     case G_LAND: return (x % 13 == 0) ? 0 : (int64_t)(x >> 58) + 1;
     case G_LOR: return (x % 13 == 0) ? (int64_t)(x >> 58) + 1 : 0;
     case G_LXOR: return (x & 1) ? (int64_t)(x >> 60) + 1 : 0;
     case G_UCOMM: return (int64_t)(x & 0xffffffffu);
     case G_UNONCOMM: return (int64_t)((x & 0xffffffff00000000ull) | 1ull << 32 | (x & 0xffffffffu));
-    default: return (int64_t)x; /* MAX/MIN, bitwise, bcast: all bits */
+    default: return (int64_t)x; /* MAX/MIN, bitwise, data movement: all bits */
     }
 }
 
@@ -378,7 +399,13 @@ static void fill_elem(const struct dtype *d, enum gen g, int r, size_t i, unsign
         real_value(g, r, i, &re, &im);
         put_real(e, d->kind, re, 0);
     } else {
-        put_int(e, d->kind, int_value(g, r, i));
+        int64_t v = int_value(g, d->kind, r, i);
+        /* Open MPI 4.1.4 reduces MPI_UNSIGNED_LONG MAX/MIN as signed and
+         * MPI_OFFSET MAX/MIN as unsigned (max(-7, 3) = -7): keep the sign bit
+         * clear so native mpirun is a usable reference for them. */
+        if (g == G_MAXMIN && (d->type == MPI_UNSIGNED_LONG || d->type == MPI_OFFSET))
+            v = (int64_t)((uint64_t)v >> 2);
+        put_int(e, d->kind, v);
     }
 }
 
@@ -490,7 +517,7 @@ static void run_reduce(enum rkind rk, const struct dtype *d, const struct op *o,
     if (have_result)
         print_case(rkind_name[rk], d, o->name, n, root, digest(d, out, n));
     else
-        printf("%s %s %s count=%zu root=%d digest=-\n", rkind_name[rk], d->name, o->name, n, root);
+        fprintf(outf, "%s %s %s count=%zu root=%d digest=-\n", rkind_name[rk], d->name, o->name, n, root);
     free(in);
     free(out);
 }
@@ -611,7 +638,7 @@ static int big(void)
     for (size_t i = 0; i < n; i++)
         if (buf[i] != mix(i ^ 0x5a5a))
             die("big bcast: wrong data at element %zu", i);
-    printf("big bcast MPI_UINT64_T count=%zu bytes=%zu root=%d ok\n", n, n * 8, root);
+    fprintf(outf, "big bcast MPI_UINT64_T count=%zu bytes=%zu root=%d ok\n", n, n * 8, root);
 
     for (size_t i = 0; i < n; i++)
         buf[i] = mix(i) & mask;
@@ -620,9 +647,24 @@ static int big(void)
     for (size_t i = 0; i < n; i++)
         if (buf[i] != mix(i))
             die("big allreduce: wrong data at element %zu", i);
-    printf("big allreduce_inplace MPI_UINT64_T MPI_BOR count=%zu bytes=%zu ok\n", n, n * 8);
+    fprintf(outf, "big allreduce_inplace MPI_UINT64_T MPI_BOR count=%zu bytes=%zu ok\n", n, n * 8);
     free(buf);
     return 0;
+}
+
+/* Lines go to stdout, line buffered so ranks' lines do not tear, or with
+ * --out-dir to one file per rank, which two launchers' runs can be diffed by. */
+static void open_out(const char *dir)
+{
+    char path[4096];
+    if (!dir) {
+        outf = stdout;
+        setvbuf(stdout, NULL, _IOLBF, 0);
+        return;
+    }
+    snprintf(path, sizeof(path), "%s/rank.%d", dir, rank);
+    if (!(outf = fopen(path, "w")))
+        die("cannot create %s: %s", path, strerror(errno));
 }
 
 /* ---- main -------------------------------------------------------------- */
@@ -647,6 +689,7 @@ int main(int argc, char **argv)
     size_t counts[MAX_COUNTS], ncounts = parse_counts(DEFAULT_COUNTS, counts);
     size_t reduced_above = SIZE_MAX;
     const char *bdir = NULL;
+    const char *odir = NULL;
     bool do_big = false;
     int nbarrier = 0;
 
@@ -662,13 +705,16 @@ int main(int argc, char **argv)
             reduced_above = strtoull(argv[++i], NULL, 10);
         } else if (!strcmp(argv[i], "--barrier-dir") && i + 1 < argc) {
             bdir = argv[++i];
+        } else if (!strcmp(argv[i], "--out-dir") && i + 1 < argc) {
+            odir = argv[++i];
         } else if (!strcmp(argv[i], "--big")) {
             do_big = true;
         } else {
             die("usage: coll_check [--counts a,b,...] [--reduced-above N] [--barrier-dir D] "
-                "[--big] (bad argument %s)", argv[i]);
+                "[--out-dir D] [--big] (bad argument %s)", argv[i]);
         }
     }
+    open_out(odir);
     check_types();
     setup_ops();
     if (do_big) {
@@ -678,7 +724,8 @@ int main(int argc, char **argv)
         for (size_t c = 0; c < ncounts; c++)
             sweep(counts[c], counts[c] > reduced_above, bdir, &nbarrier);
     }
-    fflush(stdout);
+    if (fclose(outf) != 0)
+        die("cannot write the output: %s", strerror(errno));
     MPI_Op_free(&ops[NOPS - 2].op);
     MPI_Op_free(&ops[NOPS - 1].op);
     MPI_Finalize();

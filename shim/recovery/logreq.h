@@ -1,0 +1,38 @@
+/*
+ * logreq.h - what a replaying rank asks a survivor on a log-service
+ * connection (payload of ENC_MSG_LOG_REQ; private to shim/recovery).
+ *
+ * The answer is LOG_MISSING, or LOG_RESULT carrying a struct enc_sigrec
+ * followed by sigrec.len bytes as DATA frames.  For checkpoint requests the
+ * sigrec says which checkpoint: kind ENC_COLL_CHECKPOINT, count = version,
+ * site_off = first sequence number after it.
+ */
+#ifndef ENC_RECOVERY_LOGREQ_H
+#define ENC_RECOVERY_LOGREQ_H
+
+#include <stdint.h>
+
+enum enc_logreq_what {
+    ENC_LOGREQ_SEQ = 1,        /* the result of collective seq */
+    ENC_LOGREQ_BOOTSTRAP = 2,  /* seq, else the bootstrap entry (site, occurrence) */
+    ENC_LOGREQ_CKPT_INFO = 3,  /* the survivor's committed checkpoint (no data) */
+    ENC_LOGREQ_CKPT_GLOBAL = 4,/* global state of checkpoint `version` */
+    ENC_LOGREQ_CKPT_LOCAL = 5, /* the replica of rank `rank`'s local state of `version` */
+};
+
+struct enc_logreq {
+    uint8_t what;
+    uint64_t seq;
+    uint64_t site_off;
+    char site_mod[40];
+    uint32_t occ;
+    uint32_t version;
+    uint32_t rank;
+};
+
+#define ENC_LOGREQ_WIRE 72
+
+void enc_logreq_encode(const struct enc_logreq *q, uint8_t out[ENC_LOGREQ_WIRE]);
+int enc_logreq_decode(struct enc_logreq *q, const uint8_t *in, size_t len);
+
+#endif
