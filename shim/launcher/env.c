@@ -106,6 +106,26 @@ static int add_preload(struct envb *e, const char *preload)
     return rv;
 }
 
+/* encore's sitecustomize (mpi4py set-up) goes first on PYTHONPATH. */
+static int add_pythonpath(struct envb *e)
+{
+    char dir[4096];
+    const char *old = getenv("PYTHONPATH");
+    char *v;
+    int rv;
+
+    if (enc_run_find_python_dir(dir, sizeof(dir)) == NULL)
+        return ENC_OK;
+    if (old == NULL || *old == '\0')
+        return env_set(e, "PYTHONPATH", dir);
+    if ((v = malloc(strlen(dir) + strlen(old) + 2)) == NULL)
+        return ENC_ERR_NOMEM;
+    sprintf(v, "%s:%s", dir, old);
+    rv = env_set(e, "PYTHONPATH", v);
+    free(v);
+    return rv;
+}
+
 int enc_run_env_base(const struct enc_run_opts *o, const char *tracker, const char *secret_hex,
                      const char *preload, char ***out)
 {
@@ -121,6 +141,8 @@ int enc_run_env_base(const struct enc_run_opts *o, const char *tracker, const ch
         rv = apply_x(&e, o);
     if (rv == 0 && preload != NULL)
         rv = add_preload(&e, preload);
+    if (rv == 0)
+        rv = add_pythonpath(&e);
     if (rv == 0 && (rv = env_set(&e, "OMPI_MCA_ess_singleton_isolated", "1")) == 0 &&
         (rv = env_set(&e, "ENCORE_TRACKER", tracker)) == 0 &&
         (rv = env_set(&e, "ENCORE_SECRET", secret_hex)) == 0)

@@ -11,4 +11,4 @@ encore_run_SOURCES += \
 	shim/launcher/output.c \
 	shim/launcher/restart.c \
 	shim/launcher/job.c
-encore_run_CFLAGS = $(AM_CFLAGS) -DENC_LIBDIR=\"$(libdir)\"
+encore_run_CFLAGS = $(AM_CFLAGS) -DENC_LIBDIR=\"$(libdir)\" -DENC_PKGLIBDIR=\"$(pkglibdir)\"

@@ -1,7 +1,8 @@
 /*
- * preload.c - finding the program and the libencore.so to preload into it:
- * $ENCORE_LIB, else next to encore-run in a build tree (.libs/), else the
- * installed ../lib, else the configured libdir.
+ * preload.c - finding the program, the libencore.so to preload into it
+ * ($ENCORE_LIB, else next to encore-run in a build tree (.libs/), else the
+ * installed ../lib, else the configured libdir) and encore's Python
+ * start-up directory (python/ in a build tree, else pkglibdir/python).
  */
 #include "enc.h"
 #include "launcher/run.h"
@@ -14,6 +15,9 @@
 
 #ifndef ENC_LIBDIR
 #define ENC_LIBDIR "/usr/local/lib"
+#endif
+#ifndef ENC_PKGLIBDIR
+#define ENC_PKGLIBDIR "/usr/local/lib/encore"
 #endif
 
 static int readable(const char *p) { return access(p, R_OK) == 0; }
@@ -41,6 +45,29 @@ const char *enc_run_find_libencore(char *buf, size_t cap)
     }
     snprintf(buf, cap, "%s/libencore.so", ENC_LIBDIR);
     return readable(buf) ? buf : NULL;
+}
+
+const char *enc_run_find_python_dir(char *buf, size_t cap)
+{
+    char exe[PATH_MAX], probe[PATH_MAX + 32];
+    ssize_t n;
+
+    if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) > 0) {
+        exe[n] = '\0';
+        char *dir = dirname(exe);
+        static const char *rel[] = {"python", "../lib/encore/python"};
+
+        for (size_t i = 0; i < ENC_ARRAY_SIZE(rel); i++) {
+            snprintf(probe, sizeof(probe), "%s/%s/sitecustomize.py", dir, rel[i]);
+            if (readable(probe)) {
+                snprintf(buf, cap, "%s/%s", dir, rel[i]);
+                return buf;
+            }
+        }
+    }
+    snprintf(buf, cap, "%s/python", ENC_PKGLIBDIR);
+    snprintf(probe, sizeof(probe), "%s/sitecustomize.py", buf);
+    return readable(probe) ? buf : NULL;
 }
 
 int enc_run_resolve_program(const char *prog, char *buf, size_t cap)

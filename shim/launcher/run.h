@@ -63,6 +63,8 @@ int enc_elf_needs_libencore(const char *path);
 
 /* preload.c: the libencore.so to preload, or NULL if none was found. */
 const char *enc_run_find_libencore(char *buf, size_t cap);
+/* Directory holding encore's sitecustomize.py, or NULL. */
+const char *enc_run_find_python_dir(char *buf, size_t cap);
 /* The program resolved along PATH into buf; ENC_ERR_INVAL when not found. */
 int enc_run_resolve_program(const char *prog, char *buf, size_t cap);
 

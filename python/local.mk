@@ -1,0 +1,11 @@
+# python: the sitecustomize encore-run puts on PYTHONPATH (mpi4py set-up).
+encorepythondir = $(pkglibdir)/python
+dist_encorepython_DATA = python/sitecustomize.py
+
+# encore-run in a build tree finds it next to itself.
+all-local: python-build-copy
+python-build-copy:
+	@$(MKDIR_P) python
+	@test "$(srcdir)" = "." || cp -p $(srcdir)/python/sitecustomize.py python/
+CLEANFILES += python/sitecustomize.pyc
+.PHONY: python-build-copy
