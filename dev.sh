@@ -58,10 +58,10 @@ demo() {
     make -s bench/kmeans >/dev/null
     say "k-means, 4 ranks, fault-free, native Open MPI"
     OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-        mpirun -n 4 --oversubscribe ./bench/kmeans 60 | tee native.out
+        mpirun -n 4 --oversubscribe ./bench/kmeans 60 42 200000 | tee native.out
     say "k-means, 4 ranks under encore-run; rank 2 is SIGKILLed at its 40th collective"
     ENCORE_LOG=info "$PREFIX/bin/encore-run" -n 4 --inject kill:rank=2:op=40 \
-        ./bench/kmeans 60 2> demo.err | tee encore.out
+        ./bench/kmeans 60 42 200000 2> demo.err | tee encore.out
     grep -E 'died|restart|replay|caught up|recovery|summary|resumed' demo.err | head -20 || true
     if cmp -s native.out encore.out; then
         say "identical to the fault-free native run: recovery is exact"

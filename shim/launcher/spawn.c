@@ -6,6 +6,7 @@
 #include "enc.h"
 #include "launcher/run.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -14,8 +15,10 @@
 #include <unistd.h>
 
 static void child(const char *path, char **argv, char **env, const char *bind_to, int rank,
-                  int out_w, int err_w)
+                  int out_w, int err_w, int exec_w)
 {
+    int e;
+
     sigset_t none;
 
     sigemptyset(&none);
@@ -26,8 +29,25 @@ static void child(const char *path, char **argv, char **env, const char *bind_to
     if (bind_to != NULL && strcmp(bind_to, "none") != 0 && enc_topo_bind(bind_to, rank) != 0)
         fprintf(stderr, "encore-run: warning: rank %d: cannot bind to %s\n", rank, bind_to);
     execve(path, argv, env);
+    e = errno;
     fprintf(stderr, "encore-run: cannot run %s: %m\n", path);
+    if (write(exec_w, &e, sizeof(e)) < 0)
+        _exit(126);
     _exit(127);
+}
+
+/* The exec-status pipe is close-on-exec: EOF means the program started,
+ * an errno means it never will (no point restarting it). */
+static int exec_result(int exec_r)
+{
+    int e = 0;
+    ssize_t n;
+
+    do
+        n = read(exec_r, &e, sizeof(e));
+    while (n < 0 && errno == EINTR);
+    close(exec_r);
+    return n == (ssize_t)sizeof(e) ? ENC_ERR_INVAL : ENC_OK;
 }
 
 static int make_pipe(int p[2])
@@ -51,10 +71,11 @@ int enc_run_spawn(const char *path, char **argv, char **env, const char *bind_to
                   int tag_output, struct enc_run_stream *out, struct enc_run_stream *err,
                   pid_t *pid)
 {
-    int po[2] = {-1, -1}, pe[2] = {-1, -1};
+    int po[2] = {-1, -1}, pe[2] = {-1, -1}, px[2] = {-1, -1};
     int rv;
 
-    if (tag_output && ((rv = make_pipe(po)) != 0 || (rv = make_pipe(pe)) != 0))
+    if ((tag_output && ((rv = make_pipe(po)) != 0 || (rv = make_pipe(pe)) != 0)) ||
+        (rv = make_pipe(px)) != 0)
         goto fail;
     if ((*pid = fork()) < 0) {
         ENC_ERROR("run", "fork: %m");
@@ -62,7 +83,16 @@ int enc_run_spawn(const char *path, char **argv, char **env, const char *bind_to
         goto fail;
     }
     if (*pid == 0)
-        child(path, argv, env, bind_to, rank, po[1], pe[1]);
+        child(path, argv, env, bind_to, rank, po[1], pe[1], px[1]);
+    close(px[1]);
+    px[1] = -1;
+    if ((rv = exec_result(px[0])) != ENC_OK) {
+        px[0] = -1;
+        waitpid(*pid, NULL, 0);
+        *pid = 0;
+        goto fail;
+    }
+    px[0] = -1;
     if (tag_output) {
         close(po[1]);
         close(pe[1]);
@@ -78,6 +108,8 @@ fail:
             close(po[i]);
         if (pe[i] >= 0)
             close(pe[i]);
+        if (px[i] >= 0)
+            close(px[i]);
     }
     return rv;
 }

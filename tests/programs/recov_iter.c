@@ -24,6 +24,8 @@
  * Options:
  *   --iters N      iterations (default 100)
  *   --seed-root R  root of the seed broadcast (default size - 1)
+ *   --clock-seed 0 a restarted root draws the fixed seed too (for
+ *                  --policy fail-all, where no log overwrites it)
  *   --count C      doubles per allreduce (default 64)
  *   --big B        doubles of the large allreduce (default 0: none)
  *   --big-every E  the large allreduce replaces iteration i's when
@@ -70,6 +72,7 @@ int main(int argc, char **argv)
     long diverge_op = opt(argc, argv, "--diverge-op", -1);
     long nap = opt(argc, argv, "--usleep", 0);
     long trace = opt(argc, argv, "--trace", 0);
+    long clock_seed = opt(argc, argv, "--clock-seed", 1);
     long seed_root;
     const char *inc_s = getenv("ENCORE_INCARNATION");
     uint64_t inc = inc_s != NULL ? strtoull(inc_s, NULL, 10) : 0;
@@ -88,7 +91,7 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     seed_root = opt(argc, argv, "--seed-root", size - 1);
-    if (inc == 0) {
+    if (inc == 0 || !clock_seed) {
         seed = 0x5eed;
     } else {
         struct timespec ts;

@@ -1,0 +1,39 @@
+#!/bin/sh
+# recovery_random.sh - 8 ranks of an iterative k-means (tests/programs/
+# recov_kmeans, a copy of bench/kmeans.c: Allreduce + Bcast only, int64 sums)
+# under --inject random:every=2:seed=S (a SIGKILL of a random rank every
+# 2 s; issue 3, item 9).  The fault-free run takes about 8-10 s here, so
+# several ranks die, some while others replay; the final centroids and
+# inertia (hex floats) must be bit-identical to the fault-free encore-run
+# (tests/integration/kmeans_native_vs_encore.sh shows that equals native
+# mpirun), and at least 2 restarts must really have happened.
+# REC_RANDOM_SEED overrides the seed (default 2).
+set -eu
+# shellcheck disable=SC2034 # read by lib.sh
+ENC_LIMIT=150
+. "${top_srcdir:-.}/tests/integration/lib.sh"
+. "$ENC_SRCDIR/tests/integration/recovery_lib.sh"
+
+enc_require_program "$REC_KMEANS"
+enc_require_launchers
+enc_tmpdir
+
+seed=${REC_RANDOM_SEED:-2}
+args="16000 42 400 16 8" # iterations seed points-per-rank k dim
+# shellcheck disable=SC2086 # args is a list
+rec_run free 8 "$REC_KMEANS" $args
+[ "$REC_RC" -eq 0 ] || { rec_show free; enc_fail "fault-free run exited $REC_RC"; }
+[ "$(grep -c '^centroid ' "$ENC_TMP/free.out")" -eq 16 ] && grep -q '^inertia 0x' "$ENC_TMP/free.out" ||
+    enc_fail "fault-free output incomplete: $(cat "$ENC_TMP/free.out")"
+cp "$ENC_TMP/free.out" "$ENC_TMP/free.ref"
+free_ms=$REC_MS
+
+# shellcheck disable=SC2086 # args is a list
+rec_run random 8 --max-restarts 30 --inject "random:every=2:seed=$seed" "$REC_KMEANS" $args
+rec_ok random free
+kills=$(rec_count random 'run: warning: inject: killing rank')
+restarts=$(sed -n 's/^encore: job summary: 8 ranks, \([0-9]*\) restarts,.*/\1/p' "$ENC_TMP/random.err")
+[ "${restarts:-0}" -ge 2 ] && [ "$kills" -ge 2 ] ||
+    { rec_show random; enc_fail "want >= 2 random kills and restarts, got $kills kills, ${restarts:-no} restarts"; }
+enc_log "ok random: seed $seed, $kills kills, $restarts restarts, $REC_MS ms (fault-free $free_ms ms)"
+enc_finish
