@@ -17,6 +17,11 @@ void enc_logreq_encode(const struct enc_logreq *q, uint8_t out[ENC_LOGREQ_WIRE])
     enc_w_u32(&w, q->occ);
     enc_w_u32(&w, q->version);
     enc_w_u32(&w, q->rank);
+    enc_w_u8(&w, q->kind);
+    enc_w_u32(&w, (uint32_t)q->root);
+    enc_w_u64(&w, q->count);
+    enc_w_u32(&w, q->dtype);
+    enc_w_u32(&w, q->op);
     while (w.len < ENC_LOGREQ_WIRE && !w.err)
         enc_w_u8(&w, 0);
 }
@@ -24,6 +29,7 @@ void enc_logreq_encode(const struct enc_logreq *q, uint8_t out[ENC_LOGREQ_WIRE])
 int enc_logreq_decode(struct enc_logreq *q, const uint8_t *in, size_t len)
 {
     struct enc_rbuf r;
+    uint32_t root;
 
     if (len != ENC_LOGREQ_WIRE)
         return ENC_ERR_PROTO;
@@ -35,6 +41,12 @@ int enc_logreq_decode(struct enc_logreq *q, const uint8_t *in, size_t len)
     enc_r_u32(&r, &q->occ);
     enc_r_u32(&r, &q->version);
     enc_r_u32(&r, &q->rank);
+    enc_r_u8(&r, &q->kind);
+    enc_r_u32(&r, &root);
+    enc_r_u64(&r, &q->count);
+    enc_r_u32(&r, &q->dtype);
+    enc_r_u32(&r, &q->op);
+    q->root = (int32_t)root;
     q->site_mod[sizeof(q->site_mod) - 1] = '\0';
     if (r.err || q->what < ENC_LOGREQ_SEQ || q->what > ENC_LOGREQ_CKPT_LOCAL)
         return ENC_ERR_PROTO;

@@ -28,9 +28,16 @@ struct enc_logreq {
     uint32_t occ;
     uint32_t version;
     uint32_t rank;
+    /* the caller's arguments: a bootstrap entry is matched on them first
+     * (call sites may differ between ranks), the site only breaks ties */
+    uint8_t kind;
+    int32_t root;
+    uint64_t count;
+    uint32_t dtype;
+    uint32_t op;
 };
 
-#define ENC_LOGREQ_WIRE 72
+#define ENC_LOGREQ_WIRE 96
 
 void enc_logreq_encode(const struct enc_logreq *q, uint8_t out[ENC_LOGREQ_WIRE]);
 int enc_logreq_decode(struct enc_logreq *q, const uint8_t *in, size_t len);

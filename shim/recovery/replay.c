@@ -148,7 +148,10 @@ int enc_replay(struct enc_coll *co)
     if (gather && dst == NULL)
         return ENC_ERR_NOMEM;
     struct enc_logreq q = {.what = co->bootstrap ? ENC_LOGREQ_BOOTSTRAP : ENC_LOGREQ_SEQ,
-                           .seq = seq, .site_off = co->site_off, .occ = co->occ};
+                           .seq = seq, .site_off = co->site_off, .occ = co->occ,
+                           .kind = co->sig->kind, .root = co->sig->root,
+                           .count = co->sig->count, .dtype = co->sig->dtype,
+                           .op = co->sig->op};
 
     snprintf(q.site_mod, sizeof(q.site_mod), "%s", co->site_mod);
     enc_sigrec_from_coll(&mine, co, co->bytes);

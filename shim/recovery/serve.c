@@ -47,6 +47,12 @@ static int send_result(int fd, uint64_t seq, const struct enc_sigrec *sig, const
     return ENC_OK;
 }
 
+static int args_match(const struct enc_logreq *q, const struct enc_sigrec *s)
+{
+    return q->kind == s->kind && q->root == s->root && q->count == s->count &&
+           q->dtype == s->dtype && q->op == s->op;
+}
+
 /* Finds what q asks for; ENC_ERR_LOST when this rank does not have it. */
 static int lookup(const struct enc_logreq *q, struct enc_sigrec *sig, const void **data,
                   size_t *len)
@@ -58,11 +64,12 @@ static int lookup(const struct enc_logreq *q, struct enc_sigrec *sig, const void
     case ENC_LOGREQ_SEQ:
         return enc_reclog_find(q->seq, sig, data, len);
     case ENC_LOGREQ_BOOTSTRAP:
+        /* in order (the usual case), whatever the call sites */
         rv = enc_reclog_find(q->seq, sig, data, len);
-        if (rv == ENC_OK && sig->bootstrap && sig->occ == q->occ &&
-            sig->site_off == q->site_off && strcmp(sig->site_mod, q->site_mod) == 0)
+        if (rv == ENC_OK && args_match(q, sig))
             return ENC_OK;
-        return enc_reclog_find_bootstrap(q->site_mod, q->site_off, q->occ, sig, data, len);
+        rv = enc_reclog_find_bootstrap(q->site_mod, q->site_off, q->occ, sig, data, len);
+        return rv == ENC_OK && args_match(q, sig) ? ENC_OK : ENC_ERR_LOST;
     default:
         break;
     }
