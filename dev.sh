@@ -15,7 +15,7 @@ ROOT=$(cd "$(dirname "$0")" && pwd)
 BUILD=$ROOT/_build
 PREFIX=$ROOT/_install
 PACKAGES="build-essential autoconf automake libtool pkg-config openmpi-bin
-libopenmpi-dev libhwloc-dev hwloc libcriterion-dev libssl-dev python3
+libopenmpi-dev libhwloc-dev hwloc libcriterion-dev libssl-dev libdw-dev python3
 python3-mpi4py gfortran iproute2 procps gnuplot-nox"
 
 say() { printf '==> %s\n' "$*"; }

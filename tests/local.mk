@@ -78,7 +78,12 @@ tests_programs_recov_iter_LDADD = $(MPI_LIBS)
 tests_programs_recov_kmeans_SOURCES = tests/programs/recov_kmeans.c
 tests_programs_recov_kmeans_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 tests_programs_recov_kmeans_LDADD = $(MPI_LIBS)
-EXTRA_DIST += tests/integration/recovery_lib.sh
+TESTS += tests/integration/recovery_kill.sh tests/integration/recovery_stop.sh \
+	tests/integration/recovery_fail.sh tests/integration/recovery_overlap.sh \
+	tests/integration/recovery_random.sh
+EXTRA_DIST += tests/integration/recovery_lib.sh tests/integration/recovery_kill.sh \
+	tests/integration/recovery_stop.sh tests/integration/recovery_fail.sh \
+	tests/integration/recovery_overlap.sh tests/integration/recovery_random.sh
 endif
 
 # Integration: coll_check / mpi4py / junk peers against native Open MPI.

@@ -120,9 +120,12 @@ static void log_finished(const struct enc_coll *co, double t0, int replayed)
     if (enc_log_level() < ENC_LOG_INFO)
         return;
     enc_callsite_format(co->sig->site, site, sizeof(site));
-    ENC_INFO("coll", "%s (%s) %s version %d, seq %llu, %.6f s",
-             enc_coll_kind_name(co->sig->kind), site, replayed ? "replayed" : "finished",
-             encore_version(), (unsigned long long)co->ctx.seq, enc_now_s() - t0);
+    ENC_INFO("coll", "%s (%s#%llux%s) %s version %d, seq %llu, %.6f s",
+             enc_coll_kind_name(co->sig->kind), site, (unsigned long long)co->sig->count,
+             co->sig->dtype < ENC_T_COUNT ? enc_type_name((enum enc_type)co->sig->dtype)
+                                          : "B",
+             replayed ? "replayed" : "finished", encore_version(),
+             (unsigned long long)co->ctx.seq, enc_now_s() - t0);
 }
 
 static void fail(const struct enc_coll *co, int rv)
