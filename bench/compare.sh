@@ -5,6 +5,8 @@
 # For ranks in BENCH_RANKS (default 2 4) runs bench/allreduce_bench for the
 # sizes in BENCH_SIZES (default 8 65536 1048576 16777216 bytes) under
 #   encore   encore-run -n N
+#   norec    encore-run -n N with ENCORE_RECOVERY=0 (same engine, no result
+#            log): encore/norec is the fault-free cost of recovery
 #   native   mpirun -n N (default transports: shared memory)
 #   tcp      mpirun -n N --mca pml ob1 --mca btl tcp,self (TCP on loopback)
 # and prints a table of median times with the ratios encore/native and
@@ -30,17 +32,18 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 measure() { # mode ranks
     case $1 in
     encore) timeout "$limit" "$run" -n "$2" "$prog" $sizes ;;
+    norec) ENCORE_RECOVERY=0 timeout "$limit" "$run" -n "$2" "$prog" $sizes ;;
     native) timeout "$limit" mpirun -n "$2" --oversubscribe "$prog" $sizes ;;
     tcp) timeout "$limit" mpirun -n "$2" --oversubscribe --mca pml ob1 --mca btl tcp,self \
         "$prog" $sizes ;;
     esac
 }
 
-for mode in encore native tcp; do
+for mode in encore norec native tcp; do
     : >"$out/$mode.dat"
 done
 for n in $ranks; do
-    for mode in encore native tcp; do
+    for mode in encore norec native tcp; do
         echo "compare.sh: $mode -n $n ..." >&2
         measure "$mode" "$n" >>"$out/$mode.dat" ||
             { echo "compare.sh: $mode -n $n failed" >&2; exit 1; }
@@ -50,17 +53,18 @@ done
 {
     echo "# allreduce_bench (doubles, MPI_SUM), median of iterations; $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores"
     echo "# command: top_builddir=$b sh bench/compare.sh  (BENCH_RANKS='$ranks' BENCH_SIZES='$sizes')"
-    printf '%-10s %5s %12s %12s %12s %10s %10s\n' bytes ranks encore_us native_us tcp_us enc/nat enc/tcp
+    printf '%-10s %5s %12s %12s %12s %12s %9s %9s %9s\n' bytes ranks encore_us norec_us \
+        native_us tcp_us enc/norec enc/nat enc/tcp
     awk 'FNR == 1 { f++ }
          { key = $1 " " $2; t[f, key] = $3; if (f == 1) keys[++nk] = key }
          END {
            for (i = 1; i <= nk; i++) {
              split(keys[i], k, " ")
-             e = t[1, keys[i]]; n = t[2, keys[i]]; c = t[3, keys[i]]
-             printf "%-10s %5s %12.2f %12.2f %12.2f %10.2f %10.2f\n", k[1], k[2], e, n, c,
-                    (n > 0 ? e / n : 0), (c > 0 ? e / c : 0)
+             e = t[1, keys[i]]; r = t[2, keys[i]]; n = t[3, keys[i]]; c = t[4, keys[i]]
+             printf "%-10s %5s %12.2f %12.2f %12.2f %12.2f %9.2f %9.2f %9.2f\n", k[1], k[2],
+                    e, r, n, c, (r > 0 ? e / r : 0), (n > 0 ? e / n : 0), (c > 0 ? e / c : 0)
            }
-         }' "$out/encore.dat" "$out/native.dat" "$out/tcp.dat"
+         }' "$out/encore.dat" "$out/norec.dat" "$out/native.dat" "$out/tcp.dat"
 } | tee "$out/table.txt"
 
 if command -v gnuplot >/dev/null 2>&1; then

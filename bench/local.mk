@@ -2,7 +2,10 @@
 # `make bench` builds them and runs bench/compare.sh (results in
 # bench/results/ of the build directory).  kmeans is also a check program:
 # tests/integration/kmeans_native_vs_encore.sh and the recovery tests use it.
-EXTRA_PROGRAMS = bench/allreduce_bench
+EXTRA_PROGRAMS = bench/allreduce_bench bench/replay_bench
+bench_replay_bench_SOURCES = bench/replay_bench.c
+bench_replay_bench_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+bench_replay_bench_LDADD = $(MPI_LIBS)
 bench_allreduce_bench_SOURCES = bench/allreduce_bench.c
 bench_allreduce_bench_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 bench_allreduce_bench_LDADD = $(MPI_LIBS)
@@ -12,8 +15,12 @@ bench_kmeans_SOURCES = bench/kmeans.c
 bench_kmeans_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 bench_kmeans_LDADD = $(MPI_LIBS)
 
-CLEANFILES += bench/allreduce_bench
-EXTRA_DIST += bench/compare.sh bench/README.md
+CLEANFILES += bench/allreduce_bench bench/replay_bench
+EXTRA_DIST += bench/compare.sh bench/recovery.sh bench/README.md
+
+.PHONY: bench-recovery
+bench-recovery: bench/replay_bench bench/kmeans encore-run libencore.la
+	top_builddir=$(top_builddir) $(SHELL) $(srcdir)/bench/recovery.sh
 
 .PHONY: bench
 bench: bench/allreduce_bench bench/kmeans encore-run libencore.la

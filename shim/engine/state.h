@@ -58,6 +58,8 @@ struct enc_engine {
     uint64_t replay_until;    /* collectives below this are answered from the log */
     uint64_t *peer_completed; /* per rank, from the last RESUME */
     uint64_t replayed;        /* collectives answered from the log */
+    uint64_t replayed_bytes;  /* result bytes they carried */
+    double replay_s;          /* time spent fetching them */
     double recovery_s;        /* time spent waiting in recovery */
 
     /* tunables, read once */

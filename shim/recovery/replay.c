@@ -142,6 +142,7 @@ int enc_replay(struct enc_coll *co)
     uint64_t seq = co->ctx.seq;
     struct enc_sigrec mine, logged;
     int gather = co->sig->kind == ENC_COLL_ALLGATHERV;
+    double t0 = enc_now_s();
     uint8_t *dst = gather ? enc_scratch_get(ENC_SCRATCH_ALGO, co->bytes) : co->result;
     int rv;
 
@@ -174,9 +175,12 @@ int enc_replay(struct enc_coll *co)
                   (unsigned long long)seq, mine.site_mod, (unsigned long long)mine.site_off,
                   logged.site_mod, (unsigned long long)logged.site_off);
     enc_eng.replayed++;
+    enc_eng.replayed_bytes += co->bytes;
+    enc_eng.replay_s += enc_now_s() - t0;
     if (seq + 1 == enc_eng.replay_until)
-        ENC_INFO("replay", "caught up with the survivors at seq %llu (%llu replayed)",
-                 (unsigned long long)enc_eng.replay_until,
-                 (unsigned long long)enc_eng.replayed);
+        ENC_INFO("replay", "caught up with the survivors at seq %llu: %llu collectives, "
+                 "%llu bytes replayed in %.6f s",
+                 (unsigned long long)enc_eng.replay_until, (unsigned long long)enc_eng.replayed,
+                 (unsigned long long)enc_eng.replayed_bytes, enc_eng.replay_s);
     return ENC_OK;
 }
