@@ -7,5 +7,7 @@ all-local: python-build-copy
 python-build-copy:
 	@$(MKDIR_P) python
 	@test "$(srcdir)" = "." || cp -p $(srcdir)/python/sitecustomize.py python/
-CLEANFILES += python/sitecustomize.pyc
-.PHONY: python-build-copy
+clean-local: python-build-clean
+python-build-clean:
+	@test "$(srcdir)" = "." || rm -f python/sitecustomize.py
+.PHONY: python-build-copy python-build-clean
