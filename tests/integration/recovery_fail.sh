@@ -28,7 +28,7 @@ rec_fails() {
 }
 
 # -- replay divergence ---------------------------------------------------------
-sig='allreduce count=%s dtype=double op=%s root=-1 at recov_iter\+0x[0-9a-f]+'
+sig='allreduce count=%s dtype=double op=%s root=-1 at [^;]+' # site: module+offset or file:line
 rec_run divcount 4 --inject kill:rank=2:op=50 "$REC_ITER" --iters 100 --diverge 5
 rec_fails divcount
 # shellcheck disable=SC2059 # sig is the format
