@@ -94,16 +94,8 @@ static int run_once(struct enc_coll *co)
 
     if ((rv = enc_engine_poll_tracker()) != ENC_OK)
         return rv;
-    if (enc_eng.seq < enc_eng.replay_until) {
-        rv = enc_replay(co);
-        if (rv != ENC_ERR_LOST || !co->bootstrap)
-            return rv;
-        /* A bootstrap collective nobody made yet (this rank died in the
-         * bootstrap phase and now runs it out of order): run it live at
-         * the survivors' frontier. */
-        co->ctx.seq = enc_eng.replay_until;
-        co->ahead = 1;
-    }
+    if (enc_eng.seq < enc_eng.replay_until)
+        return enc_replay(co);
     if ((rv = prepare(co)) != ENC_OK)
         return rv;
     if (enc_eng.size == 1 || (co->bytes == 0 && co->sig->kind != ENC_COLL_BARRIER &&
@@ -154,7 +146,6 @@ int enc_run_coll(struct enc_coll *co)
         enc_coll_site(co);
     for (;;) {
         co->ctx.seq = enc_eng.seq;
-        co->ahead = 0;
         replayed = enc_eng.seq < enc_eng.replay_until;
         if ((rv = run_once(co)) == ENC_OK)
             break;
@@ -162,10 +153,6 @@ int enc_run_coll(struct enc_coll *co)
             fail(co, rv);
         if ((rv = enc_recover()) != ENC_OK)
             fail(co, rv);
-    }
-    if (co->ahead) {
-        replayed = 0;
-        enc_eng.replay_until++;
     }
     enc_reclog_record(co); /* a replayed result re-fills this rank's share */
     if (!replayed && co->sig->kind != ENC_COLL_BCAST)

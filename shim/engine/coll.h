@@ -29,7 +29,6 @@ struct enc_coll {
     char site_mod[40];
     uint32_t occ;
     int bootstrap;
-    int ahead;                  /* run live at the survivors' frontier, out of order */
 };
 
 /* Fills co->site_* / occ / bootstrap (recovery/sigrec.c). */

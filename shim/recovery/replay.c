@@ -110,7 +110,7 @@ static int try_peers(const struct enc_logreq *q, int root, struct enc_sigrec *si
     uint64_t seq = q->seq;
     /* a bootstrap entry may sit at any seq the peer completed */
     uint64_t need = q->what == ENC_LOGREQ_BOOTSTRAP ? 0 : seq;
-    int rv = ENC_ERR_LOST;
+    int rv, unreachable = 0;
 
     for (int pass = 0; pass < 2; pass++) {
         for (int i = 0; i < enc_eng.size; i++) {
@@ -122,11 +122,15 @@ static int try_peers(const struct enc_logreq *q, int root, struct enc_sigrec *si
                 enc_reclog_is_holder(seq, root, peer) != (pass == 0))
                 continue;
             rv = enc_log_fetch(peer, q, sig, dst, len, NULL);
-            if (rv != ENC_ERR_LOST && rv != ENC_ERR_PEER_RESET)
+            if (rv == ENC_ERR_PEER_RESET)
+                unreachable++; /* that rank may be dying or in recovery itself */
+            else if (rv != ENC_ERR_LOST)
                 return rv;
         }
     }
-    return rv;
+    /* "Lost" only when every candidate answered: an unreachable one means a
+     * new failure, and the caller recovers and asks again in the new epoch. */
+    return unreachable ? ENC_ERR_PEER_RESET : ENC_ERR_LOST;
 }
 
 static void deliver_allgatherv(struct enc_coll *co, const uint8_t *packed)
@@ -137,43 +141,54 @@ static void deliver_allgatherv(struct enc_coll *co, const uint8_t *packed)
     }
 }
 
+/* Asks the survivors: by call site and occurrence first while this rank is
+ * in its bootstrap phase (it may make those collectives in another order),
+ * then by sequence number, checking the logged signature. */
+static int fetch_result(struct enc_coll *co, uint8_t *dst, struct enc_sigrec *logged)
+{
+    int root = co->sig->kind == ENC_COLL_BCAST ? co->root : -1;
+    struct enc_logreq q = {.what = ENC_LOGREQ_BOOTSTRAP, .seq = co->ctx.seq,
+                           .site_off = co->site_off, .occ = co->occ,
+                           .kind = co->sig->kind, .root = co->sig->root,
+                           .count = co->sig->count, .dtype = co->sig->dtype,
+                           .op = co->sig->op};
+    int rv;
+
+    snprintf(q.site_mod, sizeof(q.site_mod), "%s", co->site_mod);
+    if (co->bootstrap) {
+        rv = try_peers(&q, root, logged, dst, co->bytes);
+        if (rv != ENC_ERR_LOST)
+            return rv;
+    }
+    q.what = ENC_LOGREQ_SEQ;
+    return try_peers(&q, root, logged, dst, co->bytes);
+}
+
 int enc_replay(struct enc_coll *co)
 {
     uint64_t seq = co->ctx.seq;
     struct enc_sigrec mine, logged;
     int gather = co->sig->kind == ENC_COLL_ALLGATHERV;
-    double t0 = enc_now_s();
     uint8_t *dst = gather ? enc_scratch_get(ENC_SCRATCH_ALGO, co->bytes) : co->result;
+    double t0 = enc_now_s();
     int rv;
 
     if (gather && dst == NULL)
         return ENC_ERR_NOMEM;
-    struct enc_logreq q = {.what = co->bootstrap ? ENC_LOGREQ_BOOTSTRAP : ENC_LOGREQ_SEQ,
-                           .seq = seq, .site_off = co->site_off, .occ = co->occ,
-                           .kind = co->sig->kind, .root = co->sig->root,
-                           .count = co->sig->count, .dtype = co->sig->dtype,
-                           .op = co->sig->op};
-
-    snprintf(q.site_mod, sizeof(q.site_mod), "%s", co->site_mod);
     enc_sigrec_from_coll(&mine, co, co->bytes);
-    rv = try_peers(&q, co->sig->kind == ENC_COLL_BCAST ? co->root : -1, &logged, dst,
-                   co->bytes);
+    rv = fetch_result(co, dst, &logged);
     if (rv == ENC_ERR_DIVERGED || (rv == ENC_OK && !same_call(&mine, &logged)))
         diverged(&mine, &logged);
-    if (rv == ENC_ERR_LOST && !co->bootstrap) {
+    if (rv == ENC_ERR_LOST) {
         ENC_ERROR("replay", "result of collective seq %llu is lost: every rank that held it "
-                  "died (more simultaneous failures than ENCORE_REPLICAS)",
-                  (unsigned long long)seq);
+                  "died (more simultaneous failures than ENCORE_REPLICAS=%lld)",
+                  (unsigned long long)seq, enc_tunable_ll(ENC_TUNE_REPLICAS));
         return ENC_ERR_LOST;
     }
     if (rv != ENC_OK)
         return rv;
     if (gather)
         deliver_allgatherv(co, dst);
-    if (strcmp(mine.site_mod, logged.site_mod) != 0 || mine.site_off != logged.site_off)
-        ENC_DEBUG("replay", "seq %llu: call site %s+0x%llx differs from the logger's %s+0x%llx",
-                  (unsigned long long)seq, mine.site_mod, (unsigned long long)mine.site_off,
-                  logged.site_mod, (unsigned long long)logged.site_off);
     enc_eng.replayed++;
     enc_eng.replayed_bytes += co->bytes;
     enc_eng.replay_s += enc_now_s() - t0;

@@ -47,10 +47,15 @@ static int send_result(int fd, uint64_t seq, const struct enc_sigrec *sig, const
     return ENC_OK;
 }
 
-static int args_match(const struct enc_logreq *q, const struct enc_sigrec *s)
+/* A bootstrap entry answers only the same call: site, occurrence and
+ * arguments.  Anything less falls back to the lookup by sequence number,
+ * where a difference is reported as a replay divergence. */
+static int key_match(const struct enc_logreq *q, const struct enc_sigrec *s)
 {
-    return q->kind == s->kind && q->root == s->root && q->count == s->count &&
-           q->dtype == s->dtype && q->op == s->op;
+    return s->bootstrap && s->occ == q->occ && s->site_off == q->site_off &&
+           strcmp(s->site_mod, q->site_mod) == 0 && q->kind == s->kind &&
+           q->root == s->root && q->count == s->count && q->dtype == s->dtype &&
+           q->op == s->op;
 }
 
 /* Finds what q asks for; ENC_ERR_LOST when this rank does not have it. */
@@ -64,12 +69,12 @@ static int lookup(const struct enc_logreq *q, struct enc_sigrec *sig, const void
     case ENC_LOGREQ_SEQ:
         return enc_reclog_find(q->seq, sig, data, len);
     case ENC_LOGREQ_BOOTSTRAP:
-        /* in order (the usual case), whatever the call sites */
+        /* in order (the usual case), then anywhere in the bootstrap cache */
         rv = enc_reclog_find(q->seq, sig, data, len);
-        if (rv == ENC_OK && args_match(q, sig))
+        if (rv == ENC_OK && key_match(q, sig))
             return ENC_OK;
         rv = enc_reclog_find_bootstrap(q->site_mod, q->site_off, q->occ, sig, data, len);
-        return rv == ENC_OK && args_match(q, sig) ? ENC_OK : ENC_ERR_LOST;
+        return rv == ENC_OK && key_match(q, sig) ? ENC_OK : ENC_ERR_LOST;
     default:
         break;
     }
