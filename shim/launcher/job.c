@@ -135,11 +135,25 @@ static void restart_everyone(struct job *j, int dead, const char *why)
     }
 }
 
+/* SIGINT/SIGTERM/SIGHUP to encore-run end the job.  Read them before
+ * deciding about a dead rank: a signal sent to the whole process group
+ * kills the ranks too, and those deaths are not faults to recover from. */
+static void read_signals(struct job *j)
+{
+    struct signalfd_siginfo si;
+
+    while (read(j->sfd, &si, sizeof(si)) == sizeof(si))
+        if (si.ssi_signo != SIGCHLD)
+            fail(j, 128 + (int)si.ssi_signo, 0, "interrupted by signal %d (%s); killed all ranks",
+                 (int)si.ssi_signo, strsignal((int)si.ssi_signo));
+}
+
 /* A rank died before MPI_Finalize (its process is gone or being killed). */
 static void rank_died(struct job *j, int rank, const char *why)
 {
     struct rank_proc *p = &j->r[rank];
 
+    read_signals(j);
     if (j->failing) {
         p->phase = R_DONE;
         return;
@@ -355,14 +369,8 @@ static int step(struct job *j)
     for (int i = 1; i < n; i++)
         if (pf[i].revents)
             enc_run_stream_pump(st[i]);
-    if (pf[0].revents & POLLIN) {
-        struct signalfd_siginfo si;
-
-        while (read(j->sfd, &si, sizeof(si)) == sizeof(si))
-            if (si.ssi_signo != SIGCHLD)
-                fail(j, 128 + (int)si.ssi_signo, 0, "interrupted by signal %d (%s); killed all ranks",
-                     (int)si.ssi_signo, strsignal((int)si.ssi_signo));
-    }
+    if (pf[0].revents & POLLIN)
+        read_signals(j);
     reap(j);
     timers(j);
     return ENC_OK;

@@ -131,7 +131,7 @@ static int client_run(int fd, const struct enc_secret *s, const struct enc_auth_
     if ((rv = recv_exact(fd, ENC_MSG_AUTH_OK, got, ENC_MAC_LEN, deadline, why)) != 0) {
         /* The protocol has no "rejected" frame: a server hangs up instead. */
         if (rv == ENC_ERR_PEER_CLOSED || rv == ENC_ERR_PEER_RESET)
-            *why = "server hung up after our proof (wrong job secret?)";
+            *why = "server hung up after our proof (wrong job secret, or it is going away)";
         return rv;
     }
     if ((rv = enc_auth_mac(s, ENC_AUTH_LABEL_SERVER, nonce_c, nonce_s, self, want)) != 0)
@@ -152,7 +152,10 @@ int enc_auth_client(int fd, const struct enc_secret *s, const struct enc_auth_id
 
     if (rv != 0) {
         enc_auth_peer_name(fd, peer, sizeof(peer));
-        ENC_WARN("auth", "handshake with %s failed: %s", peer, why);
+        /* A peer that hangs up is usually dying or restarting (recovery
+         * handles that); a bad proof is worth a warning. */
+        ENC_LOG_AT(rv == ENC_ERR_AUTH || rv == ENC_ERR_PROTO ? ENC_LOG_WARN : ENC_LOG_DEBUG,
+                   "auth", "handshake with %s failed: %s", peer, why);
     }
     return rv;
 }

@@ -29,8 +29,13 @@ void enc_tracker_print_summary(const struct enc_tracker *t, const int *restarts,
             t->cfg.size, total, t->nrecov, t->epoch);
     for (int i = 0; i < t->cfg.size; i++)
         rank_line(t, i, restarts, out);
-    for (int i = 0; i < t->nrecov; i++)
-        fprintf(out, "  recovery %d: rank %d died, epoch %u resumed after %.3f s\n", i + 1,
-                t->recov[i].rank, t->recov[i].epoch, t->recov[i].seconds);
+    for (int i = 0; i < t->nrecov; i++) {
+        if (t->recov[i].rank < 0)
+            fprintf(out, "  recovery %d: every rank restarted (fail-all), epoch %u resumed "
+                    "after %.3f s\n", i + 1, t->recov[i].epoch, t->recov[i].seconds);
+        else
+            fprintf(out, "  recovery %d: rank %d died, epoch %u resumed after %.3f s\n", i + 1,
+                    t->recov[i].rank, t->recov[i].epoch, t->recov[i].seconds);
+    }
     fflush(out);
 }
