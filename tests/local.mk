@@ -71,19 +71,22 @@ EXTRA_DIST += tests/integration/passthrough.sh tests/integration/unsupported_cal
 
 # Retry-one recovery (issue 3): unmodified MPI programs killed under encore-run.
 if ENABLE_TESTS
-check_PROGRAMS += tests/programs/recov_iter tests/programs/recov_kmeans
+check_PROGRAMS += tests/programs/recov_iter tests/programs/recov_ckpt
 tests_programs_recov_iter_SOURCES = tests/programs/recov_iter.c
 tests_programs_recov_iter_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 tests_programs_recov_iter_LDADD = $(MPI_LIBS)
-tests_programs_recov_kmeans_SOURCES = tests/programs/recov_kmeans.c
-tests_programs_recov_kmeans_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
-tests_programs_recov_kmeans_LDADD = $(MPI_LIBS)
+# uses the checkpoint API, so it links libencore (-no-install: no wrapper script)
+tests_programs_recov_ckpt_SOURCES = tests/programs/recov_ckpt.c
+tests_programs_recov_ckpt_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+tests_programs_recov_ckpt_LDADD = libencore.la $(MPI_LIBS)
+tests_programs_recov_ckpt_LDFLAGS = -no-install
 TESTS += tests/integration/recovery_kill.sh tests/integration/recovery_stop.sh \
 	tests/integration/recovery_fail.sh tests/integration/recovery_overlap.sh \
-	tests/integration/recovery_random.sh
+	tests/integration/recovery_random.sh tests/integration/recovery_ckpt.sh
 EXTRA_DIST += tests/integration/recovery_lib.sh tests/integration/recovery_kill.sh \
 	tests/integration/recovery_stop.sh tests/integration/recovery_fail.sh \
-	tests/integration/recovery_overlap.sh tests/integration/recovery_random.sh
+	tests/integration/recovery_overlap.sh tests/integration/recovery_random.sh \
+	tests/integration/recovery_ckpt.sh
 endif
 
 # Integration: coll_check / mpi4py / junk peers against native Open MPI.

@@ -140,7 +140,7 @@ int enc_run_coll(struct enc_coll *co)
 
     if (!enc_eng.active && co->sig->kind != ENC_COLL_FINALIZE)
         return ENC_ERR_STATE;
-    enc_inject_check(enc_eng.seq + 1);
+    enc_inject_check();
     co->ctx.check = enc_callsig_check(co->sig);
     if (enc_eng.recovery)
         enc_coll_site(co);

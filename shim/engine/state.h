@@ -113,7 +113,7 @@ int enc_world_wait(int want_resume, uint64_t deadline);
 
 /* inject.c: fault injection (ENCORE_INJECT) at collective entry. */
 void enc_inject_parse(void);
-void enc_inject_check(uint64_t nth);
+void enc_inject_check(void);
 
 /* callsite.c: "kmeans.c:88 main" or "libfoo.so+0x1234" for a return address. */
 void enc_callsite_format(const void *site, char *out, size_t cap);

@@ -7,7 +7,7 @@
 # shellcheck shell=sh disable=SC2034 # REC_* are read by the tests
 
 REC_ITER="$ENC_PROGRAMS/recov_iter"
-REC_KMEANS="$ENC_PROGRAMS/recov_kmeans"
+REC_KMEANS="$ENC_BUILDDIR/bench/kmeans"
 
 rec_now_ms() { echo $(($(date +%s%N) / 1000000)); }
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # recovery_random.sh - 8 ranks of an iterative k-means (tests/programs/
-# recov_kmeans, a copy of bench/kmeans.c: Allreduce + Bcast only, int64 sums)
+# bench/kmeans: Allreduce + Bcast only, int64 sums)
 # under --inject random:every=2:seed=S (a SIGKILL of a random rank every
 # 2 s; issue 3, item 9).  The fault-free run takes about 8-10 s here, so
 # several ranks die, some while others replay; the final centroids and
