@@ -14,7 +14,6 @@
 #include "enc.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +21,7 @@
 
 #include "engine/coll.h"
 #include "engine/state.h"
+#include "recovery/bufpool.h"
 #include "recovery/ckpt.h"
 #include "recovery/reclog.h"
 #include "recovery/recovery.h"
@@ -49,71 +49,6 @@ struct enc_reclog {
 };
 
 static struct enc_reclog reclog;
-
-/* Freed entry buffers are reused: most entries that are not held are
- * dropped one collective later, and a fresh large malloc costs page faults
- * on every byte of the next result. */
-#define POOL_MAX 4
-
-static struct {
-    void *p;
-    size_t cap;
-} pool[POOL_MAX];
-
-/* Large entries on transparent huge pages: a 16 MiB result then costs 8
- * page faults instead of 4096 (THP is usually in "madvise" mode). */
-#define HUGE_PAGE (2u << 20)
-
-static void *big_alloc(size_t len, size_t *cap)
-{
-    void *p;
-
-    if (len < 2 * HUGE_PAGE)
-        return malloc(len);
-    *cap = (len + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
-    if (posix_memalign(&p, HUGE_PAGE, *cap) != 0)
-        return NULL;
-    madvise(p, *cap, MADV_HUGEPAGE);
-    return p;
-}
-
-static void *buf_get(size_t len, size_t *cap)
-{
-    int best = -1;
-
-    *cap = len;
-
-    for (int i = 0; i < POOL_MAX; i++)
-        if (pool[i].p && pool[i].cap >= len && (best < 0 || pool[i].cap < pool[best].cap))
-            best = i;
-    if (best < 0)
-        return big_alloc(len, cap);
-    void *p = pool[best].p;
-
-    *cap = pool[best].cap;
-    pool[best].p = NULL;
-    return p;
-}
-
-static void buf_put(void *p, size_t cap)
-{
-    for (int i = 0; i < POOL_MAX; i++) {
-        if (pool[i].p == NULL) {
-            pool[i].p = p;
-            pool[i].cap = cap;
-            return;
-        }
-    }
-    free(p);
-}
-
-static void pool_drain(void)
-{
-    for (int i = 0; i < POOL_MAX; i++) {
-        free(pool[i].p);
-        pool[i].p = NULL;
-    }
-}
 
 int enc_reclog_is_holder(uint64_t seq, int root, int rank)
 {
@@ -153,7 +88,7 @@ static void entry_clear(struct entry *x)
 {
     if (x->data) {
         reclog.mem -= x->sig.len;
-        buf_put(x->data, x->cap);
+        enc_bufpool_put(x->data, x->cap);
     }
     memset(x, 0, sizeof(*x));
 }
@@ -165,7 +100,7 @@ void enc_recovery_fini(void)
     free(reclog.e);
     if (reclog.spill_fd >= 0)
         close(reclog.spill_fd);
-    pool_drain();
+    enc_bufpool_drain();
     memset(&reclog, 0, sizeof(reclog));
 }
 
@@ -211,7 +146,7 @@ static void enforce_cap(void)
                      "old results (set ENCORE_SPILL_DIR, or checkpoint)", reclog.mem_max);
         }
         reclog.mem -= x->sig.len;
-        buf_put(x->data, x->cap);
+        enc_bufpool_put(x->data, x->cap);
         x->data = NULL;
     }
     reclog.mem_oldest = s;
@@ -232,7 +167,7 @@ int enc_reclog_record(const struct enc_coll *co)
     x->sig = sig;
     x->spill_off = -1;
     x->holder = enc_reclog_is_holder(co->ctx.seq, co->sig->root, enc_eng.rank);
-    if (len > 0 && (x->data = buf_get(len, &x->cap)) == NULL)
+    if (len > 0 && (x->data = enc_bufpool_get(len, &x->cap)) == NULL)
         return ENC_ERR_NOMEM;
     if (co->sig->kind == ENC_COLL_ALLGATHERV) {
         uint8_t *p = x->data;
