@@ -82,11 +82,12 @@ tests_programs_recov_ckpt_LDADD = libencore.la $(MPI_LIBS)
 tests_programs_recov_ckpt_LDFLAGS = -no-install
 TESTS += tests/integration/recovery_kill.sh tests/integration/recovery_stop.sh \
 	tests/integration/recovery_fail.sh tests/integration/recovery_overlap.sh \
-	tests/integration/recovery_random.sh tests/integration/recovery_ckpt.sh
+	tests/integration/recovery_random.sh tests/integration/recovery_ckpt.sh \
+	tests/integration/recovery_log.sh
 EXTRA_DIST += tests/integration/recovery_lib.sh tests/integration/recovery_kill.sh \
 	tests/integration/recovery_stop.sh tests/integration/recovery_fail.sh \
 	tests/integration/recovery_overlap.sh tests/integration/recovery_random.sh \
-	tests/integration/recovery_ckpt.sh
+	tests/integration/recovery_ckpt.sh tests/integration/recovery_log.sh
 endif
 
 # Integration: coll_check / mpi4py / junk peers against native Open MPI.

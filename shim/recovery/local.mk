@@ -7,6 +7,8 @@ libencore_la_SOURCES += \
 	shim/recovery/logreq.c \
 	shim/recovery/serve.c \
 	shim/recovery/replay.c \
+	shim/recovery/logclient.c \
+	shim/recovery/prefetch.c \
 	shim/recovery/recover.c \
 	shim/recovery/bootstrap.c \
 	shim/recovery/checkpoint.c \

@@ -18,7 +18,13 @@ enum enc_logreq_what {
     ENC_LOGREQ_CKPT_INFO = 3,  /* the survivor's committed checkpoint (no data) */
     ENC_LOGREQ_CKPT_GLOBAL = 4,/* global state of checkpoint `version` */
     ENC_LOGREQ_CKPT_LOCAL = 5, /* the replica of rank `rank`'s local state of `version` */
+    ENC_LOGREQ_RUN = 6,        /* results seq, seq + 1, ... (up to `rank` of them and
+                                * ENC_LOGREQ_RUN_BYTES), as many as the peer has in a row:
+                                * LOG_RESULT + data for each, then LOG_MISSING for the
+                                * first one it does not send */
 };
+
+#define ENC_LOGREQ_RUN_BYTES ((uint64_t)4 << 20)
 
 struct enc_logreq {
     uint8_t what;

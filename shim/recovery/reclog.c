@@ -2,7 +2,7 @@
  * reclog.c - storage of the result log.
  *
  * Entry s lives on its holders, ENCORE_REPLICAS consecutive ranks starting
- * at s mod n (at the root for rooted collectives, so a broadcast root that
+ * at (s / ENC_HOLDER_RUN) mod n (at the root for broadcasts, so a root that
  * finished early still holds what it sent); holders keep it for the job's
  * lifetime (until a checkpoint truncates the log).  Every rank also keeps
  * each recent entry until all ranks are known to have completed it, so the
@@ -53,7 +53,9 @@ static struct enc_reclog reclog;
 int enc_reclog_is_holder(uint64_t seq, int root, int rank)
 {
     int n = enc_eng.size;
-    int first = root >= 0 ? root : (int)(seq % (uint64_t)n);
+    /* runs of ENC_HOLDER_RUN consecutive results share their holders, so a
+     * replaying rank can fetch a run with one request */
+    int first = root >= 0 ? root : (int)((seq / ENC_HOLDER_RUN) % (uint64_t)n);
     int dist = ((rank - first) % n + n) % n;
 
     return dist < ENC_MIN(reclog.replicas, n);
@@ -166,7 +168,9 @@ int enc_reclog_record(const struct enc_coll *co)
     entry_clear(x);
     x->sig = sig;
     x->spill_off = -1;
-    x->holder = enc_reclog_is_holder(co->ctx.seq, co->sig->root, enc_eng.rank);
+    x->holder = enc_reclog_is_holder(co->ctx.seq,
+                                     co->sig->kind == ENC_COLL_BCAST ? co->sig->root : -1,
+                                     enc_eng.rank);
     if (len > 0 && (x->data = enc_bufpool_get(len, &x->cap)) == NULL)
         return ENC_ERR_NOMEM;
     if (co->sig->kind == ENC_COLL_ALLGATHERV) {

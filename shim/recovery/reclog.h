@@ -37,6 +37,8 @@ int enc_reclog_find(uint64_t seq, struct enc_sigrec *sig, const void **data, siz
 /* The bootstrap entry made at (site, occurrence), wherever its seq. */
 int enc_reclog_find_bootstrap(const char *mod, uint64_t off, uint32_t occ,
                               struct enc_sigrec *sig, const void **data, size_t *len);
+#define ENC_HOLDER_RUN 64
+
 /* Is this rank a holder of seq (for a collective rooted at root or -1)? */
 int enc_reclog_is_holder(uint64_t seq, int root, int rank);
 

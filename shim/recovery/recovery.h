@@ -37,6 +37,17 @@ struct enc_sigrec;
  * when the peer lacks it. */
 int enc_log_fetch(int peer, const struct enc_logreq *q, struct enc_sigrec *sig, uint8_t *dst,
                   uint64_t expect, void **alloc);
+/* Survivors to ask for seq, holders first, among those that completed more
+ * than need collectives; returns how many were written to peers. */
+int enc_log_candidates(uint64_t seq, int root, uint64_t need, int *peers);
+/* Reads len bytes of DATA frames for seq. */
+int enc_log_read_data(int fd, uint64_t seq, uint8_t *dst, uint64_t len, uint64_t deadline);
+/* prefetch.c: the logged entry seq from a run fetched ahead (filling the
+ * run from the survivors if needed); ENC_OK with *sig and *data, which stay
+ * valid until the next call. */
+int enc_prefetch_get(uint64_t seq, int root, const struct enc_sigrec **sig, const void **data);
+void enc_prefetch_clear(void);
+
 /* Every rank has completed every collective below seq. */
 void enc_reclog_all_done_below(uint64_t seq);
 

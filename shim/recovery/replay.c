@@ -20,71 +20,6 @@
 #include "recovery/reclog.h"
 #include "recovery/recovery.h"
 
-static int read_data(int fd, uint64_t seq, uint8_t *dst, uint64_t len, uint64_t deadline)
-{
-    for (uint64_t off = 0; off < len;) {
-        uint8_t raw[ENC_FRAME_HDR_SIZE];
-        struct enc_frame_hdr h;
-        int rv;
-
-        if ((rv = enc_sock_read_all(fd, raw, sizeof(raw), deadline)) != ENC_OK ||
-            (rv = enc_frame_decode(raw, &h)) != ENC_OK)
-            return rv;
-        if (h.type != ENC_MSG_DATA || h.seq != seq || h.len > len - off || h.len == 0)
-            return ENC_ERR_PROTO;
-        if ((rv = enc_sock_read_all(fd, dst + off, h.len, deadline)) != ENC_OK)
-            return rv;
-        off += h.len;
-    }
-    return ENC_OK;
-}
-
-int enc_log_fetch(int peer, const struct enc_logreq *q, struct enc_sigrec *sig, uint8_t *dst,
-                  uint64_t expect, void **alloc)
-{
-    uint64_t deadline = enc_deadline_ms(enc_eng.coll_timeout_ms);
-    uint64_t seq = q->seq;
-    struct enc_frame_hdr h = {.type = ENC_MSG_LOG_REQ, .src = (uint16_t)enc_eng.rank,
-                              .epoch = enc_eng.epoch, .seq = seq, .len = ENC_LOGREQ_WIRE};
-    uint8_t wire[ENC_SIGREC_WIRE], req[ENC_LOGREQ_WIRE];
-    int fd, rv;
-
-    if (alloc != NULL)
-        *alloc = NULL;
-    enc_logreq_encode(q, req);
-    if ((rv = enc_log_conn(peer, &fd)) != ENC_OK ||
-        (rv = enc_frame_send(fd, &h, req, deadline)) != ENC_OK ||
-        (rv = enc_frame_recv(fd, &h, wire, sizeof(wire), deadline)) != ENC_OK)
-        goto fail;
-    if (h.type == ENC_MSG_LOG_MISSING && h.seq == seq)
-        return ENC_ERR_LOST;
-    if (h.type != ENC_MSG_LOG_RESULT || h.seq != seq || h.len != ENC_SIGREC_WIRE ||
-        enc_sigrec_decode(sig, wire) != ENC_OK) {
-        rv = ENC_ERR_PROTO;
-        goto fail;
-    }
-    if (expect != ENC_LOG_ANY_LEN && sig->len != expect) {
-        enc_sock_close(&enc_eng.log_fd[peer]); /* the data stays unread */
-        return ENC_ERR_DIVERGED; /* reported by the caller with both signatures */
-    }
-    if (alloc != NULL && (dst = *alloc = malloc(sig->len ? sig->len : 1)) == NULL) {
-        rv = ENC_ERR_NOMEM;
-        goto fail;
-    }
-    if ((rv = read_data(fd, seq, dst, sig->len, deadline)) != ENC_OK)
-        goto fail;
-    return ENC_OK;
-fail:
-    if (alloc != NULL) {
-        free(*alloc);
-        *alloc = NULL;
-    }
-    enc_sock_close(&enc_eng.log_fd[peer]);
-    ENC_DEBUG("replay", "fetching seq %llu from rank %d failed: %s", (unsigned long long)seq,
-              peer, encore_strerror(rv));
-    return ENC_ERR_PEER_RESET;
-}
-
 static int same_call(const struct enc_sigrec *a, const struct enc_sigrec *b)
 {
     return a->kind == b->kind && a->count == b->count && a->dtype == b->dtype &&
@@ -103,33 +38,24 @@ static void diverged(const struct enc_sigrec *mine, const struct enc_sigrec *log
     enc_engine_abort(1, msg);
 }
 
-/* Order of candidates: holders first, then anyone who completed seq. */
+/* Asks each candidate in turn; "lost" only when every one answered: an
+ * unreachable one means a new failure, and the caller recovers and asks
+ * again in the new epoch. */
 static int try_peers(const struct enc_logreq *q, int root, struct enc_sigrec *sig,
                      uint8_t *dst, uint64_t len)
 {
-    uint64_t seq = q->seq;
     /* a bootstrap entry may sit at any seq the peer completed */
-    uint64_t need = q->what == ENC_LOGREQ_BOOTSTRAP ? 0 : seq;
+    uint64_t need = q->what == ENC_LOGREQ_BOOTSTRAP ? 0 : q->seq;
+    int peers[ENC_MAX_RANKS], n = enc_log_candidates(q->seq, root, need, peers);
     int rv, unreachable = 0;
 
-    for (int pass = 0; pass < 2; pass++) {
-        for (int i = 0; i < enc_eng.size; i++) {
-            int peer = (int)((seq + (uint64_t)i) % (uint64_t)enc_eng.size);
-
-            if (root >= 0)
-                peer = (root + i) % enc_eng.size;
-            if (peer == enc_eng.rank || enc_eng.peer_completed[peer] <= need ||
-                enc_reclog_is_holder(seq, root, peer) != (pass == 0))
-                continue;
-            rv = enc_log_fetch(peer, q, sig, dst, len, NULL);
-            if (rv == ENC_ERR_PEER_RESET)
-                unreachable++; /* that rank may be dying or in recovery itself */
-            else if (rv != ENC_ERR_LOST)
-                return rv;
-        }
+    for (int i = 0; i < n; i++) {
+        rv = enc_log_fetch(peers[i], q, sig, dst, len, NULL);
+        if (rv == ENC_ERR_PEER_RESET)
+            unreachable++; /* that rank may be dying or in recovery itself */
+        else if (rv != ENC_ERR_LOST)
+            return rv;
     }
-    /* "Lost" only when every candidate answered: an unreachable one means a
-     * new failure, and the caller recovers and asks again in the new epoch. */
     return unreachable ? ENC_ERR_PEER_RESET : ENC_ERR_LOST;
 }
 
@@ -139,6 +65,31 @@ static void deliver_allgatherv(struct enc_coll *co, const uint8_t *packed)
         memcpy((uint8_t *)co->recvbuf + co->displs[i], packed, co->recvbytes[i]);
         packed += co->recvbytes[i];
     }
+}
+
+#define ENC_PREFETCH_MAX_BYTES ((size_t)64 << 10)
+
+/* The usual case: the entry came with a prefetched run and is this very
+ * call (in the bootstrap phase: the same site and occurrence too).  Any
+ * doubt goes to the exact lookups below. */
+static int from_prefetch(struct enc_coll *co, uint8_t *dst, struct enc_sigrec *logged)
+{
+    int root = co->sig->kind == ENC_COLL_BCAST ? co->root : -1;
+    const struct enc_sigrec *s;
+    const void *data;
+    struct enc_sigrec mine;
+
+    if (enc_prefetch_get(co->ctx.seq, root, &s, &data) != ENC_OK)
+        return ENC_ERR_LOST;
+    enc_sigrec_from_coll(&mine, co, co->bytes);
+    if (!same_call(&mine, s) || (co->bootstrap && (s->occ != mine.occ ||
+                                                   s->site_off != mine.site_off ||
+                                                   strcmp(s->site_mod, mine.site_mod) != 0)))
+        return ENC_ERR_LOST;
+    *logged = *s;
+    if (s->len > 0)
+        memcpy(dst, data, s->len);
+    return ENC_OK;
 }
 
 /* Asks the survivors: by call site and occurrence first while this rank is
@@ -155,6 +106,9 @@ static int fetch_result(struct enc_coll *co, uint8_t *dst, struct enc_sigrec *lo
     int rv;
 
     snprintf(q.site_mod, sizeof(q.site_mod), "%s", co->site_mod);
+    /* large results go straight into the caller's buffer instead */
+    if (co->bytes < ENC_PREFETCH_MAX_BYTES && from_prefetch(co, dst, logged) == ENC_OK)
+        return ENC_OK;
     if (co->bootstrap) {
         rv = try_peers(&q, root, logged, dst, co->bytes);
         if (rv != ENC_ERR_LOST)
@@ -180,8 +134,9 @@ int enc_replay(struct enc_coll *co)
     if (rv == ENC_ERR_DIVERGED || (rv == ENC_OK && !same_call(&mine, &logged)))
         diverged(&mine, &logged);
     if (rv == ENC_ERR_LOST) {
-        ENC_ERROR("replay", "result of collective seq %llu is lost: every rank that held it "
-                  "died (more simultaneous failures than ENCORE_REPLICAS=%lld)",
+        ENC_ERROR("replay", "result of collective seq %llu is lost: no surviving rank holds "
+                  "it (more simultaneous failures than ENCORE_REPLICAS=%lld, or dropped above "
+                  "ENCORE_LOG_MEM_MAX without ENCORE_SPILL_DIR)",
                   (unsigned long long)seq, enc_tunable_ll(ENC_TUNE_REPLICAS));
         return ENC_ERR_LOST;
     }
@@ -192,10 +147,12 @@ int enc_replay(struct enc_coll *co)
     enc_eng.replayed++;
     enc_eng.replayed_bytes += co->bytes;
     enc_eng.replay_s += enc_now_s() - t0;
-    if (seq + 1 == enc_eng.replay_until)
+    if (seq + 1 == enc_eng.replay_until) {
+        enc_prefetch_clear();
         ENC_INFO("replay", "caught up with the survivors at seq %llu: %llu collectives, "
                  "%llu bytes replayed in %.6f s",
                  (unsigned long long)enc_eng.replay_until, (unsigned long long)enc_eng.replayed,
                  (unsigned long long)enc_eng.replayed_bytes, enc_eng.replay_s);
+    }
     return ENC_OK;
 }

@@ -98,6 +98,29 @@ static int lookup(const struct enc_logreq *q, struct enc_sigrec *sig, const void
     return ENC_OK;
 }
 
+/* A run of consecutive results, ended by LOG_MISSING for the first one not
+ * sent (absent here, or over the count or byte budget). */
+static int serve_run(int fd, const struct enc_logreq *q, uint64_t deadline)
+{
+    struct enc_frame_hdr m = {.type = ENC_MSG_LOG_MISSING, .src = (uint16_t)enc_eng.rank,
+                              .epoch = enc_eng.epoch};
+    uint64_t s = q->seq, bytes = 0;
+    struct enc_sigrec sig;
+    const void *data;
+    size_t len;
+    int rv;
+
+    for (uint32_t i = 0; i < q->rank && bytes < ENC_LOGREQ_RUN_BYTES; i++, s++) {
+        if (enc_reclog_find(s, &sig, &data, &len) != ENC_OK)
+            break;
+        if ((rv = send_result(fd, s, &sig, data, deadline)) != ENC_OK)
+            return rv;
+        bytes += len;
+    }
+    m.seq = s;
+    return enc_frame_send(fd, &m, NULL, deadline);
+}
+
 static int serve_one(int fd)
 {
     uint64_t deadline = enc_deadline_ms(enc_eng.coll_timeout_ms);
@@ -116,6 +139,8 @@ static int serve_one(int fd)
                  h.type);
         return ENC_ERR_PROTO;
     }
+    if (q.what == ENC_LOGREQ_RUN)
+        return serve_run(fd, &q, deadline);
     if (lookup(&q, &sig, &data, &len) != ENC_OK) {
         struct enc_frame_hdr m = {.type = ENC_MSG_LOG_MISSING, .src = (uint16_t)enc_eng.rank,
                                   .epoch = enc_eng.epoch, .seq = h.seq};

@@ -22,9 +22,7 @@ ENC_LIMIT=60
 . "$ENC_SRCDIR/tests/integration/recovery_lib.sh"
 
 prog="$ENC_PROGRAMS/recov_ckpt"
-enc_require_program "$prog"
-enc_require_launchers
-enc_tmpdir
+rec_begin "$prog"
 
 rec_ref ck4 4 "$prog" 40
 

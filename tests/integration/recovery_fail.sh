@@ -6,18 +6,17 @@
 #             signatures
 #   divop     the same with MPI_MAX instead of MPI_SUM
 #   lost1     ENCORE_REPLICAS=1 on 4 ranks, rank 1 killed: the results only
-#             it held (seq 1, 5, ...) are lost
+#             it held are lost; the first it needs is seq 4, the broadcast
+#             it was root of (a broadcast is held from its root on)
 #   lost2     ENCORE_REPLICAS=2, ranks 1 and 2 killed at the same collective:
-#             seq 1 (held by ranks 1 and 2) is lost
+#             seq 4 (held by ranks 1 and 2) is lost
 set -eu
 # shellcheck disable=SC2034 # read by lib.sh
 ENC_LIMIT=60
 . "${top_srcdir:-.}/tests/integration/lib.sh"
 . "$ENC_SRCDIR/tests/integration/recovery_lib.sh"
 
-enc_require_program "$REC_ITER"
-enc_require_launchers
-enc_tmpdir
+rec_begin "$REC_ITER"
 
 # rec_fails NAME: non-zero (not a timeout), no program output, bounded time.
 rec_fails() {
@@ -49,14 +48,14 @@ REC_ENV="ENCORE_REPLICAS=1"
 rec_run lost1 4 --inject kill:rank=1:op=50 "$REC_ITER" --iters 100
 REC_ENV=
 rec_fails lost1
-rec_grep lost1 '^encore-run: .*seq 1 .*lost' "the final message does not name lost seq 1"
-rec_grep lost1 'result of collective seq 1 is lost' "no lost-result report"
+rec_grep lost1 '^encore-run: .*seq 4 .*lost' "the final message does not name lost seq 4"
+rec_grep lost1 'result of collective seq 4 is lost' "no lost-result report"
 enc_log "ok lost1 (exit $REC_RC, $REC_MS ms)"
 
 REC_ENV="ENCORE_REPLICAS=2"
 rec_run lost2 4 --inject kill:rank=1:op=50 --inject kill:rank=2:op=50 "$REC_ITER" --iters 100
 REC_ENV=
 rec_fails lost2
-rec_grep lost2 '^encore-run: .*seq 1 .*lost' "the final message does not name lost seq 1"
+rec_grep lost2 '^encore-run: .*seq 4 .*lost' "the final message does not name lost seq 4"
 enc_log "ok lost2 (exit $REC_RC, $REC_MS ms)"
 enc_finish

@@ -21,9 +21,7 @@ ENC_LIMIT=60
 . "${top_srcdir:-.}/tests/integration/lib.sh"
 . "$ENC_SRCDIR/tests/integration/recovery_lib.sh"
 
-enc_require_program "$REC_ITER"
-enc_require_launchers
-enc_tmpdir
+rec_begin "$REC_ITER"
 
 # -- seed: 10 ranks, three at once, then one more -------------------------------
 rec_ref it10 10 "$REC_ITER" --iters 100

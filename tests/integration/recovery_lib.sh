@@ -9,6 +9,13 @@
 REC_ITER="$ENC_PROGRAMS/recov_iter"
 REC_KMEANS="$ENC_BUILDDIR/bench/kmeans"
 
+# rec_begin PROGRAM: skip unless PROGRAM and the launchers are built; make
+# the test's temporary directory.
+rec_begin() {
+    enc_require_program "$1"
+    enc_require_launchers
+    enc_tmpdir
+}
 rec_now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
 # rec_ref NAME N prog args...: the fault-free result, once under native

@@ -13,9 +13,7 @@ ENC_LIMIT=60
 . "${top_srcdir:-.}/tests/integration/lib.sh"
 . "$ENC_SRCDIR/tests/integration/recovery_lib.sh"
 
-enc_require_program "$REC_ITER"
-enc_require_launchers
-enc_tmpdir
+rec_begin "$REC_ITER"
 
 args="--iters 1000 --usleep 1000"
 # shellcheck disable=SC2086 # args is a list

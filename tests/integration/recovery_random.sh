@@ -14,9 +14,7 @@ ENC_LIMIT=150
 . "${top_srcdir:-.}/tests/integration/lib.sh"
 . "$ENC_SRCDIR/tests/integration/recovery_lib.sh"
 
-enc_require_program "$REC_KMEANS"
-enc_require_launchers
-enc_tmpdir
+rec_begin "$REC_KMEANS"
 
 seed=${REC_RANDOM_SEED:-2}
 args="16000 42 400 16 8" # iterations seed points-per-rank k dim

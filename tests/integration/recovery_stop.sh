@@ -9,9 +9,7 @@ ENC_LIMIT=60
 . "${top_srcdir:-.}/tests/integration/lib.sh"
 . "$ENC_SRCDIR/tests/integration/recovery_lib.sh"
 
-enc_require_program "$REC_ITER"
-enc_require_launchers
-enc_tmpdir
+rec_begin "$REC_ITER"
 
 rec_ref it4 4 "$REC_ITER" --iters 100
 REC_ENV="ENCORE_HEARTBEAT_TIMEOUT_MS=1500"

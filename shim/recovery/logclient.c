@@ -1,0 +1,97 @@
+/*
+ * logclient.c - the replaying side of the log service: which survivors to
+ * ask, and one request/answer exchange on a log-service connection.
+ */
+#include "enc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/state.h"
+#include "recovery/logreq.h"
+#include "recovery/reclog.h"
+#include "recovery/recovery.h"
+
+int enc_log_candidates(uint64_t seq, int root, uint64_t need, int *peers)
+{
+    int n = 0;
+
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < enc_eng.size; i++) {
+            int first = root >= 0 ? root : (int)((seq / ENC_HOLDER_RUN) % (uint64_t)enc_eng.size);
+            int peer = (first + i) % enc_eng.size;
+
+            if (peer == enc_eng.rank || enc_eng.peer_completed[peer] <= need ||
+                enc_reclog_is_holder(seq, root, peer) != (pass == 0))
+                continue;
+            peers[n++] = peer;
+        }
+    }
+    return n;
+}
+
+int enc_log_read_data(int fd, uint64_t seq, uint8_t *dst, uint64_t len, uint64_t deadline)
+{
+    for (uint64_t off = 0; off < len;) {
+        uint8_t raw[ENC_FRAME_HDR_SIZE];
+        struct enc_frame_hdr h;
+        int rv;
+
+        if ((rv = enc_sock_read_all(fd, raw, sizeof(raw), deadline)) != ENC_OK ||
+            (rv = enc_frame_decode(raw, &h)) != ENC_OK)
+            return rv;
+        if (h.type != ENC_MSG_DATA || h.seq != seq || h.len > len - off || h.len == 0)
+            return ENC_ERR_PROTO;
+        if ((rv = enc_sock_read_all(fd, dst + off, h.len, deadline)) != ENC_OK)
+            return rv;
+        off += h.len;
+    }
+    return ENC_OK;
+}
+
+int enc_log_fetch(int peer, const struct enc_logreq *q, struct enc_sigrec *sig, uint8_t *dst,
+                  uint64_t expect, void **alloc)
+{
+    uint64_t deadline = enc_deadline_ms(enc_eng.coll_timeout_ms);
+    uint64_t seq = q->seq;
+    struct enc_frame_hdr h = {.type = ENC_MSG_LOG_REQ, .src = (uint16_t)enc_eng.rank,
+                              .epoch = enc_eng.epoch, .seq = seq, .len = ENC_LOGREQ_WIRE};
+    uint8_t wire[ENC_SIGREC_WIRE], req[ENC_LOGREQ_WIRE];
+    int fd, rv;
+
+    if (alloc != NULL)
+        *alloc = NULL;
+    enc_logreq_encode(q, req);
+    if ((rv = enc_log_conn(peer, &fd)) != ENC_OK ||
+        (rv = enc_frame_send(fd, &h, req, deadline)) != ENC_OK ||
+        (rv = enc_frame_recv(fd, &h, wire, sizeof(wire), deadline)) != ENC_OK)
+        goto fail;
+    if (h.type == ENC_MSG_LOG_MISSING && h.seq == seq)
+        return ENC_ERR_LOST;
+    if (h.type != ENC_MSG_LOG_RESULT || h.seq != seq || h.len != ENC_SIGREC_WIRE ||
+        enc_sigrec_decode(sig, wire) != ENC_OK) {
+        rv = ENC_ERR_PROTO;
+        goto fail;
+    }
+    if (expect != ENC_LOG_ANY_LEN && sig->len != expect) {
+        enc_sock_close(&enc_eng.log_fd[peer]); /* the data stays unread */
+        return ENC_ERR_DIVERGED; /* reported by the caller with both signatures */
+    }
+    if (alloc != NULL && (dst = *alloc = malloc(sig->len ? sig->len : 1)) == NULL) {
+        rv = ENC_ERR_NOMEM;
+        goto fail;
+    }
+    if ((rv = enc_log_read_data(fd, seq, dst, sig->len, deadline)) != ENC_OK)
+        goto fail;
+    return ENC_OK;
+fail:
+    if (alloc != NULL) {
+        free(*alloc);
+        *alloc = NULL;
+    }
+    enc_sock_close(&enc_eng.log_fd[peer]);
+    ENC_DEBUG("replay", "fetching seq %llu from rank %d failed: %s", (unsigned long long)seq,
+              peer, encore_strerror(rv));
+    return ENC_ERR_PEER_RESET;
+}
+

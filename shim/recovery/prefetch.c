@@ -1,0 +1,109 @@
+/*
+ * prefetch.c - replay fetches runs of results, not one at a time.
+ *
+ * A restarted rank may have tens of thousands of small collectives to
+ * replay; one round trip each would make recovery slow and widen the
+ * window for a second failure.  Holders own runs of ENC_HOLDER_RUN
+ * consecutive results, so one ENC_LOGREQ_RUN request brings up to a run
+ * (bounded by ENC_LOGREQ_RUN_BYTES), kept here until replay consumes it.
+ */
+#include "enc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/state.h"
+#include "recovery/logreq.h"
+#include "recovery/reclog.h"
+#include "recovery/recovery.h"
+
+struct pf_entry {
+    struct enc_sigrec sig;
+    void *data;
+};
+
+static struct {
+    uint64_t from;       /* entries cover [from, from + n) */
+    size_t n;
+    struct pf_entry e[ENC_HOLDER_RUN];
+} pf;
+
+void enc_prefetch_clear(void)
+{
+    for (size_t i = 0; i < pf.n; i++)
+        free(pf.e[i].data);
+    pf.n = 0;
+}
+
+static int read_entry(int fd, uint64_t seq, uint64_t deadline, int *end)
+{
+    uint8_t wire[ENC_SIGREC_WIRE];
+    struct pf_entry *x = &pf.e[pf.n];
+    struct enc_frame_hdr h;
+    int rv;
+
+    if ((rv = enc_frame_recv(fd, &h, wire, sizeof(wire), deadline)) != ENC_OK)
+        return rv;
+    if (h.type == ENC_MSG_LOG_MISSING && h.seq == seq) {
+        *end = 1;
+        return ENC_OK;
+    }
+    if (h.type != ENC_MSG_LOG_RESULT || h.seq != seq || h.len != ENC_SIGREC_WIRE ||
+        enc_sigrec_decode(&x->sig, wire) != ENC_OK || pf.n == ENC_HOLDER_RUN)
+        return ENC_ERR_PROTO;
+    if ((x->data = malloc(x->sig.len ? x->sig.len : 1)) == NULL)
+        return ENC_ERR_NOMEM;
+    if ((rv = enc_log_read_data(fd, seq, x->data, x->sig.len, deadline)) != ENC_OK) {
+        free(x->data);
+        return rv;
+    }
+    pf.n++;
+    return ENC_OK;
+}
+
+static int fetch_run(int peer, uint64_t seq)
+{
+    uint64_t deadline = enc_deadline_ms(enc_eng.coll_timeout_ms);
+    struct enc_logreq q = {.what = ENC_LOGREQ_RUN, .seq = seq, .rank = ENC_HOLDER_RUN};
+    struct enc_frame_hdr h = {.type = ENC_MSG_LOG_REQ, .src = (uint16_t)enc_eng.rank,
+                              .epoch = enc_eng.epoch, .seq = seq, .len = ENC_LOGREQ_WIRE};
+    uint8_t req[ENC_LOGREQ_WIRE];
+    int fd, rv, end = 0;
+
+    enc_logreq_encode(&q, req);
+    if ((rv = enc_log_conn(peer, &fd)) != ENC_OK ||
+        (rv = enc_frame_send(fd, &h, req, deadline)) != ENC_OK)
+        goto fail;
+    while (!end && (rv = read_entry(fd, seq + pf.n, deadline, &end)) == ENC_OK)
+        ;
+    if (rv == ENC_OK)
+        return pf.n > 0 ? ENC_OK : ENC_ERR_LOST;
+fail:
+    enc_sock_close(&enc_eng.log_fd[peer]);
+    return ENC_ERR_PEER_RESET;
+}
+
+static int fill(uint64_t seq, int root)
+{
+    int peers[ENC_MAX_RANKS], n = enc_log_candidates(seq, root, seq, peers);
+
+    enc_prefetch_clear();
+    pf.from = seq;
+    for (int i = 0; i < n; i++) {
+        if (fetch_run(peers[i], seq) == ENC_OK)
+            return ENC_OK;
+        enc_prefetch_clear(); /* a half-read run is dropped */
+    }
+    return ENC_ERR_LOST;
+}
+
+int enc_prefetch_get(uint64_t seq, int root, const struct enc_sigrec **sig, const void **data)
+{
+    int rv;
+
+    if ((seq < pf.from || seq >= pf.from + pf.n) && (rv = fill(seq, root)) != ENC_OK)
+        return rv;
+    *sig = &pf.e[seq - pf.from].sig;
+    *data = pf.e[seq - pf.from].data;
+    return ENC_OK;
+}

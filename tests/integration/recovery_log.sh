@@ -1,0 +1,41 @@
+#!/bin/sh
+# recovery_log.sh - the result log's memory cap (issue 3, item 3), 4 ranks,
+# tests/programs/recov_iter (100 iterations, 512-byte allreduces), rank 1
+# killed at collective 50:
+#   spill     ENCORE_LOG_MEM_MAX=4096 with ENCORE_SPILL_DIR: old results go
+#             to the spill file, the restarted rank is answered from it, the
+#             result is exact and nothing is dropped
+#   nospill   the same cap without a spill directory: one warning that old
+#             results are dropped, then the replay of a dropped result ends
+#             the job with a message naming its sequence number
+set -eu
+# shellcheck disable=SC2034 # read by lib.sh
+ENC_LIMIT=60
+. "${top_srcdir:-.}/tests/integration/lib.sh"
+. "$ENC_SRCDIR/tests/integration/recovery_lib.sh"
+
+rec_begin "$REC_ITER"
+rec_ref it4 4 "$REC_ITER" --iters 100
+
+mkdir -p "$ENC_TMP/spill"
+REC_ENV="ENCORE_LOG_MEM_MAX=4096 ENCORE_SPILL_DIR=$ENC_TMP/spill"
+rec_run spill 4 --inject kill:rank=1:op=50 "$REC_ITER" --iters 100
+rec_ok spill it4
+rec_restarts spill "0 1 0 0"
+rec_expect spill 1 replayed 49
+[ "$(rec_count spill 'dropping old results')" -eq 0 ] || enc_fail "spill: results were dropped"
+[ -z "$(ls -A "$ENC_TMP/spill")" ] || enc_fail "spill: spill files left behind"
+enc_log "ok spill ($REC_MS ms)"
+
+REC_ENV="ENCORE_LOG_MEM_MAX=4096"
+rec_run nospill 4 --inject kill:rank=1:op=50 "$REC_ITER" --iters 100
+REC_ENV=
+[ "$REC_RC" -ne 0 ] && [ "$REC_RC" -ne 124 ] || enc_fail "nospill: exit $REC_RC, want a failure"
+rec_grep nospill 'warning: result log above 4096 bytes and no spill directory: dropping old results' \
+    "nospill: no warning about dropped results"
+rec_grep nospill '^encore-run: rank 1 called MPI_Abort .*seq [0-9]+ failed on rank 1: logged results lost$' \
+    "nospill: no clear 'lost' line"
+rec_grep nospill 'result of collective seq [0-9]+ is lost' "nospill: the lost sequence number is not named"
+rec_within nospill 15000
+enc_log "ok nospill (exit $REC_RC, $REC_MS ms)"
+enc_finish
