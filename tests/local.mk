@@ -90,6 +90,12 @@ EXTRA_DIST += tests/integration/recovery_lib.sh tests/integration/recovery_kill.
 	tests/integration/recovery_ckpt.sh tests/integration/recovery_log.sh
 endif
 
+# A standalone tracker joined by ranks another launcher started.
+if ENABLE_TESTS
+TESTS += tests/integration/tracker_standalone.sh
+EXTRA_DIST += tests/integration/tracker_standalone.sh
+endif
+
 # Integration: coll_check / mpi4py / junk peers against native Open MPI.
 # The programs are plain MPI programs (not linked with libencore: encore-run
 # preloads it).  Scripts find the build through this environment.
