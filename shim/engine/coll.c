@@ -82,7 +82,7 @@ static enc_algo_fn choose(const struct enc_coll *co)
         return enc_ckpt_exchange;
     default:
         if (co->r->commutative && co->bytes > enc_eng.tree_max_bytes &&
-            co->count >= (size_t)enc_eng.size)
+            co->count >= (size_t)enc_eng.size * enc_eng.ring_min_count)
             return enc_allreduce_ring;
         return enc_allreduce_tree;
     }

@@ -65,6 +65,7 @@ static int read_job_env(void)
 static void read_tunables(void)
 {
     enc_eng.tree_max_bytes = (size_t)enc_tunable_ll(ENC_TUNE_TREE_MAX_BYTES);
+    enc_eng.ring_min_count = (size_t)ENC_MAX(enc_tunable_ll(ENC_TUNE_RING_MIN_COUNT_PER_RANK), 1);
     enc_eng.bcast_segment = (size_t)ENC_MAX(enc_tunable_ll(ENC_TUNE_BCAST_SEGMENT_BYTES), 4096);
     enc_eng.coll_timeout_ms = (int)enc_tunable_ll(ENC_TUNE_COLL_TIMEOUT_MS);
     enc_eng.connect_timeout_ms = (int)enc_tunable_ll(ENC_TUNE_CONNECT_TIMEOUT_MS);

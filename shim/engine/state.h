@@ -64,6 +64,7 @@ struct enc_engine {
 
     /* tunables, read once */
     size_t tree_max_bytes;
+    size_t ring_min_count;    /* elements per rank the ring needs */
     size_t bcast_segment;
     int coll_timeout_ms;
     int connect_timeout_ms;
