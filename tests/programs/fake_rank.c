@@ -11,6 +11,8 @@
  *   stop         SIGSTOP itself after WORLD (detected by heartbeat timeout)
  *   sleep=MS     sleep before finalizing
  *   no-init      never contact the tracker; just exit 0
+ *   hang         never contact the tracker; sleep until killed (a rank
+ *                that never arrives)
  */
 #include "enc.h"
 #include "tracker/client.h"
@@ -23,7 +25,7 @@
 #include <unistd.h>
 
 struct args {
-    int rank, exit_code, abort_code, kill, kill_once, stop, no_init;
+    int rank, exit_code, abort_code, kill, kill_once, stop, no_init, hang;
     long sleep_ms;
 };
 
@@ -41,6 +43,7 @@ static void parse(int argc, char **argv, struct args *a)
         else if (strcmp(s, "kill-once") == 0) a->kill_once = 1;
         else if (strcmp(s, "stop") == 0) a->stop = 1;
         else if (strcmp(s, "no-init") == 0) a->no_init = 1;
+        else if (strcmp(s, "hang") == 0) a->hang = 1;
         else { fprintf(stderr, "fake_rank: unknown argument %s\n", s); exit(2); }
     }
 }
@@ -124,6 +127,9 @@ int main(int argc, char **argv)
     parse(argc, argv, &a);
     if (a.no_init)
         return 0;
+    if (a.hang && (a.rank < 0 || a.rank == (int)env_u32("ENCORE_RANK")))
+        for (;;)
+            pause(); /* encore-run ends the job, and us, at the register timeout */
     c = join(&reg);
     enc_log_set_tag("fake_rank");
     wait_for(c, ENC_MSG_WORLD, 0);
