@@ -67,6 +67,7 @@ struct enc_engine {
     size_t ring_min_count;    /* elements per rank the ring needs */
     size_t bcast_segment;
     int coll_timeout_ms;
+    uint64_t spin_ns;         /* busy-poll before sleeping in poll(2) */
     int connect_timeout_ms;
     int recovery;             /* result log on */
 

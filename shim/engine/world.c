@@ -100,6 +100,24 @@ int enc_world_wait(int want_resume, uint64_t deadline)
     return ENC_OK;
 }
 
+/* ENCORE_SPIN_US, or auto: spin only when every rank on this host can have
+ * a core of its own (spinning on an oversubscribed host steals the CPU the
+ * peer we wait for needs). */
+static void enc_spin_configure(void)
+{
+    const char *s = enc_tunable_str(ENC_TUNE_SPIN_US);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int local = 0;
+
+    if (strcmp(s, "auto") != 0) {
+        enc_eng.spin_ns = (uint64_t)ENC_MAX(enc_tunable_ll(ENC_TUNE_SPIN_US), 0) * 1000;
+        return;
+    }
+    for (int i = 0; i < enc_eng.size; i++)
+        local += strcmp(enc_eng.peers[i].addr, enc_eng.peers[enc_eng.rank].addr) == 0;
+    enc_eng.spin_ns = cores > 0 && local <= cores ? 50000 : 0;
+}
+
 int enc_world_adopt(void)
 {
     struct enc_msg_world *w = &enc_eng.pending_world;
@@ -112,6 +130,7 @@ int enc_world_adopt(void)
     for (int i = 0; i < enc_eng.size; i++)
         enc_eng.ring[i] = (int)w->ring[i];
     enc_eng.epoch = w->epoch;
+    enc_spin_configure();
     enc_msg_world_free(w);
     enc_eng.have_world = 0;
     enc_links_promote_future();

@@ -195,6 +195,8 @@ int enc_xfer_run(struct enc_xfer *x, int n, const struct enc_coll_ctx *c)
 
     if (cap > (int)ENC_ARRAY_SIZE(stackp) && (p = malloc((size_t)cap * sizeof(*p))) == NULL)
         return ENC_ERR_NOMEM;
+    uint64_t spin_until = enc_now_ns() + enc_eng.spin_ns;
+
     for (;;) {
         int np = 0, pending = 0, progressed = 0;
 
@@ -219,8 +221,14 @@ int enc_xfer_run(struct enc_xfer *x, int n, const struct enc_coll_ctx *c)
             rv = ENC_OK;
             goto out;
         }
-        if (progressed)
+        if (progressed) {
             deadline = enc_deadline_ms(enc_eng.coll_timeout_ms);
+            spin_until = enc_now_ns() + enc_eng.spin_ns;
+        }
+        /* a peer's answer is usually microseconds away: a short spin saves
+         * the sleep and wake-up, when the host has a core to spare */
+        if (enc_eng.spin_ns && enc_now_ns() < spin_until)
+            continue;
         int nx = np;
 
         np = add_watch(p, np);
