@@ -4,6 +4,8 @@
  */
 #include "enc.h"
 
+#include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +13,29 @@
 #include "recovery/logreq.h"
 #include "recovery/reclog.h"
 #include "recovery/recovery.h"
+
+/* Waits for the answer on fd, watching the tracker too: a survivor that
+ * learnt of a new death stops serving and waits for the new epoch, and so
+ * must we (ENC_ERR_EPOCH), or each would wait for the other. */
+int enc_log_wait(int fd, uint64_t deadline)
+{
+    for (;;) {
+        struct pollfd p[2] = {
+            {.fd = fd, .events = POLLIN},
+            {.fd = enc_tclient_event_fd(enc_eng.tc), .events = POLLIN},
+        };
+        int rv, left = enc_ms_left(deadline);
+
+        if (left == 0)
+            return ENC_ERR_TIMEOUT;
+        if (poll(p, 2, left) < 0 && errno != EINTR)
+            return ENC_ERR_SYS;
+        if (p[1].revents && (rv = enc_engine_poll_tracker()) != ENC_OK)
+            return rv;
+        if (p[0].revents)
+            return ENC_OK;
+    }
+}
 
 int enc_log_candidates(uint64_t seq, int root, uint64_t need, int *peers)
 {
@@ -64,6 +89,7 @@ int enc_log_fetch(int peer, const struct enc_logreq *q, struct enc_sigrec *sig, 
     enc_logreq_encode(q, req);
     if ((rv = enc_log_conn(peer, &fd)) != ENC_OK ||
         (rv = enc_frame_send(fd, &h, req, deadline)) != ENC_OK ||
+        (rv = enc_log_wait(fd, deadline)) != ENC_OK ||
         (rv = enc_frame_recv(fd, &h, wire, sizeof(wire), deadline)) != ENC_OK)
         goto fail;
     if (h.type == ENC_MSG_LOG_MISSING && h.seq == seq)
@@ -92,6 +118,6 @@ fail:
     enc_sock_close(&enc_eng.log_fd[peer]);
     ENC_DEBUG("replay", "fetching seq %llu from rank %d failed: %s", (unsigned long long)seq,
               peer, encore_strerror(rv));
-    return ENC_ERR_PEER_RESET;
+    return rv == ENC_ERR_EPOCH ? rv : ENC_ERR_PEER_RESET;
 }
 

@@ -42,7 +42,8 @@ static int read_entry(int fd, uint64_t seq, uint64_t deadline, int *end)
     struct enc_frame_hdr h;
     int rv;
 
-    if ((rv = enc_frame_recv(fd, &h, wire, sizeof(wire), deadline)) != ENC_OK)
+    if ((rv = enc_log_wait(fd, deadline)) != ENC_OK ||
+        (rv = enc_frame_recv(fd, &h, wire, sizeof(wire), deadline)) != ENC_OK)
         return rv;
     if (h.type == ENC_MSG_LOG_MISSING && h.seq == seq) {
         *end = 1;
@@ -80,7 +81,7 @@ static int fetch_run(int peer, uint64_t seq)
         return pf.n > 0 ? ENC_OK : ENC_ERR_LOST;
 fail:
     enc_sock_close(&enc_eng.log_fd[peer]);
-    return ENC_ERR_PEER_RESET;
+    return rv == ENC_ERR_EPOCH ? rv : ENC_ERR_PEER_RESET;
 }
 
 static int fill(uint64_t seq, int root)
@@ -90,9 +91,13 @@ static int fill(uint64_t seq, int root)
     enc_prefetch_clear();
     pf.from = seq;
     for (int i = 0; i < n; i++) {
-        if (fetch_run(peers[i], seq) == ENC_OK)
+        int rv = fetch_run(peers[i], seq);
+
+        if (rv == ENC_OK)
             return ENC_OK;
         enc_prefetch_clear(); /* a half-read run is dropped */
+        if (rv == ENC_ERR_EPOCH)
+            return rv;
     }
     return ENC_ERR_LOST;
 }

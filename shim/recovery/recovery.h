@@ -40,6 +40,9 @@ int enc_log_fetch(int peer, const struct enc_logreq *q, struct enc_sigrec *sig, 
 /* Survivors to ask for seq, holders first, among those that completed more
  * than need collectives; returns how many were written to peers. */
 int enc_log_candidates(uint64_t seq, int root, uint64_t need, int *peers);
+/* Waits until fd is readable, or ENC_ERR_EPOCH when the tracker announces
+ * a new epoch meanwhile. */
+int enc_log_wait(int fd, uint64_t deadline);
 /* Reads len bytes of DATA frames for seq. */
 int enc_log_read_data(int fd, uint64_t seq, uint8_t *dst, uint64_t len, uint64_t deadline);
 /* prefetch.c: the logged entry seq from a run fetched ahead (filling the

@@ -51,6 +51,8 @@ static int try_peers(const struct enc_logreq *q, int root, struct enc_sigrec *si
 
     for (int i = 0; i < n; i++) {
         rv = enc_log_fetch(peers[i], q, sig, dst, len, NULL);
+        if (rv == ENC_ERR_EPOCH)
+            return rv; /* recover first, then ask again */
         if (rv == ENC_ERR_PEER_RESET)
             unreachable++; /* that rank may be dying or in recovery itself */
         else if (rv != ENC_ERR_LOST)
@@ -79,8 +81,10 @@ static int from_prefetch(struct enc_coll *co, uint8_t *dst, struct enc_sigrec *l
     const void *data;
     struct enc_sigrec mine;
 
-    if (enc_prefetch_get(co->ctx.seq, root, &s, &data) != ENC_OK)
-        return ENC_ERR_LOST;
+    int rv;
+
+    if ((rv = enc_prefetch_get(co->ctx.seq, root, &s, &data)) != ENC_OK)
+        return rv == ENC_ERR_EPOCH ? rv : ENC_ERR_LOST;
     enc_sigrec_from_coll(&mine, co, co->bytes);
     if (!same_call(&mine, s) || (co->bootstrap && (s->occ != mine.occ ||
                                                    s->site_off != mine.site_off ||
@@ -107,8 +111,8 @@ static int fetch_result(struct enc_coll *co, uint8_t *dst, struct enc_sigrec *lo
 
     snprintf(q.site_mod, sizeof(q.site_mod), "%s", co->site_mod);
     /* large results go straight into the caller's buffer instead */
-    if (co->bytes < ENC_PREFETCH_MAX_BYTES && from_prefetch(co, dst, logged) == ENC_OK)
-        return ENC_OK;
+    if (co->bytes < ENC_PREFETCH_MAX_BYTES && (rv = from_prefetch(co, dst, logged)) != ENC_ERR_LOST)
+        return rv;
     if (co->bootstrap) {
         rv = try_peers(&q, root, logged, dst, co->bytes);
         if (rv != ENC_ERR_LOST)
