@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #include "engine/state.h"
-#include "engine/scratch.h"
 #include "recovery/recovery.h"
 
 struct enc_engine enc_eng = {.lst = {.listen_fd = -1, .wake_fd = -1, .stop_fd = -1}};
@@ -163,29 +162,6 @@ int enc_engine_init(void)
 int enc_engine_active(void) { return enc_eng.active; }
 int enc_engine_rank(void) { return enc_eng.rank; }
 int enc_engine_size(void) { return enc_eng.size; }
-
-int enc_engine_finalize(void)
-{
-    struct enc_callsig sig = {.kind = ENC_COLL_FINALIZE, .root = -1, .op = ENC_SIG_OP_NONE};
-    struct enc_msg_stats st;
-    int rv;
-
-    if (!enc_eng.active)
-        return ENC_ERR_STATE;
-    /* Everyone reaches finalize before anyone leaves, so no survivor
-     * still needs this rank's log. */
-    rv = enc_barrier(&sig);
-    st = (struct enc_msg_stats){.completed = enc_eng.seq, .replayed = enc_eng.replayed,
-                                .recovery_s = enc_eng.recovery_s};
-    enc_tclient_send_finalize(enc_eng.tc, &st);
-    enc_eng.active = 0;
-    enc_listener_stop(&enc_eng.lst);
-    enc_links_close_all();
-    enc_tclient_close(enc_eng.tc);
-    enc_recovery_fini();
-    enc_scratch_release_all();
-    return rv;
-}
 
 void enc_engine_abort(int code, const char *reason)
 {

@@ -1,6 +1,7 @@
 # shim/engine: the collective engine (links, progress loop, algorithms).
 libencore_la_SOURCES += \
 	shim/engine/init.c \
+	shim/engine/finalize.c \
 	shim/engine/world.c \
 	shim/engine/listener.c \
 	shim/engine/links.c \

@@ -283,7 +283,7 @@ static bool event_valid(const void *p)
 
     if (m->kind == ENC_EV_DEAD)
         return m->rank < ENC_MAX_RANKS;
-    return m->kind == ENC_EV_ABORT;
+    return m->kind == ENC_EV_ABORT || m->kind == ENC_EV_DONE;
 }
 
 ENC_MSG_CODEC(event, event_valid, NULL)

@@ -52,6 +52,7 @@ struct enc_msg_heartbeat {
 enum enc_event_kind {
     ENC_EV_DEAD = 1,                 /* a rank died; a new epoch begins */
     ENC_EV_ABORT = 2,                /* the job ends; reason says why */
+    ENC_EV_DONE = 3,                 /* every rank passed MPI_Finalize: leave */
 };
 
 /* tracker -> rank. */

@@ -109,6 +109,8 @@ static int on_abort(struct enc_tracker *t, struct trk_conn *c)
     return ENC_OK;
 }
 
+static void maybe_done(struct enc_tracker *t);
+
 static int on_stats(struct enc_tracker *t, struct trk_rank *r, const struct trk_conn *c,
                     int final)
 {
@@ -123,6 +125,7 @@ static int on_stats(struct enc_tracker *t, struct trk_rank *r, const struct trk_
     if (t->cfg.hooks.finalized != NULL)
         t->cfg.hooks.finalized(t->cfg.hooks.arg, c->rank);
     enc_trk_check_ready(t); /* a finalized rank no longer owes a STATUS */
+    maybe_done(t);
     return ENC_OK;
 }
 
@@ -185,9 +188,22 @@ static void send_event(struct enc_tracker *t, const struct enc_msg_event *ev)
         ENC_ERROR("tracker", "cannot encode EVENT: %s", encore_strerror(n));
         return;
     }
+    /* finalized ranks too: they serve the log until every rank is done */
     for (int i = 0; i < t->cfg.size; i++)
-        if (t->ranks[i].conn != NULL && !t->ranks[i].finalized)
+        if (t->ranks[i].conn != NULL)
             enc_trk_send(t, t->ranks[i].conn, ENC_MSG_EVENT, buf, (size_t)n);
+}
+
+/* Every rank passed MPI_Finalize: nobody can need a logged result any more. */
+static void maybe_done(struct enc_tracker *t)
+{
+    struct enc_msg_event ev = {.kind = ENC_EV_DONE, .epoch = t->epoch};
+
+    for (int i = 0; i < t->cfg.size; i++)
+        if (!t->ranks[i].finalized)
+            return;
+    ENC_INFO("tracker", "every rank passed MPI_Finalize");
+    send_event(t, &ev);
 }
 
 void enc_trk_open_rendezvous(struct enc_tracker *t)

@@ -58,8 +58,9 @@ static int build_world(const struct enc_tracker *t, struct enc_msg_world *w)
 
 static void broadcast(struct enc_tracker *t, uint8_t type, const void *buf, size_t len)
 {
+    /* finalized ranks too: they serve the log until every rank is done */
     for (int i = 0; i < t->cfg.size; i++)
-        if (t->ranks[i].conn != NULL && !t->ranks[i].finalized)
+        if (t->ranks[i].conn != NULL)
             enc_trk_send(t, t->ranks[i].conn, type, buf, len);
 }
 

@@ -12,6 +12,10 @@
 #   bcastroot 4 ranks; the root of a bcast killed on entering it (25); its
 #             replay re-draws the seed broadcast from rank 3 from the clock
 #             and must get the logged value instead
+#   finalize  rank 2 killed after passing the finalize barrier (injection
+#             point 203: 201 collectives and the barrier come before it),
+#             before telling the tracker: the others wait, serving their
+#             logs, and it replays all 202
 #   failall   --policy fail-all, one kill (kept for comparison)
 # Each run also checks that the faults really happened: restarts per rank
 # and replayed collectives in encore-run's job summary.
@@ -69,6 +73,13 @@ rec_ok bcastroot it4
 rec_restarts bcastroot "0 0 0 1"
 rec_expect bcastroot 3 replayed 24
 enc_log "ok bcastroot ($REC_MS ms)"
+
+# -- finalize: a death after the others passed MPI_Finalize ---------------------
+rec_run finalize 4 --inject kill:rank=2:op=203 "$REC_ITER" --iters 100
+rec_ok finalize it4
+rec_restarts finalize "0 0 1 0"
+rec_expect finalize 2 replayed 202
+enc_log "ok finalize ($REC_MS ms)"
 
 # -- failall: every rank restarts from scratch ----------------------------------
 rec_run failall 4 --policy fail-all --inject kill:rank=2:op=50 "$REC_ITER" --iters 100 \
