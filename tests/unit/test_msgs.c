@@ -319,7 +319,7 @@ Test(msgs, event_kind_out_of_range_rejected)
     struct enc_msg_event e = ev, m;
     int n;
 
-    e.kind = 3;
+    e.kind = ENC_EV_DONE + 1; /* the first kind that does not exist */
     n = enc_msg_event_encode(&e, buf, sizeof(buf));
     cr_assert_eq(enc_msg_event_decode(&m, buf, (size_t)n), ENC_ERR_PROTO);
     e.kind = ENC_EV_DEAD;
