@@ -26,9 +26,8 @@
  *        coll_check --big [--out-dir D]
  *   --counts        element counts (default 0,1,1000,1048576)
  *   --reduced-above counts > N run a reduced sweep (default: none): every
- *                   datatype with its SUM, MAX, BXOR, LXOR, MAXLOC and user
- *                   non-commutative ops in MPI_Allreduce, its first such op
- *                   in MPI_Reduce to root size-1, and data movement
+ *                   datatype x every op valid for it in MPI_Allreduce, its
+ *                   first op in MPI_Reduce to root size-1, and data movement
  *                   (bcast, allgather(v) with about N/size per rank) for one
  *                   datatype per memory layout
  *   --barrier-dir   every rank creates a file in D before each barrier and
@@ -86,7 +85,6 @@ struct op {
     enum gen gen;
     unsigned classes;  /* bit mask of enum dclass */
     MPI_Datatype only; /* user ops: the one datatype they are defined on */
-    bool reduced;      /* kept in the reduced sweep for large counts */
 };
 
 struct pair_fi { float v; int i; };
@@ -141,22 +139,22 @@ static struct dtype dtypes[] = {
 
 #define C(x) (1u << (x))
 static struct op ops[] = {
-    { "MPI_MAX", MPI_OP_NULL, G_MAXMIN, C(DC_INT) | C(DC_FLOAT), MPI_DATATYPE_NULL, true },
-    { "MPI_MIN", MPI_OP_NULL, G_MAXMIN, C(DC_INT) | C(DC_FLOAT), MPI_DATATYPE_NULL, false },
-    { "MPI_SUM", MPI_OP_NULL, G_SUM, C(DC_INT) | C(DC_FLOAT) | C(DC_COMPLEX), MPI_DATATYPE_NULL, true },
-    { "MPI_PROD", MPI_OP_NULL, G_PROD, C(DC_INT) | C(DC_FLOAT) | C(DC_COMPLEX), MPI_DATATYPE_NULL, false },
-    { "MPI_LAND", MPI_OP_NULL, G_LAND, C(DC_INT) | C(DC_BOOL), MPI_DATATYPE_NULL, false },
-    { "MPI_LOR", MPI_OP_NULL, G_LOR, C(DC_INT) | C(DC_BOOL), MPI_DATATYPE_NULL, false },
-    { "MPI_LXOR", MPI_OP_NULL, G_LXOR, C(DC_INT) | C(DC_BOOL), MPI_DATATYPE_NULL, true },
-    { "MPI_BAND", MPI_OP_NULL, G_BITS, C(DC_INT) | C(DC_BYTE), MPI_DATATYPE_NULL, false },
-    { "MPI_BOR", MPI_OP_NULL, G_BITS, C(DC_INT) | C(DC_BYTE), MPI_DATATYPE_NULL, false },
-    { "MPI_BXOR", MPI_OP_NULL, G_BITS, C(DC_INT) | C(DC_BYTE), MPI_DATATYPE_NULL, true },
-    { "MPI_MAXLOC", MPI_OP_NULL, G_LOC, C(DC_PAIR), MPI_DATATYPE_NULL, true },
-    { "MPI_MINLOC", MPI_OP_NULL, G_LOC, C(DC_PAIR), MPI_DATATYPE_NULL, false },
+    { "MPI_MAX", MPI_OP_NULL, G_MAXMIN, C(DC_INT) | C(DC_FLOAT), MPI_DATATYPE_NULL },
+    { "MPI_MIN", MPI_OP_NULL, G_MAXMIN, C(DC_INT) | C(DC_FLOAT), MPI_DATATYPE_NULL },
+    { "MPI_SUM", MPI_OP_NULL, G_SUM, C(DC_INT) | C(DC_FLOAT) | C(DC_COMPLEX), MPI_DATATYPE_NULL },
+    { "MPI_PROD", MPI_OP_NULL, G_PROD, C(DC_INT) | C(DC_FLOAT) | C(DC_COMPLEX), MPI_DATATYPE_NULL },
+    { "MPI_LAND", MPI_OP_NULL, G_LAND, C(DC_INT) | C(DC_BOOL), MPI_DATATYPE_NULL },
+    { "MPI_LOR", MPI_OP_NULL, G_LOR, C(DC_INT) | C(DC_BOOL), MPI_DATATYPE_NULL },
+    { "MPI_LXOR", MPI_OP_NULL, G_LXOR, C(DC_INT) | C(DC_BOOL), MPI_DATATYPE_NULL },
+    { "MPI_BAND", MPI_OP_NULL, G_BITS, C(DC_INT) | C(DC_BYTE), MPI_DATATYPE_NULL },
+    { "MPI_BOR", MPI_OP_NULL, G_BITS, C(DC_INT) | C(DC_BYTE), MPI_DATATYPE_NULL },
+    { "MPI_BXOR", MPI_OP_NULL, G_BITS, C(DC_INT) | C(DC_BYTE), MPI_DATATYPE_NULL },
+    { "MPI_MAXLOC", MPI_OP_NULL, G_LOC, C(DC_PAIR), MPI_DATATYPE_NULL },
+    { "MPI_MINLOC", MPI_OP_NULL, G_LOC, C(DC_PAIR), MPI_DATATYPE_NULL },
     /* (a+1)(b+1)-1 mod 2^32 on MPI_UNSIGNED: commutative and associative */
-    { "USER_COMM", MPI_OP_NULL, G_UCOMM, C(DC_INT), MPI_DATATYPE_NULL, false },
+    { "USER_COMM", MPI_OP_NULL, G_UCOMM, C(DC_INT), MPI_DATATYPE_NULL },
     /* composition of affine maps x -> a*x+b mod 2^32 packed in MPI_UINT64_T */
-    { "USER_NONCOMM", MPI_OP_NULL, G_UNONCOMM, C(DC_INT), MPI_DATATYPE_NULL, true },
+    { "USER_NONCOMM", MPI_OP_NULL, G_UNONCOMM, C(DC_INT), MPI_DATATYPE_NULL },
 };
 #define NOPS (sizeof(ops) / sizeof(ops[0]))
 
@@ -598,7 +596,7 @@ static void sweep(size_t n, bool reduced, const char *bdir, int *nbarrier)
         bool first = true;
         for (size_t oi = 0; oi < NOPS; oi++) {
             const struct op *o = &ops[oi];
-            if (!op_applies(o, d) || (reduced && !o->reduced))
+            if (!op_applies(o, d))
                 continue;
             for (int rk = 0; rk < NRKINDS; rk++) {
                 if (reduced && rk != RK_ALLREDUCE && !(rk == RK_REDUCE_LAST && first))
