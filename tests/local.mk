@@ -26,6 +26,14 @@ TESTS += tests/unit/test_frame
 tests_unit_test_frame_SOURCES = tests/unit/test_frame.c
 tests_unit_test_frame_CFLAGS = $(unit_cflags)
 tests_unit_test_frame_LDADD = $(unit_ldadd)
+# the MPI-free parts of shim/recovery (the rest needs libencore and runs
+# in the recovery integration tests)
+check_PROGRAMS += tests/unit/test_recovery_parts
+TESTS += tests/unit/test_recovery_parts
+tests_unit_test_recovery_parts_SOURCES = tests/unit/test_recovery_parts.c \
+	shim/recovery/logreq.c shim/recovery/bootstrap.c shim/recovery/bufpool.c
+tests_unit_test_recovery_parts_CFLAGS = $(unit_cflags)
+tests_unit_test_recovery_parts_LDADD = $(unit_ldadd)
 
 check_PROGRAMS += tests/unit/test_auth
 TESTS += tests/unit/test_auth

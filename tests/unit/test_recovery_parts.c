@@ -1,0 +1,110 @@
+/* test_recovery_parts.c - the MPI-free parts of shim/recovery: log-service
+ * requests (logreq.c), the bootstrap occurrence counter (bootstrap.c) and
+ * the log's buffer pool (bufpool.c). */
+#include "enc.h"
+
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "recovery/bufpool.h"
+#include "recovery/ckpt.h"
+#include "recovery/logreq.h"
+
+static const struct enc_logreq sample = {
+    .what = ENC_LOGREQ_BOOTSTRAP, .seq = 0x0102030405060708ull, .site_off = 0x1234,
+    .site_mod = "kmeans", .occ = 7, .version = 3, .rank = 5,
+    .kind = 1, .root = -1, .count = 1ull << 33, .dtype = 9, .op = 2,
+};
+
+Test(logreq, round_trip_keeps_every_field)
+{
+    uint8_t wire[ENC_LOGREQ_WIRE];
+    struct enc_logreq got;
+
+    enc_logreq_encode(&sample, wire);
+    cr_assert_eq(enc_logreq_decode(&got, wire, sizeof(wire)), ENC_OK);
+    cr_assert_eq(got.what, sample.what);
+    cr_assert_eq(got.seq, sample.seq);
+    cr_assert_eq(got.site_off, sample.site_off);
+    cr_assert_str_eq(got.site_mod, "kmeans");
+    cr_assert_eq(got.occ, 7);
+    cr_assert_eq(got.version, 3);
+    cr_assert_eq(got.rank, 5);
+    cr_assert_eq(got.kind, 1);
+    cr_assert_eq(got.root, -1);
+    cr_assert_eq(got.count, 1ull << 33);
+    cr_assert_eq(got.dtype, 9);
+    cr_assert_eq(got.op, 2);
+}
+
+Test(logreq, wrong_length_and_unknown_kind_rejected)
+{
+    uint8_t wire[ENC_LOGREQ_WIRE];
+    struct enc_logreq q = sample, got;
+
+    enc_logreq_encode(&q, wire);
+    cr_assert_eq(enc_logreq_decode(&got, wire, sizeof(wire) - 1), ENC_ERR_PROTO);
+    q.what = 0;
+    enc_logreq_encode(&q, wire);
+    cr_assert_eq(enc_logreq_decode(&got, wire, sizeof(wire)), ENC_ERR_PROTO);
+    q.what = ENC_LOGREQ_RUN + 1;
+    enc_logreq_encode(&q, wire);
+    cr_assert_eq(enc_logreq_decode(&got, wire, sizeof(wire)), ENC_ERR_PROTO);
+}
+
+Test(logreq, module_name_is_always_terminated)
+{
+    uint8_t wire[ENC_LOGREQ_WIRE];
+    struct enc_logreq got;
+
+    enc_logreq_encode(&sample, wire);
+    memset(wire + 1 + 8 + 8, 'x', sizeof(got.site_mod)); /* no NUL inside */
+    cr_assert_eq(enc_logreq_decode(&got, wire, sizeof(wire)), ENC_OK);
+    cr_assert_eq(strlen(got.site_mod), sizeof(got.site_mod) - 1);
+}
+
+Test(bootstrap, occurrences_count_per_call_site)
+{
+    cr_assert(enc_bootstrap_active());
+    cr_assert_eq(enc_bootstrap_occurrence("prog", 0x10), 0);
+    cr_assert_eq(enc_bootstrap_occurrence("prog", 0x20), 0);
+    cr_assert_eq(enc_bootstrap_occurrence("prog", 0x10), 1);
+    cr_assert_eq(enc_bootstrap_occurrence("libx.so", 0x10), 0);
+    for (uint64_t off = 0x100; off < 0x100 + 500; off++) /* grows its table */
+        cr_assert_eq(enc_bootstrap_occurrence("prog", off), 0);
+    cr_assert_eq(enc_bootstrap_occurrence("prog", 0x10), 2);
+    cr_assert_eq(enc_bootstrap_occurrence("prog", 0x20), 1);
+    enc_bootstrap_end();
+    cr_assert(!enc_bootstrap_active());
+}
+
+Test(bufpool, returned_buffers_are_reused_when_they_fit)
+{
+    size_t cap, cap2;
+    void *a = enc_bufpool_get(1 << 20, &cap), *b;
+
+    cr_assert_not_null(a);
+    cr_assert_geq(cap, (size_t)1 << 20);
+    enc_bufpool_put(a, cap);
+    b = enc_bufpool_get(800 << 10, &cap2); /* fits, wastes under half */
+    cr_assert_eq(b, a);
+    cr_assert_eq(cap2, cap);
+    enc_bufpool_put(b, cap2);
+    b = enc_bufpool_get(100 << 10, &cap2); /* would waste most of it */
+    cr_assert_neq(b, a);
+    enc_bufpool_put(b, cap2);
+    enc_bufpool_drain();
+}
+
+Test(bufpool, large_buffers_are_whole_huge_pages)
+{
+    size_t cap;
+    void *p = enc_bufpool_get((5u << 20) + 1, &cap);
+
+    cr_assert_not_null(p);
+    cr_assert_eq(cap, (size_t)6 << 20);
+    cr_assert_eq((uintptr_t)p % (2u << 20), 0);
+    memset(p, 0xab, cap);
+    enc_bufpool_put(p, cap);
+    enc_bufpool_drain();
+}
