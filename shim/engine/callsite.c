@@ -57,25 +57,39 @@ static int dwarf_line(uintptr_t ret, char *out, size_t cap)
     return 1;
 }
 
-static void module_offset(const void *site, char *out, size_t cap)
+int enc_callsite_module(const void *site, char *mod, size_t cap, uint64_t *off,
+                        const char **sym)
 {
     Dl_info info;
     const char *base;
 
-    if (site == NULL || dladdr(site, &info) == 0 || info.dli_fname == NULL) {
-        snprintf(out, cap, "%p", site);
-        return;
-    }
+    *off = (uint64_t)(uintptr_t)site;
+    snprintf(mod, cap, "?");
+    if (sym != NULL)
+        *sym = NULL;
+    if (site == NULL || dladdr(site, &info) == 0 || info.dli_fname == NULL)
+        return 0;
     base = strrchr(info.dli_fname, '/');
     base = base ? base + 1 : info.dli_fname;
-    if (*base == '\0')
-        base = "main";
-    uintptr_t off = (uintptr_t)site - (uintptr_t)info.dli_fbase;
+    snprintf(mod, cap, "%s", *base ? base : "main");
+    *off = (uint64_t)((uintptr_t)site - (uintptr_t)info.dli_fbase);
+    if (sym != NULL)
+        *sym = info.dli_sname;
+    return 1;
+}
 
-    if (info.dli_sname != NULL)
-        snprintf(out, cap, "%s+0x%zx %s", base, (size_t)off, info.dli_sname);
+static void module_offset(const void *site, char *out, size_t cap)
+{
+    char mod[64];
+    const char *sym;
+    uint64_t off;
+
+    if (!enc_callsite_module(site, mod, sizeof(mod), &off, &sym))
+        snprintf(out, cap, "%p", site);
+    else if (sym != NULL)
+        snprintf(out, cap, "%s+0x%llx %s", mod, (unsigned long long)off, sym);
     else
-        snprintf(out, cap, "%s+0x%zx", base, (size_t)off);
+        snprintf(out, cap, "%s+0x%llx", mod, (unsigned long long)off);
 }
 
 /* A loop calls the same sites again and again: remember their names. */

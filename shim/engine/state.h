@@ -10,8 +10,6 @@
 #include "engine/engine.h"
 #include "tracker/client.h"
 
-struct enc_reclog; /* recovery/reclog.h */
-
 /* An authenticated connection handed from the listener thread. */
 struct enc_accepted {
     int fd;
@@ -71,11 +69,6 @@ struct enc_engine {
     int connect_timeout_ms;
     int recovery;             /* result log on */
 
-    struct enc_reclog *log;   /* recovery: result log (NULL when off) */
-
-    void *scratch;            /* reusable scratch space */
-    size_t scratch_cap;
-
     int inject_kind;          /* 0 none, 'k' SIGKILL, 's' SIGSTOP */
     uint64_t inject_at;       /* at this 1-based collective */
 };
@@ -119,5 +112,10 @@ void enc_inject_check(void);
 
 /* callsite.c: "kmeans.c:88 main" or "libfoo.so+0x1234" for a return address. */
 void enc_callsite_format(const void *site, char *out, size_t cap);
+/* The module (basename) holding site and site's offset in it, stable across
+ * ASLR; 0 (with "?" and the raw address) when the dynamic linker does not
+ * know it.  *sym, when not NULL, receives the nearest exported symbol. */
+int enc_callsite_module(const void *site, char *mod, size_t cap, uint64_t *off,
+                        const char **sym);
 
 #endif

@@ -103,7 +103,7 @@ int enc_world_wait(int want_resume, uint64_t deadline)
 /* ENCORE_SPIN_US, or auto: spin only when every rank on this host can have
  * a core of its own (spinning on an oversubscribed host steals the CPU the
  * peer we wait for needs). */
-static void enc_spin_configure(void)
+static void spin_configure(void)
 {
     const char *s = enc_tunable_str(ENC_TUNE_SPIN_US);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -130,7 +130,7 @@ int enc_world_adopt(void)
     for (int i = 0; i < enc_eng.size; i++)
         enc_eng.ring[i] = (int)w->ring[i];
     enc_eng.epoch = w->epoch;
-    enc_spin_configure();
+    spin_configure();
     enc_msg_world_free(w);
     enc_eng.have_world = 0;
     enc_links_promote_future();

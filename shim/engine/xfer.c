@@ -163,7 +163,7 @@ static int step(struct enc_xfer *x, const struct enc_coll_ctx *c, int *fd, short
     rv = x->dir == ENC_XFER_SEND ? send_step(x, *fd, c, ev) : recv_step(x, *fd, c, ev);
     if (rv < 0 && rv != ENC_ERR_MISMATCH)
         ENC_DEBUG("xfer", "link to rank %d failed: %s", x->peer, encore_strerror(rv));
-    return rv == ENC_ERR_PEER_CLOSED ? ENC_ERR_PEER_CLOSED : rv;
+    return rv;
 }
 
 /* Poll entries beyond the transfers: listener, tracker, log service. */

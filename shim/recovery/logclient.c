@@ -39,11 +39,12 @@ int enc_log_wait(int fd, uint64_t deadline)
 
 int enc_log_candidates(uint64_t seq, int root, uint64_t need, int *peers)
 {
+    /* walk from the first holder, so the nearest copies are asked first */
+    int first = root >= 0 ? root : (int)((seq / ENC_HOLDER_RUN) % (uint64_t)enc_eng.size);
     int n = 0;
 
     for (int pass = 0; pass < 2; pass++) {
         for (int i = 0; i < enc_eng.size; i++) {
-            int first = root >= 0 ? root : (int)((seq / ENC_HOLDER_RUN) % (uint64_t)enc_eng.size);
             int peer = (first + i) % enc_eng.size;
 
             if (peer == enc_eng.rank || enc_eng.peer_completed[peer] <= need ||

@@ -5,11 +5,11 @@
  */
 #include "enc.h"
 
-#include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "engine/coll.h"
+#include "engine/state.h"
 #include "recovery/ckpt.h"
 #include "recovery/reclog.h"
 
@@ -26,21 +26,13 @@ static struct {
 static void site_key(const void *site, uint64_t *off, char *mod, size_t cap)
 {
     size_t h = ((uintptr_t)site >> 2) % SITE_CACHE;
-    Dl_info info;
 
     if (site_cache[h].site == site && site != NULL) {
         *off = site_cache[h].off;
         snprintf(mod, cap, "%s", site_cache[h].mod);
         return;
     }
-    *off = (uint64_t)(uintptr_t)site;
-    snprintf(mod, cap, "?");
-    if (site != NULL && dladdr(site, &info) != 0 && info.dli_fname != NULL) {
-        const char *b = strrchr(info.dli_fname, '/');
-
-        snprintf(mod, cap, "%s", b ? b + 1 : (*info.dli_fname ? info.dli_fname : "main"));
-        *off = (uint64_t)((uintptr_t)site - (uintptr_t)info.dli_fbase);
-    }
+    enc_callsite_module(site, mod, cap, off, NULL);
     site_cache[h].site = site;
     site_cache[h].off = *off;
     snprintf(site_cache[h].mod, sizeof(site_cache[h].mod), "%s", mod);
