@@ -37,6 +37,7 @@ enum encore_status {
     ENCORE_ERR_LOST = -10,       /* logged results lost on too many ranks */
     ENCORE_ERR_ABORTED = -11,    /* the job is being torn down */
     ENCORE_ERR_STATE = -12,      /* call not valid in the current state */
+    /* -13 is internal (not found); see the library's status.h */
 
     ENCORE_ERR_PEER_CLOSED = -100, /* peer closed the connection */
     ENCORE_ERR_PEER_RESET = -101,  /* connection reset / I/O error on a link */

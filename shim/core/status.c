@@ -5,6 +5,7 @@ const char *encore_strerror(int status)
 {
     switch (status) {
     case ENC_OK: return "success";
+    case ENC_INPROGRESS: return "in progress";
     case ENC_ERR_INVAL: return "invalid argument";
     case ENC_ERR_NOMEM: return "out of memory";
     case ENC_ERR_PROTO: return "malformed or unexpected message";
@@ -17,6 +18,7 @@ const char *encore_strerror(int status)
     case ENC_ERR_LOST: return "logged results lost";
     case ENC_ERR_ABORTED: return "job aborted";
     case ENC_ERR_STATE: return "invalid state";
+    case ENC_ERR_NOT_FOUND: return "not found";
     case ENC_ERR_PEER_CLOSED: return "peer closed the connection";
     case ENC_ERR_PEER_RESET: return "connection to peer failed";
     case ENC_ERR_EPOCH: return "membership changed";
