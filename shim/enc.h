@@ -1,7 +1,7 @@
 /*
  * enc.h - the one internal header of encore.
  *
- * Every .c file of the library, the tracker and the launcher starts with
+ * Every .c file of the library and of the programs (run/) starts with
  *     #include "enc.h"
  * Internal names carry the enc_ prefix; public ones (include/encore.h) the
  * encore_ prefix.  Subsystem headers live next to their code.

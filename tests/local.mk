@@ -55,12 +55,13 @@ tests_unit_test_sock_LDADD = $(unit_ldadd)
 # tracker / launcher (control plane)
 check_PROGRAMS += tests/unit/test_tracker
 TESTS += tests/unit/test_tracker
-tests_unit_test_tracker_SOURCES = tests/unit/test_tracker.c
+tests_unit_test_tracker_SOURCES = tests/unit/test_tracker.c shim/tracker_client/tclient.c
+tests_unit_test_tracker_CPPFLAGS = $(RUN_CPPFLAGS)
 tests_unit_test_tracker_CFLAGS = $(unit_cflags)
 tests_unit_test_tracker_LDADD = libenctracker.la $(unit_ldadd)
 
 check_PROGRAMS += tests/programs/fake_rank
-tests_programs_fake_rank_SOURCES = tests/programs/fake_rank.c
+tests_programs_fake_rank_SOURCES = tests/programs/fake_rank.c shim/tracker_client/tclient.c
 tests_programs_fake_rank_LDADD = libenccore.la
 TESTS += tests/integration/launcher_basic.sh
 EXTRA_DIST += tests/integration/launcher_basic.sh

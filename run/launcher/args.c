@@ -4,7 +4,7 @@
  * non-option, so "encore-run -n 2 ./a.out -n 5" gives -n 5 to a.out).
  */
 #include "enc.h"
-#include "launcher/run.h"
+#include "launcher/launcher.h"
 
 #include "config.h"
 

@@ -5,7 +5,7 @@
  * "no", which is right for interpreters such as python3.
  */
 #include "enc.h"
-#include "launcher/run.h"
+#include "launcher/launcher.h"
 
 #include <elf.h>
 #include <fcntl.h>

@@ -1,9 +1,9 @@
 /*
- * main.c - encore-run: an mpirun-style launcher with an embedded tracker
+ * encore_run.c - encore-run: an mpirun-style launcher with an embedded tracker
  * that restarts ranks which die (see job.c).
  */
 #include "enc.h"
-#include "launcher/run.h"
+#include "launcher/launcher.h"
 
 #include <limits.h>
 #include <stdio.h>

@@ -1,12 +1,12 @@
 /*
- * inject.c - fault injection for tests and demos.  Deterministic faults
+ * inject_plan.c - fault injection for tests and demos.  Deterministic faults
  * (--inject kill|stop:rank=R:op=K[:incarnation=I]) travel to the rank as
  * ENCORE_INJECT=kill:K, executed by its engine at its K-th collective;
  * random ones (--inject random:every=T[:seed=S]) are SIGKILLs sent by the
  * launcher, chosen by a seeded generator so a run can be repeated.
  */
 #include "enc.h"
-#include "launcher/run.h"
+#include "launcher/launcher.h"
 
 #include <stdlib.h>
 #include <string.h>

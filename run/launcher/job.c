@@ -5,7 +5,7 @@
  * why it failed.
  */
 #include "enc.h"
-#include "launcher/run.h"
+#include "launcher/launcher.h"
 
 #include <errno.h>
 #include <stdarg.h>

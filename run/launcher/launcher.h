@@ -1,11 +1,12 @@
 /*
- * run.h - encore-run's internal contracts: options (args.c), fault
- * injection (inject.c), the rank environment (env.c, preload.c,
- * elf_links.c), processes (spawn.c, output.c), restart policy (restart.c)
- * and the job loop (job.c) that ties them to the embedded tracker.
+ * launcher.h - encore-run's internal contracts: options (args.c), fault
+ * injection (inject_plan.c), the rank environment (rank_env.c, preload.c,
+ * elf_links.c), processes (spawn.c, tag_output.c), restart policy
+ * (restart_policy.c) and the job loop (job.c) that ties them to the
+ * embedded tracker.
  */
-#ifndef ENC_LAUNCHER_RUN_H
-#define ENC_LAUNCHER_RUN_H
+#ifndef ENC_LAUNCHER_LAUNCHER_H
+#define ENC_LAUNCHER_LAUNCHER_H
 
 #include <stdint.h>
 #include <sys/types.h>
@@ -49,7 +50,7 @@ struct enc_run_opts {
 int enc_run_parse_args(int argc, char **argv, struct enc_run_opts *o);
 void enc_run_print_info(const struct enc_run_opts *o);
 
-/* inject.c */
+/* inject_plan.c */
 int enc_run_parse_inject(struct enc_run_opts *o, const char *spec);
 /* ENCORE_INJECT value for rank/incarnation into out ("" when none). */
 void enc_run_inject_value(const struct enc_run_opts *o, int rank, uint32_t inc, char *out,
@@ -68,7 +69,7 @@ const char *enc_run_find_python_dir(char *buf, size_t cap);
 /* The program resolved along PATH into buf; ENC_ERR_INVAL when not found. */
 int enc_run_resolve_program(const char *prog, char *buf, size_t cap);
 
-/* env.c: the environment shared by every rank (scrubbed, -x applied,
+/* rank_env.c: the environment shared by every rank (scrubbed, -x applied,
  * ENCORE_TRACKER/SECRET/SIZE, LD_PRELOAD); per-rank values are added by
  * enc_run_env_for_rank.  Arrays are NULL-terminated and malloc'd. */
 int enc_run_env_base(const struct enc_run_opts *o, const char *tracker, const char *secret_hex,
@@ -77,7 +78,7 @@ int enc_run_env_for_rank(char **base, const struct enc_run_opts *o, int rank, ui
                          char ***out);
 void enc_run_env_free(char **env);
 
-/* output.c: --tag-output line prefixing of one child stream. */
+/* tag_output.c: --tag-output line prefixing of one child stream. */
 struct enc_run_stream {
     int fd;                       /* -1 when closed */
     int rank;
@@ -96,7 +97,7 @@ int enc_run_spawn(const char *path, char **argv, char **env, const char *bind_to
 /* One line describing a wait status: "exited with status 3", "killed by signal 9 (Killed)". */
 void enc_run_describe_status(int status, char *out, size_t cap);
 
-/* restart.c: the restart budget and backoff of one rank. */
+/* restart_policy.c: the restart budget and backoff of one rank. */
 int enc_run_can_restart(const struct enc_run_opts *o, int restarts);
 int64_t enc_run_backoff_ms(int restarts);
 

@@ -1,14 +1,14 @@
-# shim/launcher: encore-run (process lifecycle around the embedded tracker).
-noinst_HEADERS += shim/launcher/run.h
+# run/launcher: encore-run (process lifecycle around the embedded tracker).
+noinst_HEADERS += run/launcher/launcher.h
 encore_run_SOURCES += \
-	shim/launcher/main.c \
-	shim/launcher/args.c \
-	shim/launcher/inject.c \
-	shim/launcher/elf_links.c \
-	shim/launcher/preload.c \
-	shim/launcher/env.c \
-	shim/launcher/spawn.c \
-	shim/launcher/output.c \
-	shim/launcher/restart.c \
-	shim/launcher/job.c
+	run/launcher/encore_run.c \
+	run/launcher/args.c \
+	run/launcher/inject_plan.c \
+	run/launcher/elf_links.c \
+	run/launcher/preload.c \
+	run/launcher/rank_env.c \
+	run/launcher/spawn.c \
+	run/launcher/tag_output.c \
+	run/launcher/restart_policy.c \
+	run/launcher/job.c
 encore_run_CFLAGS = $(AM_CFLAGS) -DENC_LIBDIR=\"$(libdir)\" -DENC_PKGLIBDIR=\"$(pkglibdir)\"

@@ -5,7 +5,7 @@
  * start-up directory (python/ in a build tree, else pkglibdir/python).
  */
 #include "enc.h"
-#include "launcher/run.h"
+#include "launcher/launcher.h"
 
 #include <libgen.h>
 #include <limits.h>

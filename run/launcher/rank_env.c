@@ -1,12 +1,12 @@
 /*
- * env.c - the environment of a rank process.  Inherited mpirun variables
+ * rank_env.c - the environment of a rank process.  Inherited mpirun variables
  * are removed so a rank never believes it runs under mpirun; the encore
  * contract (ENCORE_TRACKER, ENCORE_SECRET, ENCORE_RANK, ENCORE_SIZE,
  * ENCORE_INCARNATION, ENCORE_INJECT) and LD_PRELOAD are added; -x applies
  * mpirun semantics (VAR: forward ours, VAR=val: set).
  */
 #include "enc.h"
-#include "launcher/run.h"
+#include "launcher/launcher.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,10 +1,10 @@
 /*
- * restart.c - the restart policy of one rank: a budget of --max-restarts
+ * restart_policy.c - the restart policy of one rank: a budget of --max-restarts
  * restarts, spaced by an exponential backoff (100 ms doubling, capped at
  * 2 s) so a rank that dies at once does not spin the machine.
  */
 #include "enc.h"
-#include "launcher/run.h"
+#include "launcher/launcher.h"
 
 int enc_run_can_restart(const struct enc_run_opts *o, int restarts)
 {

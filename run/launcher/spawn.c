@@ -4,7 +4,7 @@
  * with hwloc, exec with the rank's environment.
  */
 #include "enc.h"
-#include "launcher/run.h"
+#include "launcher/launcher.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,10 +1,10 @@
 /*
- * output.c - --tag-output: each line a rank writes appears whole, prefixed
+ * tag_output.c - --tag-output: each line a rank writes appears whole, prefixed
  * "[1,rank]<stdout>: " (or <stderr>), as mpirun does, so lines of
  * different ranks never interleave mid-line.
  */
 #include "enc.h"
-#include "launcher/run.h"
+#include "launcher/launcher.h"
 
 #include <string.h>
 #include <unistd.h>

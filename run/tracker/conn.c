@@ -4,7 +4,7 @@
  * can do is get its own connection closed with one warning.
  */
 #include "enc.h"
-#include "tracker/trk.h"
+#include "tracker/tracker_int.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

@@ -1,5 +1,5 @@
 /*
- * main.c - encore-tracker: the tracker alone, for ranks started by another
+ * encore_tracker.c - encore-tracker: the tracker alone, for ranks started by another
  * launcher (a batch system, a script).  Those ranks export ENCORE_TRACKER,
  * ENCORE_SECRET[_FILE], ENCORE_RANK and ENCORE_SIZE; a rank that dies may be
  * re-registered with incarnation + 1 within ENCORE_REGISTER_TIMEOUT_MS.

@@ -1,12 +1,10 @@
-# shim/tracker: the tracker (rendezvous) in libenctracker, the standalone
-# encore-tracker, and the rank-side tracker client (in libenccore, because
-# libencore.so links it).
-noinst_HEADERS += shim/tracker/tracker.h shim/tracker/trk.h shim/tracker/client.h
+# run/tracker: the tracker (rendezvous) server as libenctracker, shared by
+# encore-run (embedded) and the standalone encore-tracker.
+noinst_HEADERS += run/tracker/tracker.h run/tracker/tracker_int.h
 libenctracker_la_SOURCES += \
-	shim/tracker/conn.c \
-	shim/tracker/rendezvous.c \
-	shim/tracker/world.c \
-	shim/tracker/tracker.c \
-	shim/tracker/summary.c
-libenccore_la_SOURCES += shim/tracker/client.c
-encore_tracker_SOURCES += shim/tracker/main.c
+	run/tracker/conn.c \
+	run/tracker/rendezvous.c \
+	run/tracker/world_announce.c \
+	run/tracker/tracker.c \
+	run/tracker/summary.c
+encore_tracker_SOURCES += run/tracker/encore_tracker.c

@@ -4,7 +4,7 @@
  * a recovery) can be sent.  Pure bookkeeping over conn.c's connections.
  */
 #include "enc.h"
-#include "tracker/trk.h"
+#include "tracker/tracker_int.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * recovery, so a user can see that encore did something and how long it took.
  */
 #include "enc.h"
-#include "tracker/trk.h"
+#include "tracker/tracker_int.h"
 
 static void rank_line(const struct enc_tracker *t, int i, const int *restarts, FILE *out)
 {

@@ -4,7 +4,7 @@
  * register deadline).  Every wait here ends at the nearest timer.
  */
 #include "enc.h"
-#include "tracker/trk.h"
+#include "tracker/tracker_int.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,9 +1,9 @@
 /*
- * trk.h - internals of the tracker shared by its files (conn.c,
+ * tracker_int.h - internals of the tracker shared by its files (conn.c,
  * rendezvous.c, tracker.c, summary.c).  Not for the launcher.
  */
-#ifndef ENC_TRACKER_TRK_H
-#define ENC_TRACKER_TRK_H
+#ifndef ENC_TRACKER_TRACKER_INT_H
+#define ENC_TRACKER_TRACKER_INT_H
 
 #include "tracker/tracker.h"
 

@@ -1,10 +1,10 @@
 /*
- * world.c - deciding that a rendezvous is complete and telling the ranks:
+ * world_announce.c - deciding that a rendezvous is complete and telling the ranks:
  * WORLD (who is where, the ring) and, after a recovery, RESUME (how far
  * every rank had got, so the restarted ones know what to replay).
  */
 #include "enc.h"
-#include "tracker/trk.h"
+#include "tracker/tracker_int.h"
 
 #include <stdlib.h>
 

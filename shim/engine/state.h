@@ -8,7 +8,7 @@
 #include <pthread.h>
 
 #include "engine/engine.h"
-#include "tracker/client.h"
+#include "tracker_client/tclient.h"
 
 /* An authenticated connection handed from the listener thread. */
 struct enc_accepted {

@@ -1,5 +1,5 @@
 /*
- * client.c - the rank side of the control connection (see client.h).
+ * tclient.c - the rank side of the control connection (see tclient.h).
  *
  * One background thread reads frames and sends heartbeats, so a rank that
  * computes for minutes between collectives still looks alive, and a death
@@ -7,7 +7,7 @@
  * is busy.  The caller's sends share the socket under a mutex.
  */
 #include "enc.h"
-#include "tracker/client.h"
+#include "tracker_client/tclient.h"
 
 #include <errno.h>
 #include <poll.h>

@@ -1,5 +1,5 @@
 /*
- * client.h - a rank's control connection to the tracker (libenccore).
+ * tclient.h - a rank's control connection to the tracker (libencore).
  *
  * enc_tclient_open() connects, authenticates (ENC_ROLE_CONTROL), sends
  * REGISTER and starts a background thread that owns reading and sends a
@@ -12,8 +12,8 @@
  * lost: ...") and _exit(ENC_EXIT_TRACKER_LOST)s the process, unless the
  * rank already sent FINALIZE or closed the client.
  */
-#ifndef ENC_TRACKER_CLIENT_H
-#define ENC_TRACKER_CLIENT_H
+#ifndef ENC_TRACKER_CLIENT_TCLIENT_H
+#define ENC_TRACKER_CLIENT_TCLIENT_H
 
 #include <stdint.h>
 

@@ -1,6 +1,6 @@
 /*
  * fake_rank.c - a rank without MPI for launcher and tracker tests: joins
- * the tracker through the real client (libenccore), waits for WORLD, then
+ * the tracker through the real client (shim/tracker_client), waits for WORLD, then
  * does what its arguments say.  Arguments (all optional):
  *   rank=R       the action below applies to rank R only (default: all)
  *   exit=N       exit with status N after WORLD, without finalizing
@@ -15,7 +15,7 @@
  *                that never arrives)
  */
 #include "enc.h"
-#include "tracker/client.h"
+#include "tracker_client/tclient.h"
 
 #include <signal.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
  * client (exit-on-lost off), hostile peers through raw sockets.
  */
 #include "enc.h"
-#include "tracker/client.h"
+#include "tracker_client/tclient.h"
 #include "tracker/tracker.h"
 
 #include <criterion/criterion.h>
