@@ -74,7 +74,6 @@ int enc_trk_accept(struct enc_tracker *t)
     return ENC_OK;
 }
 
-/* Closes and forgets c (the caller has detached it from its rank). */
 void enc_trk_conn_drop(struct enc_tracker *t, struct trk_conn *c)
 {
     for (int i = 0; i < t->nconns; i++) {
@@ -83,8 +82,6 @@ void enc_trk_conn_drop(struct enc_tracker *t, struct trk_conn *c)
             break;
         }
     }
-    if (c->state == TRK_RANK && c->rank >= 0 && t->ranks[c->rank].conn == c)
-        t->ranks[c->rank].conn = NULL;
     enc_sock_close(&c->fd);
     enc_frame_reader_fini(&c->rd);
     free(c);
@@ -115,9 +112,9 @@ int enc_trk_conn_input(struct enc_tracker *t, struct trk_conn *c)
         if (c->state == TRK_WAIT_REGISTER) {
             if (c->rd.hdr.type != ENC_MSG_REGISTER)
                 return ENC_ERR_PROTO;
-            rv = enc_trk_on_register(t, c, c->rd.payload, (size_t)c->rd.hdr.len);
+            rv = t->conn_ops->on_register(t, c, c->rd.payload, (size_t)c->rd.hdr.len);
         } else {
-            rv = enc_trk_on_frame(t, c);
+            rv = t->conn_ops->on_frame(t, c);
         }
         enc_frame_reader_reset(&c->rd);
         if (rv != 0 || c->state != TRK_RANK)
@@ -153,7 +150,7 @@ void enc_trk_sweep(struct enc_tracker *t)
         struct trk_conn *c = t->conns[i];
 
         if (c->state == TRK_RANK && c->broken != NULL) {
-            enc_trk_rank_lost(t, c->rank, c->broken);
+            t->conn_ops->on_broken(t, c);
             i = -1; /* the table changed */
         } else if (c->state != TRK_RANK && now >= c->deadline) {
             ENC_WARN("tracker", "connection from %s closed: no %s within %lld ms", c->peer,

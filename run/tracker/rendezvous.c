@@ -1,7 +1,8 @@
 /*
  * rendezvous.c - the tracker's view of the job: which incarnation of each
  * rank is registered, the epoch, and when a world (WORLD, then RESUME after
- * a recovery) can be sent.  Pure bookkeeping over conn.c's connections.
+ * a recovery) can be sent.  Pure bookkeeping over conn.c's connections,
+ * which hand their frames up through enc_trk_rendezvous_ops.
  */
 #include "enc.h"
 #include "tracker/tracker_int.h"
@@ -50,7 +51,17 @@ static int check_register(struct enc_tracker *t, struct trk_conn *c,
     return ENC_OK;
 }
 
-int enc_trk_on_register(struct enc_tracker *t, struct trk_conn *c, const void *p, size_t len)
+/* Drops the rank's connection (conn.c knows nothing of ranks). */
+static void detach(struct enc_tracker *t, struct trk_rank *r)
+{
+    struct trk_conn *c = r->conn;
+
+    r->conn = NULL;
+    enc_trk_conn_drop(t, c);
+}
+
+static enc_status_t on_register(struct enc_tracker *t, struct trk_conn *c, const void *p,
+                                size_t len)
 {
     struct enc_msg_register m;
     struct trk_rank *r;
@@ -141,7 +152,7 @@ static int on_heartbeat(struct trk_rank *r, const struct trk_conn *c)
 }
 
 /* A frame on a registered connection; any frame proves the rank alive. */
-int enc_trk_on_frame(struct enc_tracker *t, struct trk_conn *c)
+static enc_status_t on_frame(struct enc_tracker *t, struct trk_conn *c)
 {
     struct trk_rank *r = &t->ranks[c->rank];
 
@@ -168,7 +179,7 @@ void enc_trk_rank_lost(struct enc_tracker *t, int rank, const char *why)
 
     if (r->conn == NULL)
         return;
-    enc_trk_conn_drop(t, r->conn);
+    detach(t, r);
     if (r->finalized)
         return; /* closing after MPI_Finalize is the normal end */
     r->min_inc = ENC_MAX(r->min_inc, inc + 1);
@@ -188,10 +199,7 @@ static void send_event(struct enc_tracker *t, const struct enc_msg_event *ev)
         ENC_ERROR("tracker", "cannot encode EVENT: %s", encore_strerror(n));
         return;
     }
-    /* finalized ranks too: they serve the log until every rank is done */
-    for (int i = 0; i < t->cfg.size; i++)
-        if (t->ranks[i].conn != NULL)
-            enc_trk_send(t, t->ranks[i].conn, ENC_MSG_EVENT, buf, (size_t)n);
+    enc_trk_broadcast(t, ENC_MSG_EVENT, buf, (size_t)n);
 }
 
 /* Every rank passed MPI_Finalize: nobody can need a logged result any more. */
@@ -241,7 +249,7 @@ void enc_tracker_rank_dead(struct enc_tracker *t, int rank, uint32_t incarnation
     if (r->conn != NULL && r->incarnation > incarnation)
         return; /* a newer incarnation is already in */
     if (r->conn != NULL)
-        enc_trk_conn_drop(t, r->conn);
+        detach(t, r);
     if (r->finalized)
         return;
     r->min_inc = ENC_MAX(r->min_inc, incarnation + 1);
@@ -257,7 +265,7 @@ void enc_tracker_restart_all(struct enc_tracker *t)
         struct trk_rank *r = &t->ranks[i];
 
         if (r->conn != NULL)
-            enc_trk_conn_drop(t, r->conn);
+            detach(t, r);
         if (r->ever)
             r->min_inc = ENC_MAX(r->min_inc, r->incarnation + 1);
         r->finalized = 0;
@@ -278,3 +286,14 @@ void enc_tracker_abort(struct enc_tracker *t, int rank, int32_t code, const char
     snprintf(ev.reason, sizeof(ev.reason), "%s", reason != NULL ? reason : "");
     send_event(t, &ev);
 }
+
+static void on_broken(struct enc_tracker *t, struct trk_conn *c)
+{
+    enc_trk_rank_lost(t, c->rank, c->broken);
+}
+
+const struct trk_conn_ops enc_trk_rendezvous_ops = {
+    .on_register = on_register,
+    .on_frame = on_frame,
+    .on_broken = on_broken,
+};

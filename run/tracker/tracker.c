@@ -25,6 +25,7 @@ int enc_tracker_create(struct enc_tracker **out, const struct enc_tracker_config
     if ((t = calloc(1, sizeof(*t))) == NULL)
         return ENC_ERR_NOMEM;
     t->cfg = *cfg;
+    t->conn_ops = &enc_trk_rendezvous_ops;
     t->secret = *cfg->secret;
     t->lfd = -1;
     t->connect_timeout_ms = tunable_or(cfg->connect_timeout_ms, ENC_TUNE_CONNECT_TIMEOUT_MS);

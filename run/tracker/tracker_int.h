@@ -1,6 +1,9 @@
 /*
- * tracker_int.h - internals of the tracker shared by its files (conn.c,
- * rendezvous.c, tracker.c, summary.c).  Not for the launcher.
+ * tracker_int.h - internals of the tracker shared by its files.  Not for
+ * the launcher.  Calls go one way: tracker.c drives the rendezvous
+ * (rendezvous.c), which announces worlds (world_announce.c), and both send
+ * through the connection layer (conn.c); conn.c hands frames and broken
+ * connections up only through the trk_conn_ops the rendezvous fills.
  */
 #ifndef ENC_TRACKER_TRACKER_INT_H
 #define ENC_TRACKER_TRACKER_INT_H
@@ -30,6 +33,19 @@ struct trk_conn {
     char why[160];                  /* reason for rejecting it, for the one warning */
 };
 
+struct enc_tracker;
+
+/* What the connection layer hands up to the rendezvous. */
+struct trk_conn_ops {
+    /* The first frame of an authenticated connection, a REGISTER. */
+    enc_status_t (*on_register)(struct enc_tracker *t, struct trk_conn *c, const void *p,
+                                size_t len);
+    /* A frame on a registered connection (c->rd holds it). */
+    enc_status_t (*on_frame)(struct enc_tracker *t, struct trk_conn *c);
+    /* A registered connection failed a send: its rank is lost. */
+    void (*on_broken)(struct enc_tracker *t, struct trk_conn *c);
+};
+
 struct trk_rank {
     struct trk_conn *conn;          /* NULL when not registered */
     uint32_t incarnation;           /* of the last registration */
@@ -48,6 +64,7 @@ struct trk_rank {
 
 struct enc_tracker {
     struct enc_tracker_config cfg;
+    const struct trk_conn_ops *conn_ops;
     struct enc_secret secret;
     int lfd;
     uint16_t port;
@@ -69,8 +86,9 @@ struct enc_tracker {
     int64_t register_timeout_ms;
 };
 
-/* conn.c */
+/* conn.c: connections, below the rendezvous */
 int enc_trk_accept(struct enc_tracker *t);
+/* Closes and forgets c; the rendezvous detaches it from its rank first. */
 void enc_trk_conn_drop(struct enc_tracker *t, struct trk_conn *c);
 int enc_trk_conn_input(struct enc_tracker *t, struct trk_conn *c);
 int enc_trk_send(struct enc_tracker *t, struct trk_conn *c, uint8_t type, const void *p,
@@ -78,10 +96,13 @@ int enc_trk_send(struct enc_tracker *t, struct trk_conn *c, uint8_t type, const 
 void enc_trk_sweep(struct enc_tracker *t);
 
 /* rendezvous.c */
-int enc_trk_on_register(struct enc_tracker *t, struct trk_conn *c, const void *p, size_t len);
-int enc_trk_on_frame(struct enc_tracker *t, struct trk_conn *c);
+extern const struct trk_conn_ops enc_trk_rendezvous_ops;
 void enc_trk_rank_lost(struct enc_tracker *t, int rank, const char *why);
-void enc_trk_check_ready(struct enc_tracker *t);
 void enc_trk_open_rendezvous(struct enc_tracker *t);
+
+/* world_announce.c: sends WORLD (and RESUME) once the rendezvous is complete */
+void enc_trk_check_ready(struct enc_tracker *t);
+/* One frame to every registered rank (finalized ones too). */
+void enc_trk_broadcast(struct enc_tracker *t, uint8_t type, const void *buf, size_t len);
 
 #endif

@@ -56,7 +56,7 @@ static int build_world(const struct enc_tracker *t, struct enc_msg_world *w)
     return ENC_OK;
 }
 
-static void broadcast(struct enc_tracker *t, uint8_t type, const void *buf, size_t len)
+void enc_trk_broadcast(struct enc_tracker *t, uint8_t type, const void *buf, size_t len)
 {
     /* finalized ranks too: they serve the log until every rank is done */
     for (int i = 0; i < t->cfg.size; i++)
@@ -77,7 +77,7 @@ static int send_world(struct enc_tracker *t)
     }
     if ((n = rv = enc_msg_world_encode(&w, buf, cap)) < 0)
         goto out;
-    broadcast(t, ENC_MSG_WORLD, buf, (size_t)n);
+    enc_trk_broadcast(t, ENC_MSG_WORLD, buf, (size_t)n);
     rv = ENC_OK;
 out:
     if (rv != 0)
@@ -103,7 +103,7 @@ static int send_resume(struct enc_tracker *t)
         n = enc_msg_resume_encode(&m, buf, cap);
     }
     if (n >= 0)
-        broadcast(t, ENC_MSG_RESUME, buf, (size_t)n);
+        enc_trk_broadcast(t, ENC_MSG_RESUME, buf, (size_t)n);
     else
         ENC_ERROR("tracker", "cannot build RESUME: %s", encore_strerror(n));
     free(m.completed);
