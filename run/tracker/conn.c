@@ -33,7 +33,7 @@ static void peer_name(int fd, char *out, size_t cap)
     snprintf(out, cap, "%s:%u", host, port);
 }
 
-static int conn_add(struct enc_tracker *t, struct trk_conn *c)
+static enc_status_t conn_add(struct enc_tracker *t, struct trk_conn *c)
 {
     if (t->nconns == t->capconns) {
         int cap = t->capconns ? 2 * t->capconns : 16;
@@ -49,10 +49,11 @@ static int conn_add(struct enc_tracker *t, struct trk_conn *c)
 }
 
 /* Accepts every pending connection and sends each its challenge. */
-int enc_trk_accept(struct enc_tracker *t)
+enc_status_t enc_trk_accept(struct enc_tracker *t)
 {
     struct trk_conn *c;
-    int fd, rv;
+    enc_status_t rv;
+    int fd;
 
     while (enc_sock_accept(t->lfd, &fd) == ENC_OK) {
         if ((c = calloc(1, sizeof(*c))) == NULL) {
@@ -64,7 +65,7 @@ int enc_trk_accept(struct enc_tracker *t)
         c->deadline = enc_deadline_ms(t->connect_timeout_ms);
         peer_name(fd, c->peer, sizeof(c->peer));
         enc_frame_reader_init(&c->rd, ENC_CTRL_MAX_PAYLOAD);
-        if ((rv = conn_add(t, c)) != 0) {
+        if ((rv = conn_add(t, c)) != ENC_OK) {
             enc_trk_conn_drop(t, c);
             return rv;
         }
@@ -87,28 +88,28 @@ void enc_trk_conn_drop(struct enc_tracker *t, struct trk_conn *c)
     free(c);
 }
 
-static int auth_input(struct enc_tracker *t, struct trk_conn *c)
+static enc_status_t auth_input(struct enc_tracker *t, struct trk_conn *c)
 {
-    int rv = enc_auth_server_progress(&c->auth, c->fd, &c->id);
+    int done = enc_auth_server_progress(&c->auth, c->fd, &c->id);
 
-    if (rv == 1) {
-        if (c->id.role != ENC_ROLE_CONTROL)
-            return ENC_ERR_PROTO;
-        c->state = TRK_WAIT_REGISTER;
-        return ENC_OK;
-    }
-    return rv;
+    if (done < 0)
+        return (enc_status_t)done;
+    if (done == 0)
+        return ENC_OK; /* more of the handshake later */
+    if (c->id.role != ENC_ROLE_CONTROL)
+        return ENC_ERR_PROTO;
+    c->state = TRK_WAIT_REGISTER;
+    return ENC_OK;
 }
 
-/* Reads what the socket has: handshake, then frames.  A negative return
- * means the connection must go (the caller logs and drops it). */
-int enc_trk_conn_input(struct enc_tracker *t, struct trk_conn *c)
+enc_status_t enc_trk_conn_input(struct enc_tracker *t, struct trk_conn *c)
 {
-    int rv;
+    enc_status_t rv;
+    int got;
 
     if (c->state == TRK_AUTH)
         return auth_input(t, c);
-    while ((rv = enc_frame_reader_progress(&c->rd, c->fd)) == 1) {
+    while ((got = enc_frame_reader_progress(&c->rd, c->fd)) == 1) {
         if (c->state == TRK_WAIT_REGISTER) {
             if (c->rd.hdr.type != ENC_MSG_REGISTER)
                 return ENC_ERR_PROTO;
@@ -117,25 +118,25 @@ int enc_trk_conn_input(struct enc_tracker *t, struct trk_conn *c)
             rv = t->conn_ops->on_frame(t, c);
         }
         enc_frame_reader_reset(&c->rd);
-        if (rv != 0 || c->state != TRK_RANK)
+        if (rv != ENC_OK || c->state != TRK_RANK)
             return rv;
     }
-    return rv;
+    return got < 0 ? (enc_status_t)got : ENC_OK;
 }
 
 /* Sends one frame, bounded.  A failure marks the connection broken; the
  * sweep turns that into a lost rank outside of any broadcast loop. */
-int enc_trk_send(struct enc_tracker *t, struct trk_conn *c, uint8_t type, const void *p,
-                 size_t len)
+enc_status_t enc_trk_send(struct enc_tracker *t, struct trk_conn *c, uint8_t type,
+                          const void *p, size_t len)
 {
     struct enc_frame_hdr h = {.type = type, .src = ENC_SRC_TRACKER, .epoch = t->epoch,
                               .len = len};
-    int rv;
+    enc_status_t rv;
 
     if (c->broken != NULL)
         return ENC_ERR_PEER_RESET;
     rv = enc_frame_send(c->fd, &h, p, enc_deadline_ms(TRK_SEND_TIMEOUT_MS));
-    if (rv != 0)
+    if (rv != ENC_OK)
         c->broken = rv == ENC_ERR_TIMEOUT ? "not reading its control connection"
                                            : "control connection broken";
     return rv;

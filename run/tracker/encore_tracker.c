@@ -24,9 +24,9 @@ struct opts {
 
 struct job {
     int size;
-    int finalized;
-    int done;
-    int status;
+    int finalized;                  /* ranks that passed MPI_Finalize */
+    bool done;
+    int status;                     /* exit status */
     char line[512];
 };
 
@@ -38,7 +38,7 @@ static void usage(FILE *out)
                  "ENCORE_SECRET_FILE, else it is generated and written to F (mode 0600).\n");
 }
 
-static int parse(int argc, char **argv, struct opts *o)
+static enc_status_t parse(int argc, char **argv, struct opts *o)
 {
     static const struct option lo[] = {{"np", 1, NULL, 'n'}, {"bind", 1, NULL, 'b'},
                                        {"port", 1, NULL, 'p'}, {"secret-file", 1, NULL, 's'},
@@ -62,7 +62,7 @@ static int parse(int argc, char **argv, struct opts *o)
     return ENC_OK;
 }
 
-static int write_secret(const struct enc_secret *s, const char *path)
+static enc_status_t write_secret(const struct enc_secret *s, const char *path)
 {
     char hex[2 * ENC_SECRET_LEN + 2];
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -81,9 +81,9 @@ static int write_secret(const struct enc_secret *s, const char *path)
     return close(fd) == 0 ? ENC_OK : ENC_ERR_SYS;
 }
 
-static int get_secret(struct enc_secret *s, const char *path)
+static enc_status_t get_secret(struct enc_secret *s, const char *path)
 {
-    int rv;
+    enc_status_t rv;
 
     if (getenv("ENCORE_SECRET") != NULL || getenv("ENCORE_SECRET_FILE") != NULL)
         return enc_secret_from_env(s);
@@ -91,7 +91,7 @@ static int get_secret(struct enc_secret *s, const char *path)
         ENC_ERROR("tracker", "no ENCORE_SECRET in the environment: give --secret-file F");
         return ENC_ERR_INVAL;
     }
-    if ((rv = enc_secret_generate(s)) != 0)
+    if ((rv = enc_secret_generate(s)) != ENC_OK)
         return rv;
     return write_secret(s, path);
 }
@@ -101,14 +101,14 @@ static void on_finalized(void *arg, int rank)
     struct job *j = arg;
 
     if (++j->finalized == j->size)
-        j->done = 1;
+        j->done = true;
 }
 
 static void on_aborted(void *arg, int rank, int32_t code, const char *reason)
 {
     struct job *j = arg;
 
-    j->done = 1;
+    j->done = true;
     j->status = code >= 1 && code <= 255 ? code : 1;
     snprintf(j->line, sizeof(j->line), "encore-tracker: rank %d called MPI_Abort (errorcode %d): %s",
              rank, code, reason);
@@ -118,7 +118,7 @@ static void on_failed(void *arg, const char *why)
 {
     struct job *j = arg;
 
-    j->done = 1;
+    j->done = true;
     j->status = 1;
     snprintf(j->line, sizeof(j->line), "encore-tracker: %s", why);
 }
@@ -143,26 +143,27 @@ int main(int argc, char **argv)
     struct enc_tracker *t = NULL;
     struct enc_tracker_config cfg = {0};
     const struct enc_tracker_recovery *rec;
-    int rv;
+    enc_status_t rv;
 
     enc_log_set_tag("tracker");
-    if (parse(argc, argv, &o) != 0 || get_secret(&s, o.secret_file) != 0)
+    if (parse(argc, argv, &o) != ENC_OK || get_secret(&s, o.secret_file) != ENC_OK)
         return 2;
     j.size = o.size;
     cfg = (struct enc_tracker_config){.size = o.size, .bind_host = o.bind, .port = o.port,
                                       .secret = &s};
     cfg.hooks = (struct enc_tracker_hooks){.arg = &j, .finalized = on_finalized,
                                            .aborted = on_aborted, .failed = on_failed};
-    if ((rv = enc_tracker_create(&t, &cfg)) != 0) {
+    if ((rv = enc_tracker_create(&t, &cfg)) != ENC_OK) {
         fprintf(stderr, "encore-tracker: cannot listen: %s\n", encore_strerror(rv));
         return 1;
     }
     print_address(&o, enc_tracker_port(t));
-    while (!j.done && enc_tracker_poll(t, -1, NULL, 0) == 0)
+    while (!j.done && enc_tracker_poll(t, -1, NULL, 0) == ENC_OK)
         ;
     if (j.status != 0) { /* let the ranks read EVENT ABORT before the sockets close */
         uint64_t grace = enc_deadline_ms(1000);
-        while (enc_ms_left(grace) > 0 && enc_tracker_poll(t, enc_ms_left(grace), NULL, 0) == 0)
+        while (enc_ms_left(grace) > 0 &&
+               enc_tracker_poll(t, enc_ms_left(grace), NULL, 0) == ENC_OK)
             ;
         fprintf(stderr, "%s\n", j.line);
     }

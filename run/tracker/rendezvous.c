@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int reject(struct trk_conn *c, const char *fmt, ...)
+static enc_status_t reject(struct trk_conn *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-static int reject(struct trk_conn *c, const char *fmt, ...)
+static enc_status_t reject(struct trk_conn *c, const char *fmt, ...)
 {
     va_list ap;
 
@@ -24,8 +24,8 @@ static int reject(struct trk_conn *c, const char *fmt, ...)
     return ENC_ERR_PROTO;
 }
 
-static int check_register(struct enc_tracker *t, struct trk_conn *c,
-                          const struct enc_msg_register *m)
+static enc_status_t check_register(struct enc_tracker *t, struct trk_conn *c,
+                                   const struct enc_msg_register *m)
 {
     const struct trk_rank *r;
 
@@ -66,11 +66,11 @@ static enc_status_t on_register(struct enc_tracker *t, struct trk_conn *c, const
     struct enc_msg_register m;
     struct trk_rank *r;
     char why[64];
-    int rv;
+    enc_status_t rv;
 
-    if ((rv = enc_msg_register_decode(&m, p, len)) != 0)
+    if (enc_msg_register_decode(&m, p, len) != ENC_OK)
         return reject(c, "malformed REGISTER");
-    if ((rv = check_register(t, c, &m)) != 0)
+    if ((rv = check_register(t, c, &m)) != ENC_OK)
         return rv;
     r = &t->ranks[m.rank];
     if (r->conn != NULL) { /* a newer incarnation fences the old one */
@@ -80,7 +80,7 @@ static enc_status_t on_register(struct enc_tracker *t, struct trk_conn *c, const
     c->state = TRK_RANK;
     c->rank = (int)m.rank;
     *r = (struct trk_rank){.conn = c, .incarnation = m.incarnation, .min_inc = m.incarnation,
-                           .ever = 1, .fresh = 1, .last_seen = enc_now_ns(), .reg = m,
+                           .ever = true, .fresh = true, .last_seen = enc_now_ns(), .reg = m,
                            .has_stats = r->has_stats, .stats = r->stats};
     ENC_INFO("tracker", "rank %u incarnation %u (pid %u) registered from %s", m.rank,
              m.incarnation, m.pid, c->peer);
@@ -90,7 +90,8 @@ static enc_status_t on_register(struct enc_tracker *t, struct trk_conn *c, const
     return ENC_OK;
 }
 
-static int on_status(struct enc_tracker *t, struct trk_rank *r, const struct trk_conn *c)
+static enc_status_t on_status(struct enc_tracker *t, struct trk_rank *r,
+                              const struct trk_conn *c)
 {
     struct enc_msg_status m;
 
@@ -100,14 +101,14 @@ static int on_status(struct enc_tracker *t, struct trk_rank *r, const struct trk
         return ENC_ERR_PROTO;
     if (m.epoch < t->epoch) /* answers an older death: superseded */
         return ENC_OK;
-    r->has_status = 1;
+    r->has_status = true;
     r->status_epoch = m.epoch;
     r->completed = m.completed;
     enc_trk_check_ready(t);
     return ENC_OK;
 }
 
-static int on_abort(struct enc_tracker *t, struct trk_conn *c)
+static enc_status_t on_abort(struct enc_tracker *t, struct trk_conn *c)
 {
     struct enc_msg_abort m;
     int rank = c->rank;
@@ -122,15 +123,15 @@ static int on_abort(struct enc_tracker *t, struct trk_conn *c)
 
 static void maybe_done(struct enc_tracker *t);
 
-static int on_stats(struct enc_tracker *t, struct trk_rank *r, const struct trk_conn *c,
-                    int final)
+static enc_status_t on_stats(struct enc_tracker *t, struct trk_rank *r,
+                             const struct trk_conn *c, bool final)
 {
     if (enc_msg_stats_decode(&r->stats, c->rd.payload, (size_t)c->rd.hdr.len) != 0)
         return ENC_ERR_PROTO;
-    r->has_stats = 1;
+    r->has_stats = true;
     if (!final || r->finalized)
         return ENC_OK;
-    r->finalized = 1;
+    r->finalized = true;
     r->completed = r->stats.completed;
     ENC_INFO("tracker", "rank %d passed MPI_Finalize", c->rank);
     if (t->cfg.hooks.finalized != NULL)
@@ -140,7 +141,7 @@ static int on_stats(struct enc_tracker *t, struct trk_rank *r, const struct trk_
     return ENC_OK;
 }
 
-static int on_heartbeat(struct trk_rank *r, const struct trk_conn *c)
+static enc_status_t on_heartbeat(struct trk_rank *r, const struct trk_conn *c)
 {
     struct enc_msg_heartbeat m;
 
@@ -164,8 +165,8 @@ static enc_status_t on_frame(struct enc_tracker *t, struct trk_conn *c)
     case ENC_MSG_HEARTBEAT: return on_heartbeat(r, c);
     case ENC_MSG_STATUS: return on_status(t, r, c);
     case ENC_MSG_ABORT: return on_abort(t, c);
-    case ENC_MSG_FINALIZE: return on_stats(t, r, c, 1);
-    case ENC_MSG_STATS: return on_stats(t, r, c, 0);
+    case ENC_MSG_FINALIZE: return on_stats(t, r, c, true);
+    case ENC_MSG_STATS: return on_stats(t, r, c, false);
     default: return reject(c, "unexpected frame type %u from rank %d", c->rd.hdr.type, c->rank);
     }
 }
@@ -187,7 +188,7 @@ void enc_trk_rank_lost(struct enc_tracker *t, int rank, const char *why)
     if (t->cfg.hooks.lost != NULL)
         t->cfg.hooks.lost(t->cfg.hooks.arg, rank, inc, why);
     else
-        enc_tracker_rank_dead(t, rank, inc, 1);
+        enc_tracker_rank_dead(t, rank, inc, true);
 }
 
 static void send_event(struct enc_tracker *t, const struct enc_msg_event *ev)
@@ -216,7 +217,7 @@ static void maybe_done(struct enc_tracker *t)
 
 void enc_trk_open_rendezvous(struct enc_tracker *t)
 {
-    t->pending = 1;
+    t->pending = true;
     t->reg_deadline = enc_deadline_ms(t->register_timeout_ms);
 }
 
@@ -239,7 +240,7 @@ static void new_epoch(struct enc_tracker *t, int rank)
     send_event(t, &ev);
 }
 
-void enc_tracker_rank_dead(struct enc_tracker *t, int rank, uint32_t incarnation, int restart)
+void enc_tracker_rank_dead(struct enc_tracker *t, int rank, uint32_t incarnation, bool restart)
 {
     struct trk_rank *r;
 
@@ -268,7 +269,7 @@ void enc_tracker_restart_all(struct enc_tracker *t)
             detach(t, r);
         if (r->ever)
             r->min_inc = ENC_MAX(r->min_inc, r->incarnation + 1);
-        r->finalized = 0;
+        r->finalized = false;
     }
     new_epoch(t, -1);
 }
@@ -281,8 +282,8 @@ void enc_tracker_abort(struct enc_tracker *t, int rank, int32_t code, const char
 
     if (t->aborted)
         return;
-    t->aborted = 1;
-    t->pending = 0;
+    t->aborted = true;
+    t->pending = false;
     snprintf(ev.reason, sizeof(ev.reason), "%s", reason != NULL ? reason : "");
     send_event(t, &ev);
 }

@@ -15,10 +15,10 @@ static int64_t tunable_or(int64_t v, enum enc_tunable_id id)
     return v > 0 ? v : (int64_t)enc_tunable_ll(id);
 }
 
-int enc_tracker_create(struct enc_tracker **out, const struct enc_tracker_config *cfg)
+enc_status_t enc_tracker_create(struct enc_tracker **out, const struct enc_tracker_config *cfg)
 {
     struct enc_tracker *t;
-    int rv;
+    enc_status_t rv;
 
     if (cfg->size <= 0 || cfg->size > ENC_MAX_RANKS || cfg->secret == NULL)
         return ENC_ERR_INVAL;
@@ -36,7 +36,7 @@ int enc_tracker_create(struct enc_tracker **out, const struct enc_tracker_config
         rv = ENC_ERR_NOMEM;
         goto fail;
     }
-    if ((rv = enc_sock_listen(cfg->bind_host, cfg->port, &t->lfd, &t->port)) != 0)
+    if ((rv = enc_sock_listen(cfg->bind_host, cfg->port, &t->lfd, &t->port)) != ENC_OK)
         goto fail;
     enc_trk_open_rendezvous(t);
     *out = t;
@@ -62,9 +62,9 @@ void enc_tracker_destroy(struct enc_tracker *t)
 
 uint16_t enc_tracker_port(const struct enc_tracker *t) { return t->port; }
 uint32_t enc_tracker_epoch(const struct enc_tracker *t) { return t->epoch; }
-int enc_tracker_world_formed(const struct enc_tracker *t) { return t->world_formed; }
+bool enc_tracker_world_formed(const struct enc_tracker *t) { return t->world_formed; }
 
-int enc_tracker_rank_state(const struct enc_tracker *t, int rank)
+enum enc_tracker_rank_state enc_tracker_rank_state(const struct enc_tracker *t, int rank)
 {
     const struct trk_rank *r = &t->ranks[rank];
 
@@ -78,10 +78,11 @@ uint32_t enc_tracker_incarnation(const struct enc_tracker *t, int rank)
     return t->ranks[rank].incarnation;
 }
 
-int enc_tracker_rank_stats(const struct enc_tracker *t, int rank, struct enc_msg_stats *st)
+enc_status_t enc_tracker_rank_stats(const struct enc_tracker *t, int rank,
+                                    struct enc_msg_stats *st)
 {
     if (!t->ranks[rank].has_stats)
-        return ENC_ERR_STATE;
+        return ENC_ERR_NOT_FOUND;
     *st = t->ranks[rank].stats;
     return ENC_OK;
 }
@@ -93,14 +94,14 @@ int enc_tracker_recoveries(const struct enc_tracker *t, const struct enc_tracker
 }
 
 /* "ranks 1, 3" of those the open rendezvous still waits for. */
-static void missing_ranks(const struct enc_tracker *t, char *out, size_t cap, int want_conn)
+static void missing_ranks(const struct enc_tracker *t, char *out, size_t cap, bool want_conn)
 {
     size_t n = 0;
 
     out[0] = '\0';
     for (int i = 0; i < t->cfg.size && n + 16 < cap; i++) {
         const struct trk_rank *r = &t->ranks[i];
-        int miss = want_conn ? r->conn == NULL
+        bool miss = want_conn ? r->conn == NULL
                              : r->conn != NULL && !r->fresh &&
                                    !(r->has_status && r->status_epoch == t->epoch);
 
@@ -113,8 +114,8 @@ static void register_timeout(struct enc_tracker *t)
 {
     char miss[160], stat[160], why[400];
 
-    missing_ranks(t, miss, sizeof(miss), 1);
-    missing_ranks(t, stat, sizeof(stat), 0);
+    missing_ranks(t, miss, sizeof(miss), true);
+    missing_ranks(t, stat, sizeof(stat), false);
     if (miss[0] != '\0')
         snprintf(why, sizeof(why), "rank%s %s did not register within %lld ms (epoch %u)",
                  strchr(miss, ',') ? "s" : "", miss, (long long)t->register_timeout_ms,
@@ -175,7 +176,7 @@ static int next_timeout(const struct enc_tracker *t)
 
 static void conn_event(struct enc_tracker *t, struct trk_conn *c, short revents)
 {
-    int rv = enc_trk_conn_input(t, c);
+    enc_status_t rv = enc_trk_conn_input(t, c);
 
     if (rv >= 0 && !(revents & (POLLERR | POLLNVAL)))
         return;
@@ -210,9 +211,11 @@ static void dispatch(struct enc_tracker *t, struct pollfd *pf, struct trk_conn *
         enc_trk_accept(t);
 }
 
-int enc_tracker_poll(struct enc_tracker *t, int timeout_ms, struct pollfd *extra, int nextra)
+enc_status_t enc_tracker_poll(struct enc_tracker *t, int timeout_ms, struct pollfd *extra,
+                              int nextra)
 {
-    int n = 1 + t->nconns, tmo = next_timeout(t), rv = ENC_OK;
+    int n = 1 + t->nconns, tmo = next_timeout(t);
+    enc_status_t rv = ENC_OK;
     struct pollfd *pf = calloc((size_t)(n + nextra), sizeof(*pf));
     struct trk_conn **who = calloc((size_t)n, sizeof(*who));
 

@@ -13,8 +13,11 @@
 #define ENC_TRACKER_TRACKER_H
 
 #include <poll.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "core/status.h"
 
 struct enc_tracker;
 
@@ -25,7 +28,7 @@ struct enc_tracker_hooks {
      * broken, silent, replaced).  The connection is already fenced.  The
      * owner then calls enc_tracker_rank_dead() (restart) or
      * enc_tracker_abort().  Without this hook the tracker assumes an
-     * external launcher restarts the rank (enc_tracker_rank_dead(.., 1)). */
+     * external launcher restarts the rank (enc_tracker_rank_dead(.., true)). */
     void (*lost)(void *arg, int rank, uint32_t incarnation, const char *why);
     void (*registered)(void *arg, int rank, uint32_t incarnation, uint32_t pid);
     void (*finalized)(void *arg, int rank);
@@ -61,7 +64,7 @@ enum enc_tracker_rank_state {
     ENC_TRK_FINALIZED,
 };
 
-int enc_tracker_create(struct enc_tracker **out, const struct enc_tracker_config *cfg);
+enc_status_t enc_tracker_create(struct enc_tracker **out, const struct enc_tracker_config *cfg);
 void enc_tracker_destroy(struct enc_tracker *t);
 uint16_t enc_tracker_port(const struct enc_tracker *t);
 
@@ -69,27 +72,30 @@ uint16_t enc_tracker_port(const struct enc_tracker *t);
  * tracker sockets and the owner's extra fds, handles tracker I/O and
  * timers, and returns with extra[i].revents filled.  ENC_OK or a status
  * for a failure of poll itself. */
-int enc_tracker_poll(struct enc_tracker *t, int timeout_ms, struct pollfd *extra, int nextra);
+enc_status_t enc_tracker_poll(struct enc_tracker *t, int timeout_ms, struct pollfd *extra,
+                              int nextra);
 
 /* The owner declares incarnation's rank dead (process gone).  Fences its
  * connection.  restart: a new incarnation will register, so a new epoch
  * begins (EVENT DEAD to the live ranks) once a world has formed.  Calls for
  * an older incarnation than the registered one are ignored. */
-void enc_tracker_rank_dead(struct enc_tracker *t, int rank, uint32_t incarnation, int restart);
+void enc_tracker_rank_dead(struct enc_tracker *t, int rank, uint32_t incarnation, bool restart);
 /* --policy fail-all: every rank is being restarted; fences all, new epoch. */
 void enc_tracker_restart_all(struct enc_tracker *t);
 /* EVENT ABORT {rank, code, reason} to every registered rank. */
 void enc_tracker_abort(struct enc_tracker *t, int rank, int32_t code, const char *reason);
 
 uint32_t enc_tracker_epoch(const struct enc_tracker *t);
-int enc_tracker_rank_state(const struct enc_tracker *t, int rank);
+enum enc_tracker_rank_state enc_tracker_rank_state(const struct enc_tracker *t, int rank);
 /* Incarnation of the rank's registered (or last registered) connection. */
 uint32_t enc_tracker_incarnation(const struct enc_tracker *t, int rank);
-/* Last stats of a rank (FINALIZE or STATS); 0 when it sent some. */
-int enc_tracker_rank_stats(const struct enc_tracker *t, int rank, struct enc_msg_stats *st);
+/* Last stats of a rank (FINALIZE or STATS); ENC_ERR_NOT_FOUND when it sent
+ * none. */
+enc_status_t enc_tracker_rank_stats(const struct enc_tracker *t, int rank, struct enc_msg_stats *st);
+/* How many recoveries; *out points at them. */
 int enc_tracker_recoveries(const struct enc_tracker *t, const struct enc_tracker_recovery **out);
-/* 1 once any WORLD was sent. */
-int enc_tracker_world_formed(const struct enc_tracker *t);
+/* True once any WORLD was sent. */
+bool enc_tracker_world_formed(const struct enc_tracker *t);
 
 /* Job summary (ranks, restarts, replayed collectives, recovery times).
  * restarts: per-rank counts known by the launcher, or NULL to use the

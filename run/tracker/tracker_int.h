@@ -50,15 +50,15 @@ struct trk_rank {
     struct trk_conn *conn;          /* NULL when not registered */
     uint32_t incarnation;           /* of the last registration */
     uint32_t min_inc;               /* lowest incarnation still accepted (fencing) */
-    int ever;                       /* registered at least once */
-    int fresh;                      /* registered since the last WORLD */
-    int finalized;
-    int has_status;
+    bool ever;                      /* registered at least once */
+    bool fresh;                     /* registered since the last WORLD */
+    bool finalized;
+    bool has_status;
     uint32_t status_epoch;
     uint64_t completed;
     uint64_t last_seen;
     struct enc_msg_register reg;
-    int has_stats;
+    bool has_stats;
     struct enc_msg_stats stats;
 };
 
@@ -69,12 +69,12 @@ struct enc_tracker {
     int lfd;
     uint16_t port;
     uint32_t epoch;
-    int world_formed;
-    int pending;                    /* a rendezvous (WORLD not yet sent) is open */
+    bool world_formed;
+    bool pending;                   /* a rendezvous (WORLD not yet sent) is open */
     uint64_t reg_deadline;
     uint64_t recovery_start;        /* 0: no recovery in progress */
     int recovery_rank;
-    int aborted;
+    bool aborted;
     struct trk_rank *ranks;
     struct trk_conn **conns;
     int nconns;
@@ -87,12 +87,14 @@ struct enc_tracker {
 };
 
 /* conn.c: connections, below the rendezvous */
-int enc_trk_accept(struct enc_tracker *t);
+enc_status_t enc_trk_accept(struct enc_tracker *t);
 /* Closes and forgets c; the rendezvous detaches it from its rank first. */
 void enc_trk_conn_drop(struct enc_tracker *t, struct trk_conn *c);
-int enc_trk_conn_input(struct enc_tracker *t, struct trk_conn *c);
-int enc_trk_send(struct enc_tracker *t, struct trk_conn *c, uint8_t type, const void *p,
-                 size_t len);
+/* Reads what the socket has: handshake, then frames.  A negative status
+ * means the connection must go (the caller logs and drops it). */
+enc_status_t enc_trk_conn_input(struct enc_tracker *t, struct trk_conn *c);
+enc_status_t enc_trk_send(struct enc_tracker *t, struct trk_conn *c, uint8_t type,
+                          const void *p, size_t len);
 void enc_trk_sweep(struct enc_tracker *t);
 
 /* rendezvous.c */

@@ -10,7 +10,7 @@
 
 /* Every rank is registered for this epoch, and every survivor (a rank that
  * has seen a previous WORLD) has reported where it stands. */
-static int ready(const struct enc_tracker *t)
+static bool ready(const struct enc_tracker *t)
 {
     for (int i = 0; i < t->cfg.size; i++) {
         const struct trk_rank *r = &t->ranks[i];
@@ -18,14 +18,14 @@ static int ready(const struct enc_tracker *t)
         if (r->finalized)
             continue;
         if (r->conn == NULL)
-            return 0;
+            return false;
         if (!r->fresh && !(r->has_status && r->status_epoch == t->epoch))
-            return 0;
+            return false;
     }
-    return 1;
+    return true;
 }
 
-static int build_world(const struct enc_tracker *t, struct enc_msg_world *w)
+static enc_status_t build_world(const struct enc_tracker *t, struct enc_msg_world *w)
 {
     int n = t->cfg.size;
     struct enc_locality *locs = calloc((size_t)n, sizeof(*locs));
@@ -64,23 +64,26 @@ void enc_trk_broadcast(struct enc_tracker *t, uint8_t type, const void *buf, siz
             enc_trk_send(t, t->ranks[i].conn, type, buf, len);
 }
 
-static int send_world(struct enc_tracker *t)
+static enc_status_t send_world(struct enc_tracker *t)
 {
     struct enc_msg_world w = {0};
     size_t cap = 64 + (size_t)t->cfg.size * (ENC_HOST_MAX + 16);
     uint8_t *buf = malloc(cap);
-    int n, rv;
+    enc_status_t rv;
+    int n;
 
-    if (buf == NULL || (rv = build_world(t, &w)) != 0) {
+    if (buf == NULL || build_world(t, &w) != ENC_OK) {
         rv = ENC_ERR_NOMEM;
         goto out;
     }
-    if ((n = rv = enc_msg_world_encode(&w, buf, cap)) < 0)
+    if ((n = enc_msg_world_encode(&w, buf, cap)) < 0) {
+        rv = (enc_status_t)n;
         goto out;
+    }
     enc_trk_broadcast(t, ENC_MSG_WORLD, buf, (size_t)n);
     rv = ENC_OK;
 out:
-    if (rv != 0)
+    if (rv != ENC_OK)
         ENC_ERROR("tracker", "cannot build WORLD: %s", encore_strerror(rv));
     free(w.peers);
     free(w.ring);
@@ -89,7 +92,7 @@ out:
 }
 
 /* completed[r]: 0 for a rank that (re-)registered in this rendezvous. */
-static int send_resume(struct enc_tracker *t)
+static enc_status_t send_resume(struct enc_tracker *t)
 {
     struct enc_msg_resume m = {.epoch = t->epoch, .size = (uint32_t)t->cfg.size};
     size_t cap = 16 + (size_t)t->cfg.size * 8;
@@ -108,7 +111,7 @@ static int send_resume(struct enc_tracker *t)
         ENC_ERROR("tracker", "cannot build RESUME: %s", encore_strerror(n));
     free(m.completed);
     free(buf);
-    return n < 0 ? n : ENC_OK;
+    return n < 0 ? (enc_status_t)n : ENC_OK;
 }
 
 static void record_recovery(struct enc_tracker *t)
@@ -130,15 +133,15 @@ void enc_trk_check_ready(struct enc_tracker *t)
 {
     if (!t->pending || t->aborted || !ready(t))
         return;
-    if (send_world(t) != 0)
+    if (send_world(t) != ENC_OK)
         return;
     if (t->world_formed)
         send_resume(t);
     ENC_INFO("tracker", "epoch %u: world of %d ranks sent", t->epoch, t->cfg.size);
     if (t->recovery_start != 0)
         record_recovery(t);
-    t->world_formed = 1;
-    t->pending = 0;
+    t->world_formed = true;
+    t->pending = false;
     for (int i = 0; i < t->cfg.size; i++)
-        t->ranks[i].fresh = 0;
+        t->ranks[i].fresh = false;
 }

@@ -40,7 +40,7 @@ static int drain_tracker(void)
     struct enc_tclient_event ev;
     int got;
 
-    while ((got = enc_tclient_next(enc_eng.tc, &ev)) == 1)
+    while ((got = enc_tclient_poll_event(enc_eng.tc, &ev)) == ENC_OK)
         if (on_event(&ev))
             return 1;
     return got < 0 ? 1 : 0; /* tracker gone: the job is over for us */

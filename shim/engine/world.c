@@ -59,7 +59,7 @@ int enc_engine_poll_tracker(void)
     struct enc_tclient_event ev;
     int got, rv = ENC_OK;
 
-    while ((got = enc_tclient_next(enc_eng.tc, &ev)) == 1) {
+    while ((got = enc_tclient_poll_event(enc_eng.tc, &ev)) == ENC_OK) {
         int r = enc_engine_handle_event(&ev);
 
         if (r != ENC_OK)
@@ -84,9 +84,9 @@ int enc_world_wait(int want_resume, uint64_t deadline)
 
     while (!world_ready(want_resume)) {
         struct enc_tclient_event ev;
-        int rv = enc_tclient_wait(enc_eng.tc, &ev, deadline);
+        int rv = enc_tclient_wait_event(enc_eng.tc, &ev, deadline);
 
-        if (rv == ENC_ERR_TIMEOUT || rv == 0) {
+        if (rv == ENC_ERR_TIMEOUT) {
             ENC_ERROR("engine", "no world from the tracker for epoch %u in time",
                       enc_eng.latest_epoch);
             return ENC_ERR_TIMEOUT;

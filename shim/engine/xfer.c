@@ -179,7 +179,7 @@ static int handle_tracker(void)
     struct enc_tclient_event ev;
     int rv, got;
 
-    while ((got = enc_tclient_next(enc_eng.tc, &ev)) == 1)
+    while ((got = enc_tclient_poll_event(enc_eng.tc, &ev)) == ENC_OK)
         if ((rv = enc_engine_handle_event(&ev)) != ENC_OK)
             return rv;
     return got < 0 ? ENC_ERR_ABORTED : ENC_OK;

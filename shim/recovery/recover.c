@@ -83,9 +83,9 @@ static int wait_for_notice(uint64_t deadline)
 {
     while (enc_eng.latest_epoch <= enc_eng.epoch) {
         struct enc_tclient_event ev;
-        int rv = enc_tclient_wait(enc_eng.tc, &ev, deadline);
+        int rv = enc_tclient_wait_event(enc_eng.tc, &ev, deadline);
 
-        if (rv <= 0) {
+        if (rv != ENC_OK) {
             ENC_ERROR("recover", "a link failed but the tracker announced no death in time");
             return rv < 0 && rv != ENC_ERR_TIMEOUT ? ENC_ERR_ABORTED : ENC_ERR_TIMEOUT;
         }

@@ -31,24 +31,24 @@ struct enc_tclient {
     pthread_mutex_t wlock;      /* serialises writes on fd */
     pthread_mutex_t qlock;
     struct tc_node *head, *tail;
-    int lost;                   /* status once the connection is gone */
+    enc_status_t lost;          /* status once the connection is gone */
     uint32_t rank;
     uint32_t epoch;             /* latest epoch heard of, for frame headers */
     uint64_t completed;
-    int quiet;                  /* finalized or closing: loss is expected */
+    bool quiet;                 /* finalized or closing: loss is expected */
     int64_t hb_ms;
     int64_t send_ms;
     struct enc_frame_reader rd;
 };
 
-static int exit_on_lost = 1;
+static bool exit_on_lost = true;
 
-void enc_tclient_set_exit_on_lost(int on) { exit_on_lost = on; }
+void enc_tclient_set_exit_on_lost(bool on) { exit_on_lost = on; }
 
-static int send_frame(struct enc_tclient *c, uint8_t type, const void *p, size_t len)
+static enc_status_t send_frame(struct enc_tclient *c, uint8_t type, const void *p, size_t len)
 {
     struct enc_frame_hdr h = {.type = type, .src = (uint16_t)c->rank, .len = len};
-    int rv;
+    enc_status_t rv;
 
     h.epoch = __atomic_load_n(&c->epoch, __ATOMIC_RELAXED);
     pthread_mutex_lock(&c->wlock);
@@ -76,12 +76,12 @@ static void enqueue(struct enc_tclient *c, struct tc_node *n)
     signal_fd(c->efd);
 }
 
-static int decode_event(struct enc_tclient *c, struct tc_node *n)
+static enc_status_t decode_event(struct enc_tclient *c, struct tc_node *n)
 {
     const void *p = c->rd.payload;
     size_t len = (size_t)c->rd.hdr.len;
     uint32_t epoch = 0;
-    int rv;
+    enc_status_t rv;
 
     n->ev.type = c->rd.hdr.type;
     switch (n->ev.type) {
@@ -101,27 +101,30 @@ static int decode_event(struct enc_tclient *c, struct tc_node *n)
     return rv;
 }
 
-static int read_frames(struct enc_tclient *c)
+/* ENC_OK once the socket has nothing more, or the status that ends the
+ * connection. */
+static enc_status_t read_frames(struct enc_tclient *c)
 {
     struct tc_node *n;
-    int rv;
+    enc_status_t rv;
+    int got;
 
-    while ((rv = enc_frame_reader_progress(&c->rd, c->fd)) == 1) {
+    while ((got = enc_frame_reader_progress(&c->rd, c->fd)) == 1) {
         if ((n = calloc(1, sizeof(*n))) == NULL)
             return ENC_ERR_NOMEM;
         rv = decode_event(c, n);
         enc_frame_reader_reset(&c->rd);
-        if (rv != 0) {
+        if (rv != ENC_OK) {
             free(n);
             return rv;
         }
         enqueue(c, n);
     }
-    return rv;
+    return got < 0 ? (enc_status_t)got : ENC_OK;
 }
 
 /* The tracker is gone: nothing this rank does can be coordinated any more. */
-static void lost(struct enc_tclient *c, int rv)
+static void lost(struct enc_tclient *c, enc_status_t rv)
 {
     if (__atomic_load_n(&c->quiet, __ATOMIC_ACQUIRE)) {
         ENC_DEBUG("tracker", "tracker connection closed after finalize: %s",
@@ -137,7 +140,7 @@ static void lost(struct enc_tclient *c, int rv)
     signal_fd(c->efd);
 }
 
-static int heartbeat(struct enc_tclient *c)
+static enc_status_t heartbeat(struct enc_tclient *c)
 {
     struct enc_msg_heartbeat m = {.completed = __atomic_load_n(&c->completed,
                                                                __ATOMIC_RELAXED)};
@@ -151,7 +154,7 @@ static void *thread_main(void *arg)
 {
     struct enc_tclient *c = arg;
     uint64_t next_hb = enc_deadline_ms(c->hb_ms);
-    int rv = ENC_OK;
+    enc_status_t rv = ENC_OK;
 
     while (rv >= 0) {
         struct pollfd pf[2] = {{.fd = c->fd, .events = POLLIN},
@@ -173,9 +176,9 @@ static void *thread_main(void *arg)
     return NULL;
 }
 
-static int connect_register(struct enc_tclient *c, const char *hostport,
-                            const struct enc_secret *s, const struct enc_msg_register *reg,
-                            uint64_t deadline)
+static enc_status_t connect_register(struct enc_tclient *c, const char *hostport,
+                                     const struct enc_secret *s,
+                                     const struct enc_msg_register *reg, uint64_t deadline)
 {
     struct enc_auth_id id = {.role = ENC_ROLE_CONTROL, .rank = reg->rank,
                              .incarnation = reg->incarnation};
@@ -183,7 +186,8 @@ static int connect_register(struct enc_tclient *c, const char *hostport,
     char host[256];
     uint8_t buf[512];
     uint16_t port;
-    int rv, n;
+    enc_status_t rv;
+    int n;
 
     if ((rv = enc_parse_hostport(hostport, host, sizeof(host), &port)) != 0)
         return rv;
@@ -215,12 +219,12 @@ static struct enc_tclient *tc_alloc(const struct enc_msg_register *reg)
     return c;
 }
 
-int enc_tclient_open(struct enc_tclient **out, const char *tracker_hostport,
-                     const struct enc_secret *s, const struct enc_msg_register *reg,
-                     uint64_t deadline)
+enc_status_t enc_tclient_open(struct enc_tclient **out, const char *tracker_hostport,
+                              const struct enc_secret *s, const struct enc_msg_register *reg,
+                              uint64_t deadline)
 {
     struct enc_tclient *c = tc_alloc(reg);
-    int rv;
+    enc_status_t rv;
 
     if (c == NULL)
         return ENC_ERR_NOMEM;
@@ -234,7 +238,7 @@ int enc_tclient_open(struct enc_tclient **out, const char *tracker_hostport,
                   encore_strerror(rv));
         goto fail;
     }
-    if ((rv = -pthread_create(&c->thread, NULL, thread_main, c)) != 0) {
+    if (pthread_create(&c->thread, NULL, thread_main, c) != 0) {
         ENC_ERROR("tracker", "cannot start the tracker thread");
         rv = ENC_ERR_SYS;
         goto fail;
@@ -254,7 +258,7 @@ void enc_tclient_set_progress(struct enc_tclient *c, uint64_t completed)
     __atomic_store_n(&c->completed, completed, __ATOMIC_RELAXED);
 }
 
-int enc_tclient_next(struct enc_tclient *c, struct enc_tclient_event *ev)
+enc_status_t enc_tclient_poll_event(struct enc_tclient *c, struct enc_tclient_event *ev)
 {
     struct tc_node *n;
     uint64_t v;
@@ -264,22 +268,23 @@ int enc_tclient_next(struct enc_tclient *c, struct enc_tclient_event *ev)
         c->tail = NULL;
     pthread_mutex_unlock(&c->qlock);
     if (n == NULL) {
-        int rv = __atomic_load_n(&c->lost, __ATOMIC_ACQUIRE);
-        return rv < 0 ? rv : 0;
+        enc_status_t rv = __atomic_load_n(&c->lost, __ATOMIC_ACQUIRE);
+        return rv < 0 ? rv : ENC_INPROGRESS;
     }
     ssize_t r = read(c->efd, &v, sizeof(v)); /* one count per event */
     (void)r;
     *ev = n->ev;
     free(n);
-    return 1;
+    return ENC_OK;
 }
 
-int enc_tclient_wait(struct enc_tclient *c, struct enc_tclient_event *ev, uint64_t deadline)
+enc_status_t enc_tclient_wait_event(struct enc_tclient *c, struct enc_tclient_event *ev,
+                                    uint64_t deadline)
 {
     struct pollfd pf = {.fd = c->efd, .events = POLLIN};
-    int rv;
+    enc_status_t rv;
 
-    while ((rv = enc_tclient_next(c, ev)) == 0) {
+    while ((rv = enc_tclient_poll_event(c, ev)) == ENC_INPROGRESS) {
         if (enc_ms_left(deadline) == 0)
             return ENC_ERR_TIMEOUT;
         if (poll(&pf, 1, enc_ms_left(deadline)) < 0 && errno != EINTR) {
@@ -290,7 +295,7 @@ int enc_tclient_wait(struct enc_tclient *c, struct enc_tclient_event *ev, uint64
     return rv;
 }
 
-int enc_tclient_send_status(struct enc_tclient *c, const struct enc_msg_status *m)
+enc_status_t enc_tclient_send_status(struct enc_tclient *c, const struct enc_msg_status *m)
 {
     uint8_t buf[32];
     int n = enc_msg_status_encode(m, buf, sizeof(buf));
@@ -298,22 +303,22 @@ int enc_tclient_send_status(struct enc_tclient *c, const struct enc_msg_status *
     return n < 0 ? n : send_frame(c, ENC_MSG_STATUS, buf, (size_t)n);
 }
 
-int enc_tclient_send_abort(struct enc_tclient *c, const struct enc_msg_abort *m)
+enc_status_t enc_tclient_send_abort(struct enc_tclient *c, const struct enc_msg_abort *m)
 {
     uint8_t buf[32 + ENC_REASON_MAX];
     int n = enc_msg_abort_encode(m, buf, sizeof(buf));
 
     /* The tracker will end the job; its closing the connection is expected. */
-    __atomic_store_n(&c->quiet, 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&c->quiet, true, __ATOMIC_RELEASE);
     return n < 0 ? n : send_frame(c, ENC_MSG_ABORT, buf, (size_t)n);
 }
 
-int enc_tclient_send_finalize(struct enc_tclient *c, const struct enc_msg_stats *m)
+enc_status_t enc_tclient_send_finalize(struct enc_tclient *c, const struct enc_msg_stats *m)
 {
     uint8_t buf[64];
     int n = enc_msg_stats_encode(m, buf, sizeof(buf));
 
-    __atomic_store_n(&c->quiet, 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&c->quiet, true, __ATOMIC_RELEASE);
     return n < 0 ? n : send_frame(c, ENC_MSG_FINALIZE, buf, (size_t)n);
 }
 
@@ -329,7 +334,7 @@ void enc_tclient_close(struct enc_tclient *c)
 {
     if (c == NULL)
         return;
-    __atomic_store_n(&c->quiet, 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&c->quiet, true, __ATOMIC_RELEASE);
     if (c->thread_started) {
         signal_fd(c->stop_fd);
         pthread_join(c->thread, NULL);

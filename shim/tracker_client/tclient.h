@@ -15,8 +15,10 @@
 #ifndef ENC_TRACKER_CLIENT_TCLIENT_H
 #define ENC_TRACKER_CLIENT_TCLIENT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
+#include "core/status.h"
 #include "proto/auth.h"
 #include "proto/msgs.h"
 
@@ -34,27 +36,32 @@ struct enc_tclient_event {
 };
 
 /* Connects, authenticates, registers, starts the thread; bounded by deadline. */
-int enc_tclient_open(struct enc_tclient **out, const char *tracker_hostport,
+enc_status_t enc_tclient_open(struct enc_tclient **out, const char *tracker_hostport,
                      const struct enc_secret *s, const struct enc_msg_register *reg,
                      uint64_t deadline);
 /* eventfd, readable while events are queued. */
 int enc_tclient_event_fd(const struct enc_tclient *c);
-/* 1: got one (the caller frees world/resume with enc_msg_*_free), 0: none,
- * < 0: the connection is lost (only when exit-on-lost is off). */
-int enc_tclient_next(struct enc_tclient *c, struct enc_tclient_event *ev);
-/* Blocking enc_tclient_next: ENC_ERR_TIMEOUT at the deadline. */
-int enc_tclient_wait(struct enc_tclient *c, struct enc_tclient_event *ev, uint64_t deadline);
+/* The next queued event, without waiting.  ENC_OK: got one (the caller
+ * frees world/resume with enc_msg_*_free); ENC_INPROGRESS: none yet (poll
+ * the event fd); negative: the connection is lost (only when exit-on-lost
+ * is off). */
+enc_status_t enc_tclient_poll_event(struct enc_tclient *c, struct enc_tclient_event *ev);
+/* Blocking enc_tclient_poll_event: ENC_OK, ENC_ERR_TIMEOUT at the deadline,
+ * or another negative status when the connection is lost. */
+enc_status_t enc_tclient_wait_event(struct enc_tclient *c, struct enc_tclient_event *ev,
+                                    uint64_t deadline);
 /* Collectives completed so far: the content of the next heartbeats. */
 void enc_tclient_set_progress(struct enc_tclient *c, uint64_t completed);
-int enc_tclient_send_status(struct enc_tclient *c, const struct enc_msg_status *m);
-int enc_tclient_send_abort(struct enc_tclient *c, const struct enc_msg_abort *m);
+enc_status_t enc_tclient_send_status(struct enc_tclient *c, const struct enc_msg_status *m);
+enc_status_t enc_tclient_send_abort(struct enc_tclient *c, const struct enc_msg_abort *m);
 /* FINALIZE frame with a stats payload; later loss of the tracker is expected. */
-int enc_tclient_send_finalize(struct enc_tclient *c, const struct enc_msg_stats *m);
+enc_status_t enc_tclient_send_finalize(struct enc_tclient *c, const struct enc_msg_stats *m);
 /* Stops the thread and closes the connection (no FINALIZE implied). */
 void enc_tclient_close(struct enc_tclient *c);
 
-/* Added for tests and embedders: process-wide, default 1.  With 0, a lost
- * tracker is reported by enc_tclient_next/wait (< 0) instead of _exit. */
-void enc_tclient_set_exit_on_lost(int on);
+/* For tests and embedders: process-wide, default true.  With false, a lost
+ * tracker is reported by enc_tclient_poll_event/wait_event (negative)
+ * instead of _exit. */
+void enc_tclient_set_exit_on_lost(bool on);
 
 #endif

@@ -80,7 +80,7 @@ static void wait_for(struct enc_tclient *c, uint8_t type, uint64_t completed)
     struct enc_tclient_event ev;
 
     for (;;) {
-        if (enc_tclient_wait(c, &ev, enc_deadline_ms(20000)) != 1) {
+        if (enc_tclient_wait_event(c, &ev, enc_deadline_ms(20000)) != ENC_OK) {
             fprintf(stderr, "fake_rank: no event %u from the tracker\n", type);
             exit(4);
         }
