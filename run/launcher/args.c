@@ -51,7 +51,7 @@ static void fix_single_dash(int argc, char **argv)
             argv[i] = "--np";
 }
 
-static int number(const char *s, double *v)
+static enc_status_t number(const char *s, double *v)
 {
     char *end;
 
@@ -59,19 +59,19 @@ static int number(const char *s, double *v)
     return end == s || *end != '\0' || *v < 0 ? ENC_ERR_INVAL : ENC_OK;
 }
 
-static int opt(struct enc_run_opts *o, int ch, const char *arg)
+static enc_status_t opt(struct enc_run_opts *o, int ch, const char *arg)
 {
     double v = 0;
 
     switch (ch) {
-    case 'n': return number(arg, &v) || (o->np = (int)v) < 1 ? ENC_ERR_INVAL : ENC_OK;
+    case 'n': return number(arg, &v) != ENC_OK || (o->np = (int)v) < 1 ? ENC_ERR_INVAL : ENC_OK;
     case 'x': o->xvars[o->nx++] = (char *)arg; return ENC_OK;
     case OPT_HOST: fprintf(stderr, "encore-run: warning: --host is not supported yet; "
                                    "running every rank on this host\n");
         return ENC_OK;
-    case OPT_TAG: o->tag_output = 1; return ENC_OK;
+    case OPT_TAG: o->tag_output = true; return ENC_OK;
     case OPT_TIMEOUT: return number(arg, &o->timeout_s);
-    case OPT_MAXR: if (number(arg, &v) != 0) return ENC_ERR_INVAL;
+    case OPT_MAXR: if (number(arg, &v) != ENC_OK) return ENC_ERR_INVAL;
         o->max_restarts = (int)v; return ENC_OK;
     case OPT_POLICY: o->fail_all = strcmp(arg, "fail-all") == 0;
         return o->fail_all || strcmp(arg, "retry-one") == 0 ? ENC_OK : ENC_ERR_INVAL;
@@ -79,15 +79,16 @@ static int opt(struct enc_run_opts *o, int ch, const char *arg)
     case OPT_BIND: o->bind_to = arg;
         return strcmp(arg, "core") && strcmp(arg, "package") && strcmp(arg, "none")
                    ? ENC_ERR_INVAL : ENC_OK;
-    case OPT_INFO: o->info = 1; return ENC_OK;
+    case OPT_INFO: o->info = true; return ENC_OK;
     default: return ENC_ERR_INVAL;
     }
 }
 
-int enc_run_parse_args(int argc, char **argv, struct enc_run_opts *o)
+enc_status_t enc_run_parse_args(int argc, char **argv, struct enc_run_opts *o, bool *handled)
 {
     int ch;
 
+    *handled = false;
     *o = (struct enc_run_opts){.max_restarts = ENC_RUN_DEFAULT_RESTARTS};
     if ((o->xvars = calloc((size_t)argc, sizeof(char *))) == NULL)
         return ENC_ERR_NOMEM;
@@ -95,9 +96,10 @@ int enc_run_parse_args(int argc, char **argv, struct enc_run_opts *o)
     while ((ch = getopt_long(argc, argv, "+n:x:h", long_opts, NULL)) != -1) {
         if (ch == 'h') {
             usage(stdout);
-            return 1;
+            *handled = true;
+            return ENC_OK;
         }
-        if (opt(o, ch, optarg) != 0) {
+        if (opt(o, ch, optarg) != ENC_OK) {
             if (ch != '?')
                 fprintf(stderr, "encore-run: invalid argument for %s: '%s'\n",
                         argv[optind - 1], optarg ? optarg : "");
@@ -107,7 +109,8 @@ int enc_run_parse_args(int argc, char **argv, struct enc_run_opts *o)
     }
     if (o->info) {
         enc_run_print_info(o);
-        return 1;
+        *handled = true;
+        return ENC_OK;
     }
     if (o->np < 1 || optind >= argc) {
         fprintf(stderr, "encore-run: %s\n", o->np < 1 ? "-n N is required" : "no program given");

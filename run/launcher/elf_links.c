@@ -14,19 +14,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int in_file(size_t size, uint64_t off, uint64_t len)
+static bool in_file(size_t size, uint64_t off, uint64_t len)
 {
     return off <= size && len <= size - off;
 }
 
 /* Looks through one SHT_DYNAMIC section using its linked string table. */
-static int dyn_needs(const uint8_t *p, size_t size, const Elf64_Shdr *sh, const Elf64_Shdr *str)
+static bool dyn_needs(const uint8_t *p, size_t size, const Elf64_Shdr *sh,
+                      const Elf64_Shdr *str)
 {
     const Elf64_Dyn *d = (const Elf64_Dyn *)(p + sh->sh_offset);
     size_t n = sh->sh_size / sizeof(*d);
 
     if (!in_file(size, sh->sh_offset, sh->sh_size) || !in_file(size, str->sh_offset, str->sh_size))
-        return 0;
+        return false;
     for (size_t i = 0; i < n && d[i].d_tag != DT_NULL; i++) {
         const char *name = (const char *)p + str->sh_offset + d[i].d_un.d_val;
 
@@ -34,12 +35,12 @@ static int dyn_needs(const uint8_t *p, size_t size, const Elf64_Shdr *sh, const 
             continue;
         if (strncmp(name, "libencore.so", 12) == 0 &&
             memchr(name, '\0', str->sh_size - d[i].d_un.d_val) != NULL)
-            return 1;
+            return true;
     }
-    return 0;
+    return false;
 }
 
-static int elf_needs(const uint8_t *p, size_t size)
+static bool elf_needs(const uint8_t *p, size_t size)
 {
     const Elf64_Ehdr *eh = (const Elf64_Ehdr *)p;
     const Elf64_Shdr *sh;
@@ -47,23 +48,24 @@ static int elf_needs(const uint8_t *p, size_t size)
     if (size < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
         eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_shentsize != sizeof(Elf64_Shdr) ||
         !in_file(size, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr)))
-        return 0;
+        return false;
     sh = (const Elf64_Shdr *)(p + eh->e_shoff);
     for (int i = 0; i < eh->e_shnum; i++)
         if (sh[i].sh_type == SHT_DYNAMIC && sh[i].sh_link < eh->e_shnum &&
             dyn_needs(p, size, &sh[i], &sh[sh[i].sh_link]))
-            return 1;
-    return 0;
+            return true;
+    return false;
 }
 
-int enc_elf_needs_libencore(const char *path)
+bool enc_run_elf_needs_libencore(const char *path)
 {
     struct stat st;
     void *p;
-    int fd = open(path, O_RDONLY | O_CLOEXEC), rv = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    bool rv = false;
 
     if (fd < 0)
-        return 0;
+        return false;
     if (fstat(fd, &st) == 0 && st.st_size > 0) {
         p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (p != MAP_FAILED) {

@@ -12,12 +12,14 @@ int main(int argc, char **argv)
 {
     struct enc_run_opts o;
     char path[PATH_MAX];
-    int rv;
+    bool handled;
 
     enc_log_set_tag("run");
-    if ((rv = enc_run_parse_args(argc, argv, &o)) != 0)
-        return rv > 0 ? 0 : 2;
-    if (enc_run_resolve_program(o.argv[0], path, sizeof(path)) != 0) {
+    if (enc_run_parse_args(argc, argv, &o, &handled) != ENC_OK)
+        return 2;
+    if (handled)
+        return 0;
+    if (enc_run_resolve_program(o.argv[0], path, sizeof(path)) != ENC_OK) {
         fprintf(stderr, "encore-run: %s: command not found or not executable\n", o.argv[0]);
         return 127;
     }

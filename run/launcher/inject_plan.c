@@ -11,27 +11,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Reads "key=value" into *v; 0 on success. */
-static int field(const char *tok, const char *key, double *v)
+/* Reads "key=value" into *v: true when tok is that key with a number >= 0. */
+static bool field(const char *tok, const char *key, double *v)
 {
     size_t n = strlen(key);
     char *end;
 
     if (strncmp(tok, key, n) != 0 || tok[n] != '=')
-        return -1;
+        return false;
     *v = strtod(tok + n + 1, &end);
-    return end == tok + n + 1 || *end != '\0' || *v < 0 ? -1 : 0;
+    return end != tok + n + 1 && *end == '\0' && *v >= 0;
 }
 
-static int parse_random(struct enc_run_opts *o, char *rest)
+static enc_status_t parse_random(struct enc_run_opts *o, char *rest)
 {
     double v;
 
     o->random_seed = 1;
     for (char *tok = strtok(rest, ":"); tok != NULL; tok = strtok(NULL, ":")) {
-        if (field(tok, "every", &v) == 0 && v > 0)
+        if (field(tok, "every", &v) && v > 0)
             o->random_every_s = v;
-        else if (field(tok, "seed", &v) == 0)
+        else if (field(tok, "seed", &v))
             o->random_seed = (uint64_t)v;
         else
             return ENC_ERR_INVAL;
@@ -39,7 +39,7 @@ static int parse_random(struct enc_run_opts *o, char *rest)
     return o->random_every_s > 0 ? ENC_OK : ENC_ERR_INVAL;
 }
 
-static int parse_fault(struct enc_run_opts *o, int kind, char *rest)
+static enc_status_t parse_fault(struct enc_run_opts *o, int kind, char *rest)
 {
     struct enc_run_inject in = {.kind = kind, .rank = -1, .op = -1};
     double v;
@@ -47,11 +47,11 @@ static int parse_fault(struct enc_run_opts *o, int kind, char *rest)
     if (o->ninj == ENC_RUN_MAX_INJECT)
         return ENC_ERR_INVAL;
     for (char *tok = strtok(rest, ":"); tok != NULL; tok = strtok(NULL, ":")) {
-        if (field(tok, "rank", &v) == 0)
+        if (field(tok, "rank", &v))
             in.rank = (int)v;
-        else if (field(tok, "op", &v) == 0 && v >= 1)
+        else if (field(tok, "op", &v) && v >= 1)
             in.op = (long)v;
-        else if (field(tok, "incarnation", &v) == 0)
+        else if (field(tok, "incarnation", &v))
             in.incarnation = (uint32_t)v;
         else
             return ENC_ERR_INVAL;
@@ -62,7 +62,7 @@ static int parse_fault(struct enc_run_opts *o, int kind, char *rest)
     return ENC_OK;
 }
 
-int enc_run_parse_inject(struct enc_run_opts *o, const char *spec)
+enc_status_t enc_run_parse_inject(struct enc_run_opts *o, const char *spec)
 {
     char buf[256];
     char *colon;
@@ -72,9 +72,9 @@ int enc_run_parse_inject(struct enc_run_opts *o, const char *spec)
         return ENC_ERR_INVAL;
     *colon++ = '\0';
     if (strcmp(buf, "kill") == 0)
-        return parse_fault(o, ENC_INJ_KILL, colon);
+        return parse_fault(o, ENC_RUN_INJ_KILL, colon);
     if (strcmp(buf, "stop") == 0)
-        return parse_fault(o, ENC_INJ_STOP, colon);
+        return parse_fault(o, ENC_RUN_INJ_STOP, colon);
     if (strcmp(buf, "random") == 0)
         return parse_random(o, colon);
     return ENC_ERR_INVAL;
@@ -88,7 +88,7 @@ void enc_run_inject_value(const struct enc_run_opts *o, int rank, uint32_t inc, 
         const struct enc_run_inject *in = &o->inj[i];
 
         if (in->rank == rank && in->incarnation == inc) {
-            snprintf(out, cap, "%s:%ld", in->kind == ENC_INJ_KILL ? "kill" : "stop", in->op);
+            snprintf(out, cap, "%s:%ld", in->kind == ENC_RUN_INJ_KILL ? "kill" : "stop", in->op);
             return;
         }
     }

@@ -24,9 +24,9 @@ struct rank_proc {
     pid_t pid;                    /* 0 when no process */
     uint32_t incarnation;
     int restarts;
-    int phase;
-    int registered;               /* this incarnation registered with the tracker */
-    int finalized;
+    int phase;                    /* enum rank_phase */
+    bool registered;              /* this incarnation registered with the tracker */
+    bool finalized;
     char lost[160];               /* why the tracker gave up on it, if it did */
     uint64_t restart_at;
     struct enc_run_stream out, err;
@@ -39,14 +39,14 @@ struct job {
     char **env;
     struct rank_proc *r;
     int sfd;
-    int failing;                  /* the job is ending; no more restarts */
+    bool failing;                 /* the job is ending; no more restarts */
     int status;                   /* exit status once failing */
     char line[600];
     uint64_t kill_at;             /* SIGKILL stragglers at this time (0: not set) */
     uint64_t deadline;            /* --timeout */
     uint64_t next_random;
     uint64_t rng;
-    int after_final_status;
+    int after_final_status;       /* exit status of a rank that failed after MPI_Finalize */
 };
 
 static void kill_rank(struct rank_proc *p, int sig)
@@ -71,7 +71,7 @@ static void fail(struct job *j, int status, uint64_t grace_ms, const char *fmt, 
 
     if (j->failing)
         return;
-    j->failing = 1;
+    j->failing = true;
     j->status = status;
     va_start(ap, fmt);
     vsnprintf(j->line, sizeof(j->line), fmt, ap);
@@ -85,21 +85,21 @@ static void fail(struct job *j, int status, uint64_t grace_ms, const char *fmt, 
         kill_all(j, SIGKILL);
 }
 
-static int spawn(struct job *j, int rank)
+static enc_status_t spawn(struct job *j, int rank)
 {
     struct rank_proc *p = &j->r[rank];
     char **env;
-    int rv;
+    enc_status_t rv;
 
-    if ((rv = enc_run_env_for_rank(j->env, j->o, rank, p->incarnation, &env)) != 0)
+    if ((rv = enc_run_env_for_rank(j->env, j->o, rank, p->incarnation, &env)) != ENC_OK)
         return rv;
     rv = enc_run_spawn(j->path, j->o->argv, env, j->o->bind_to, rank, j->o->tag_output,
                        &p->out, &p->err, &p->pid);
     enc_run_env_free(env);
     p->phase = R_RUNNING;
-    p->registered = 0;
+    p->registered = false;
     p->lost[0] = '\0';
-    if (rv == 0)
+    if (rv == ENC_OK)
         ENC_DEBUG("run", "rank %d incarnation %u started as pid %d", rank, p->incarnation,
                   (int)p->pid);
     return rv;
@@ -130,7 +130,7 @@ static void restart_everyone(struct job *j, int dead, const char *why)
     enc_tracker_restart_all(j->t);
     for (int i = 0; i < j->o->np; i++) {
         kill_rank(&j->r[i], SIGKILL);
-        j->r[i].finalized = 0;
+        j->r[i].finalized = false;
         schedule_restart(j, i);
     }
 }
@@ -164,13 +164,13 @@ static void rank_died(struct job *j, int rank, const char *why)
     }
     if (!enc_run_can_restart(j->o, p->restarts)) {
         p->phase = R_DONE;
-        enc_tracker_rank_dead(j->t, rank, p->incarnation, 0);
+        enc_tracker_rank_dead(j->t, rank, p->incarnation, false);
         fail(j, 1, 0, "rank %d %s; restart budget (%d) spent", rank, why, j->o->max_restarts);
         return;
     }
     ENC_WARN("run", "rank %d %s; restarting it (%d of %d)", rank, why, p->restarts + 1,
              j->o->max_restarts);
-    enc_tracker_rank_dead(j->t, rank, p->incarnation, 1);
+    enc_tracker_rank_dead(j->t, rank, p->incarnation, true);
     schedule_restart(j, rank);
 }
 
@@ -205,12 +205,15 @@ static void rank_exited(struct job *j, int rank, int status)
     rank_died(j, rank, why);
 }
 
-static int rank_of_pid(const struct job *j, pid_t pid)
+static enc_status_t rank_of_pid(const struct job *j, pid_t pid, int *rank)
 {
-    for (int i = 0; i < j->o->np; i++)
-        if (j->r[i].pid == pid)
-            return i;
-    return -1;
+    for (int i = 0; i < j->o->np; i++) {
+        if (j->r[i].pid == pid) {
+            *rank = i;
+            return ENC_OK;
+        }
+    }
+    return ENC_ERR_NOT_FOUND;
 }
 
 static void reap(struct job *j)
@@ -222,13 +225,13 @@ static void reap(struct job *j)
      * them before judging its exit. */
     enc_tracker_poll(j->t, 0, NULL, 0);
     while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
-        if ((rank = rank_of_pid(j, pid)) >= 0)
+        if (rank_of_pid(j, pid, &rank) == ENC_OK)
             rank_exited(j, rank, status);
 }
 
 /* Gives a rank whose connection just closed a moment to finish exiting,
  * so the line can say what really happened (exit status, signal). */
-static void settle(struct job *j, struct rank_proc *p, int silent)
+static void settle(struct job *j, struct rank_proc *p, bool silent)
 {
     int status;
 
@@ -249,7 +252,7 @@ static void hook_lost(void *arg, int rank, uint32_t inc, const char *why)
     struct rank_proc *p = &j->r[rank];
 
     if (p->incarnation != inc || p->pid <= 0 || p->phase != R_RUNNING) {
-        enc_tracker_rank_dead(j->t, rank, inc, 0);
+        enc_tracker_rank_dead(j->t, rank, inc, false);
         return;
     }
     snprintf(p->lost, sizeof(p->lost), "%s", why);
@@ -261,14 +264,14 @@ static void hook_registered(void *arg, int rank, uint32_t inc, uint32_t pid)
     struct job *j = arg;
 
     if (j->r[rank].incarnation == inc)
-        j->r[rank].registered = 1;
+        j->r[rank].registered = true;
 }
 
 static void hook_finalized(void *arg, int rank)
 {
     struct job *j = arg;
 
-    j->r[rank].finalized = 1;
+    j->r[rank].finalized = true;
 }
 
 static void hook_aborted(void *arg, int rank, int32_t code, const char *reason)
@@ -309,7 +312,8 @@ static void timers(struct job *j)
     for (int i = 0; i < j->o->np && !j->failing; i++) {
         struct rank_proc *p = &j->r[i];
 
-        if (p->phase == R_RESTART && p->pid == 0 && now >= p->restart_at && spawn(j, i) != 0)
+        if (p->phase == R_RESTART && p->pid == 0 && now >= p->restart_at &&
+            spawn(j, i) != ENC_OK)
             fail(j, 1, 0, "cannot restart rank %d", i);
     }
     if (j->kill_at != 0 && now >= j->kill_at) {
@@ -336,23 +340,24 @@ static uint64_t next_timer(const struct job *j)
     return next;
 }
 
-static int finished(const struct job *j)
+static bool finished(const struct job *j)
 {
     for (int i = 0; i < j->o->np; i++) {
         const struct rank_proc *p = &j->r[i];
 
         if (p->pid > 0 || p->phase == R_RESTART || p->out.fd >= 0 || p->err.fd >= 0)
-            return 0;
+            return false;
     }
-    return 1;
+    return true;
 }
 
 /* One round: poll the tracker, the signalfd and the output pipes. */
-static int step(struct job *j)
+static enc_status_t step(struct job *j)
 {
     struct pollfd pf[1 + 2 * ENC_MAX_RANKS];
     struct enc_run_stream *st[1 + 2 * ENC_MAX_RANKS];
-    int n = 1, rv;
+    enc_status_t rv;
+    int n = 1;
 
     pf[0] = (struct pollfd){.fd = j->sfd, .events = POLLIN};
     for (int i = 0; i < j->o->np; i++) {
@@ -364,7 +369,7 @@ static int step(struct job *j)
                 pf[n++] = (struct pollfd){.fd = s2[k]->fd, .events = POLLIN};
             }
     }
-    if ((rv = enc_tracker_poll(j->t, enc_ms_left(next_timer(j)), pf, n)) != 0)
+    if ((rv = enc_tracker_poll(j->t, enc_ms_left(next_timer(j)), pf, n)) != ENC_OK)
         return rv;
     for (int i = 1; i < n; i++)
         if (pf[i].revents)
@@ -376,7 +381,7 @@ static int step(struct job *j)
     return ENC_OK;
 }
 
-static int setup_signals(struct job *j)
+static enc_status_t setup_signals(struct job *j)
 {
     sigset_t set;
 
@@ -394,21 +399,22 @@ static int setup_signals(struct job *j)
     return ENC_OK;
 }
 
-static int start_tracker(struct job *j, struct enc_secret *s)
+static enc_status_t start_tracker(struct job *j, struct enc_secret *s)
 {
     struct enc_tracker_config cfg = {.size = j->o->np, .bind_host = "127.0.0.1", .secret = s};
     char hex[2 * ENC_SECRET_LEN + 1], addr[64], lib[4096];
     const char *preload = NULL;
-    int rv;
+    enc_status_t rv;
 
     cfg.hooks = (struct enc_tracker_hooks){.arg = j, .lost = hook_lost,
         .registered = hook_registered, .finalized = hook_finalized,
         .aborted = hook_aborted, .failed = hook_failed};
-    if ((rv = enc_secret_generate(s)) != 0 || (rv = enc_tracker_create(&j->t, &cfg)) != 0) {
+    if ((rv = enc_secret_generate(s)) != ENC_OK ||
+        (rv = enc_tracker_create(&j->t, &cfg)) != ENC_OK) {
         fprintf(stderr, "encore-run: cannot start the tracker: %s\n", encore_strerror(rv));
         return rv;
     }
-    if (!enc_elf_needs_libencore(j->path) &&
+    if (!enc_run_elf_needs_libencore(j->path) &&
         (preload = enc_run_find_libencore(lib, sizeof(lib))) == NULL)
         ENC_WARN("run", "libencore.so not found (set ENCORE_LIB); running without it");
     enc_secret_to_hex(s, hex);
@@ -418,9 +424,11 @@ static int start_tracker(struct job *j, struct enc_secret *s)
     return rv;
 }
 
+/* encore-run's exit status, after the summary and the one failure line. */
 static int finish(struct job *j)
 {
-    int restarts[ENC_MAX_RANKS], any = 0;
+    int restarts[ENC_MAX_RANKS];
+    bool any = false;
     const struct enc_tracker_recovery *rec;
 
     for (int i = 0; i < j->o->np; i++)
@@ -438,7 +446,8 @@ int enc_run_job(const struct enc_run_opts *o, const char *path)
 {
     struct job j = {.o = o, .path = path, .sfd = -1, .rng = o->random_seed};
     struct enc_secret s;
-    int rv;
+    enc_status_t rv;
+    int status = 1;
 
     if ((j.r = calloc((size_t)o->np, sizeof(*j.r))) == NULL)
         return 1;
@@ -446,18 +455,19 @@ int enc_run_job(const struct enc_run_opts *o, const char *path)
         j.r[i].out.fd = j.r[i].err.fd = -1;
     j.deadline = o->timeout_s > 0 ? enc_deadline_ms((int64_t)(o->timeout_s * 1000)) : ENC_NEVER;
     j.next_random = enc_deadline_ms((int64_t)(o->random_every_s * 1000));
-    if ((rv = setup_signals(&j)) != 0 || (rv = start_tracker(&j, &s)) != 0)
+    if ((rv = setup_signals(&j)) != ENC_OK || (rv = start_tracker(&j, &s)) != ENC_OK)
         goto out;
     memset(&s, 0, sizeof(s));
     for (int i = 0; i < o->np && !j.failing; i++)
-        if (spawn(&j, i) != 0)
+        if (spawn(&j, i) != ENC_OK)
             fail(&j, 1, 0, "cannot start rank %d", i);
-    while (!finished(&j) && (rv = step(&j)) == 0)
+    while (!finished(&j) && (rv = step(&j)) == ENC_OK)
         ;
-    rv = rv != 0 ? 1 : finish(&j);
+    if (rv == ENC_OK)
+        status = finish(&j);
 out:
     enc_tracker_destroy(j.t);
     enc_run_env_free(j.env);
     free(j.r);
-    return rv < 0 ? 1 : rv;
+    return status;
 }

@@ -8,9 +8,11 @@
 #ifndef ENC_LAUNCHER_LAUNCHER_H
 #define ENC_LAUNCHER_LAUNCHER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "core/status.h"
 #include "tracker/tracker.h"
 
 #define ENC_RUN_MAX_INJECT 64
@@ -19,7 +21,7 @@
 #define ENC_RUN_BACKOFF_MAX_MS 2000
 #define ENC_RUN_ABORT_GRACE_MS 1000
 
-enum enc_inject_kind { ENC_INJ_KILL = 1, ENC_INJ_STOP = 2 };
+enum enc_run_inject_kind { ENC_RUN_INJ_KILL = 1, ENC_RUN_INJ_STOP = 2 };
 
 struct enc_run_inject {
     int kind;
@@ -32,73 +34,75 @@ struct enc_run_opts {
     int np;
     char **xvars;                 /* -x VAR[=val], in order */
     int nx;
-    int tag_output;
+    bool tag_output;
     double timeout_s;             /* 0: none */
     int max_restarts;
-    int fail_all;                 /* --policy fail-all */
+    bool fail_all;                /* --policy fail-all */
     struct enc_run_inject inj[ENC_RUN_MAX_INJECT];
     int ninj;
     double random_every_s;        /* 0: no random injection */
     uint64_t random_seed;
     const char *bind_to;          /* NULL or "none": no binding */
-    int info;
+    bool info;
     char **argv;                  /* program and its arguments */
 };
 
-/* args.c: 0 to run, 1 when --help/--info was handled, < 0 on a usage error
- * (already reported on stderr). */
-int enc_run_parse_args(int argc, char **argv, struct enc_run_opts *o);
+/* args.c: ENC_OK, with *handled true when --help or --info was printed
+ * and there is nothing to run; ENC_ERR_INVAL on a usage error (already
+ * reported on stderr). */
+enc_status_t enc_run_parse_args(int argc, char **argv, struct enc_run_opts *o, bool *handled);
 void enc_run_print_info(const struct enc_run_opts *o);
 
 /* inject_plan.c */
-int enc_run_parse_inject(struct enc_run_opts *o, const char *spec);
+enc_status_t enc_run_parse_inject(struct enc_run_opts *o, const char *spec);
 /* ENCORE_INJECT value for rank/incarnation into out ("" when none). */
 void enc_run_inject_value(const struct enc_run_opts *o, int rank, uint32_t inc, char *out,
                           size_t cap);
 /* Deterministic pseudo-random numbers for --inject random. */
 uint64_t enc_run_rand(uint64_t *state);
 
-/* elf_links.c: 1 when the ELF file at path has libencore.so* in DT_NEEDED,
- * 0 when not (or not an ELF file, e.g. a script). */
-int enc_elf_needs_libencore(const char *path);
+/* elf_links.c: true when the ELF file at path has libencore.so* in
+ * DT_NEEDED, false when not (or not an ELF file, e.g. a script). */
+bool enc_run_elf_needs_libencore(const char *path);
 
 /* preload.c: the libencore.so to preload, or NULL if none was found. */
 const char *enc_run_find_libencore(char *buf, size_t cap);
 /* Directory holding encore's sitecustomize.py, or NULL. */
 const char *enc_run_find_python_dir(char *buf, size_t cap);
-/* The program resolved along PATH into buf; ENC_ERR_INVAL when not found. */
-int enc_run_resolve_program(const char *prog, char *buf, size_t cap);
+/* The program resolved along PATH into buf; ENC_ERR_NOT_FOUND when there
+ * is no such executable. */
+enc_status_t enc_run_resolve_program(const char *prog, char *buf, size_t cap);
 
 /* rank_env.c: the environment shared by every rank (scrubbed, -x applied,
  * ENCORE_TRACKER/SECRET/SIZE, LD_PRELOAD); per-rank values are added by
  * enc_run_env_for_rank.  Arrays are NULL-terminated and malloc'd. */
-int enc_run_env_base(const struct enc_run_opts *o, const char *tracker, const char *secret_hex,
-                     const char *preload, char ***out);
-int enc_run_env_for_rank(char **base, const struct enc_run_opts *o, int rank, uint32_t inc,
-                         char ***out);
+enc_status_t enc_run_env_base(const struct enc_run_opts *o, const char *tracker,
+                              const char *secret_hex, const char *preload, char ***out);
+enc_status_t enc_run_env_for_rank(char **base, const struct enc_run_opts *o, int rank,
+                                  uint32_t inc, char ***out);
 void enc_run_env_free(char **env);
 
 /* tag_output.c: --tag-output line prefixing of one child stream. */
 struct enc_run_stream {
     int fd;                       /* -1 when closed */
     int rank;
-    int is_err;
+    bool is_err;
     size_t len;
     char buf[4096];
 };
-/* Reads what fd has; prefixes and writes whole lines.  0, or 1 at EOF
- * (the rest is flushed and fd closed). */
-int enc_run_stream_pump(struct enc_run_stream *s);
+/* Reads what fd has; prefixes and writes whole lines.  ENC_INPROGRESS while
+ * the stream is open, ENC_OK at EOF (the rest is flushed and fd closed). */
+enc_status_t enc_run_stream_pump(struct enc_run_stream *s);
 
 /* spawn.c: starts one rank; with tag-output, out/err get the pipe ends. */
-int enc_run_spawn(const char *path, char **argv, char **env, const char *bind_to, int rank,
-                  int tag_output, struct enc_run_stream *out, struct enc_run_stream *err,
-                  pid_t *pid);
+enc_status_t enc_run_spawn(const char *path, char **argv, char **env, const char *bind_to,
+                           int rank, bool tag_output, struct enc_run_stream *out,
+                           struct enc_run_stream *err, pid_t *pid);
 /* One line describing a wait status: "exited with status 3", "killed by signal 9 (Killed)". */
 void enc_run_describe_status(int status, char *out, size_t cap);
 
 /* restart_policy.c: the restart budget and backoff of one rank. */
-int enc_run_can_restart(const struct enc_run_opts *o, int restarts);
+bool enc_run_can_restart(const struct enc_run_opts *o, int restarts);
 int64_t enc_run_backoff_ms(int restarts);
 
 /* job.c: runs the job to its end; returns encore-run's exit status. */

@@ -20,7 +20,7 @@
 #define ENC_PKGLIBDIR "/usr/local/lib/encore"
 #endif
 
-static int readable(const char *p) { return access(p, R_OK) == 0; }
+static bool readable(const char *p) { return access(p, R_OK) == 0; }
 
 const char *enc_run_find_libencore(char *buf, size_t cap)
 {
@@ -70,13 +70,13 @@ const char *enc_run_find_python_dir(char *buf, size_t cap)
     return readable(probe) ? buf : NULL;
 }
 
-int enc_run_resolve_program(const char *prog, char *buf, size_t cap)
+enc_status_t enc_run_resolve_program(const char *prog, char *buf, size_t cap)
 {
     const char *path = getenv("PATH");
 
     if (strchr(prog, '/') != NULL) {
         snprintf(buf, cap, "%s", prog);
-        return access(buf, X_OK) == 0 ? ENC_OK : ENC_ERR_INVAL;
+        return access(buf, X_OK) == 0 ? ENC_OK : ENC_ERR_NOT_FOUND;
     }
     for (const char *p = path ? path : "/usr/bin:/bin"; *p != '\0';) {
         size_t len = strcspn(p, ":");
@@ -86,5 +86,5 @@ int enc_run_resolve_program(const char *prog, char *buf, size_t cap)
             return ENC_OK;
         p += len + (p[len] == ':');
     }
-    return ENC_ERR_INVAL;
+    return ENC_ERR_NOT_FOUND;
 }

@@ -19,12 +19,12 @@ static const char *const dropped_prefixes[] = {
     "ENCORE_SIZE=", "ENCORE_INCARNATION=", "ENCORE_INJECT=",
 };
 
-static int dropped(const char *kv)
+static bool dropped(const char *kv)
 {
     for (size_t i = 0; i < ENC_ARRAY_SIZE(dropped_prefixes); i++)
         if (strncmp(kv, dropped_prefixes[i], strlen(dropped_prefixes[i])) == 0)
-            return 1;
-    return 0;
+            return true;
+    return false;
 }
 
 struct envb {
@@ -32,7 +32,7 @@ struct envb {
     int n, cap;
 };
 
-static int env_set(struct envb *e, const char *name, const char *val)
+static enc_status_t env_set(struct envb *e, const char *name, const char *val)
 {
     size_t nl = strlen(name);
     char *kv = malloc(nl + strlen(val) + 2);
@@ -64,7 +64,7 @@ static int env_set(struct envb *e, const char *name, const char *val)
 }
 
 /* Adds "NAME=VALUE" given as one string. */
-static int env_put(struct envb *e, const char *kv)
+static enc_status_t env_put(struct envb *e, const char *kv)
 {
     const char *eq = strchr(kv, '=');
     char name[256];
@@ -75,11 +75,11 @@ static int env_put(struct envb *e, const char *kv)
     return env_set(e, name, eq + 1);
 }
 
-static int apply_x(struct envb *e, const struct enc_run_opts *o)
+static enc_status_t apply_x(struct envb *e, const struct enc_run_opts *o)
 {
-    int rv = ENC_OK;
+    enc_status_t rv = ENC_OK;
 
-    for (int i = 0; i < o->nx && rv == 0; i++) {
+    for (int i = 0; i < o->nx && rv == ENC_OK; i++) {
         const char *v;
 
         if (strchr(o->xvars[i], '=') != NULL)
@@ -90,11 +90,11 @@ static int apply_x(struct envb *e, const struct enc_run_opts *o)
     return rv;
 }
 
-static int add_preload(struct envb *e, const char *preload)
+static enc_status_t add_preload(struct envb *e, const char *preload)
 {
     const char *old = getenv("LD_PRELOAD");
     char *v;
-    int rv;
+    enc_status_t rv;
 
     if (old == NULL || *old == '\0' || strstr(old, "libencore.so") != NULL)
         return env_set(e, "LD_PRELOAD", old && strstr(old, "libencore.so") ? old : preload);
@@ -107,12 +107,12 @@ static int add_preload(struct envb *e, const char *preload)
 }
 
 /* encore's sitecustomize (mpi4py set-up) goes first on PYTHONPATH. */
-static int add_pythonpath(struct envb *e)
+static enc_status_t add_pythonpath(struct envb *e)
 {
     char dir[4096];
     const char *old = getenv("PYTHONPATH");
     char *v;
-    int rv;
+    enc_status_t rv;
 
     if (enc_run_find_python_dir(dir, sizeof(dir)) == NULL)
         return ENC_OK;
@@ -126,28 +126,29 @@ static int add_pythonpath(struct envb *e)
     return rv;
 }
 
-int enc_run_env_base(const struct enc_run_opts *o, const char *tracker, const char *secret_hex,
-                     const char *preload, char ***out)
+enc_status_t enc_run_env_base(const struct enc_run_opts *o, const char *tracker,
+                              const char *secret_hex, const char *preload, char ***out)
 {
     struct envb e = {0};
     char size[16];
-    int rv = ENC_OK;
+    enc_status_t rv = ENC_OK;
 
-    for (char **p = environ; *p != NULL && rv == 0; p++)
+    for (char **p = environ; *p != NULL && rv == ENC_OK; p++)
         if (!dropped(*p))
             rv = env_put(&e, *p);
     snprintf(size, sizeof(size), "%d", o->np);
-    if (rv == 0)
+    if (rv == ENC_OK)
         rv = apply_x(&e, o);
-    if (rv == 0 && preload != NULL)
+    if (rv == ENC_OK && preload != NULL)
         rv = add_preload(&e, preload);
-    if (rv == 0)
+    if (rv == ENC_OK)
         rv = add_pythonpath(&e);
-    if (rv == 0 && (rv = env_set(&e, "OMPI_MCA_ess_singleton_isolated", "1")) == 0 &&
-        (rv = env_set(&e, "ENCORE_TRACKER", tracker)) == 0 &&
-        (rv = env_set(&e, "ENCORE_SECRET", secret_hex)) == 0)
+    if (rv == ENC_OK &&
+        (rv = env_set(&e, "OMPI_MCA_ess_singleton_isolated", "1")) == ENC_OK &&
+        (rv = env_set(&e, "ENCORE_TRACKER", tracker)) == ENC_OK &&
+        (rv = env_set(&e, "ENCORE_SECRET", secret_hex)) == ENC_OK)
         rv = env_set(&e, "ENCORE_SIZE", size);
-    if (rv != 0) {
+    if (rv != ENC_OK) {
         enc_run_env_free(e.v);
         return rv;
     }
@@ -155,22 +156,22 @@ int enc_run_env_base(const struct enc_run_opts *o, const char *tracker, const ch
     return ENC_OK;
 }
 
-int enc_run_env_for_rank(char **base, const struct enc_run_opts *o, int rank, uint32_t inc,
-                         char ***out)
+enc_status_t enc_run_env_for_rank(char **base, const struct enc_run_opts *o, int rank,
+                                  uint32_t inc, char ***out)
 {
     struct envb e = {0};
     char num[16], num2[16], inj[64];
-    int rv = ENC_OK;
+    enc_status_t rv = ENC_OK;
 
-    for (char **p = base; *p != NULL && rv == 0; p++)
+    for (char **p = base; *p != NULL && rv == ENC_OK; p++)
         rv = env_put(&e, *p);
     snprintf(num, sizeof(num), "%d", rank);
     snprintf(num2, sizeof(num2), "%u", inc);
     enc_run_inject_value(o, rank, inc, inj, sizeof(inj));
-    if (rv == 0 && (rv = env_set(&e, "ENCORE_RANK", num)) == 0 &&
-        (rv = env_set(&e, "ENCORE_INCARNATION", num2)) == 0 && inj[0] != '\0')
+    if (rv == ENC_OK && (rv = env_set(&e, "ENCORE_RANK", num)) == ENC_OK &&
+        (rv = env_set(&e, "ENCORE_INCARNATION", num2)) == ENC_OK && inj[0] != '\0')
         rv = env_set(&e, "ENCORE_INJECT", inj);
-    if (rv != 0) {
+    if (rv != ENC_OK) {
         enc_run_env_free(e.v);
         return rv;
     }

@@ -6,7 +6,7 @@
 #include "enc.h"
 #include "launcher/launcher.h"
 
-int enc_run_can_restart(const struct enc_run_opts *o, int restarts)
+bool enc_run_can_restart(const struct enc_run_opts *o, int restarts)
 {
     return restarts < o->max_restarts;
 }

@@ -38,7 +38,7 @@ static void child(const char *path, char **argv, char **env, const char *bind_to
 
 /* The exec-status pipe is close-on-exec: EOF means the program started,
  * an errno means it never will (no point restarting it). */
-static int exec_result(int exec_r)
+static enc_status_t exec_result(int exec_r)
 {
     int e = 0;
     ssize_t n;
@@ -50,7 +50,7 @@ static int exec_result(int exec_r)
     return n == (ssize_t)sizeof(e) ? ENC_ERR_INVAL : ENC_OK;
 }
 
-static int make_pipe(int p[2])
+static enc_status_t make_pipe(int p[2])
 {
     if (pipe2(p, O_CLOEXEC) != 0) {
         ENC_ERROR("run", "pipe: %m");
@@ -59,7 +59,7 @@ static int make_pipe(int p[2])
     return ENC_OK;
 }
 
-static void stream_open(struct enc_run_stream *s, int fd, int rank, int is_err)
+static void stream_open(struct enc_run_stream *s, int fd, int rank, bool is_err)
 {
     s->fd = fd;
     s->rank = rank;
@@ -67,15 +67,15 @@ static void stream_open(struct enc_run_stream *s, int fd, int rank, int is_err)
     s->len = 0;
 }
 
-int enc_run_spawn(const char *path, char **argv, char **env, const char *bind_to, int rank,
-                  int tag_output, struct enc_run_stream *out, struct enc_run_stream *err,
-                  pid_t *pid)
+enc_status_t enc_run_spawn(const char *path, char **argv, char **env, const char *bind_to,
+                           int rank, bool tag_output, struct enc_run_stream *out,
+                           struct enc_run_stream *err, pid_t *pid)
 {
     int po[2] = {-1, -1}, pe[2] = {-1, -1}, px[2] = {-1, -1};
-    int rv;
+    enc_status_t rv;
 
-    if ((tag_output && ((rv = make_pipe(po)) != 0 || (rv = make_pipe(pe)) != 0)) ||
-        (rv = make_pipe(px)) != 0)
+    if ((tag_output && ((rv = make_pipe(po)) != ENC_OK || (rv = make_pipe(pe)) != ENC_OK)) ||
+        (rv = make_pipe(px)) != ENC_OK)
         goto fail;
     if ((*pid = fork()) < 0) {
         ENC_ERROR("run", "fork: %m");
@@ -98,8 +98,8 @@ int enc_run_spawn(const char *path, char **argv, char **env, const char *bind_to
         close(pe[1]);
         fcntl(po[0], F_SETFL, O_NONBLOCK);
         fcntl(pe[0], F_SETFL, O_NONBLOCK);
-        stream_open(out, po[0], rank, 0);
-        stream_open(err, pe[0], rank, 1);
+        stream_open(out, po[0], rank, false);
+        stream_open(err, pe[0], rank, true);
     }
     return ENC_OK;
 fail:

@@ -50,22 +50,22 @@ static void drain(struct enc_run_stream *s)
     s->len -= start;
 }
 
-int enc_run_stream_pump(struct enc_run_stream *s)
+enc_status_t enc_run_stream_pump(struct enc_run_stream *s)
 {
     ssize_t n;
 
     if (s->fd < 0)
-        return 1;
+        return ENC_OK;
     while ((n = read(s->fd, s->buf + s->len, sizeof(s->buf) - s->len)) > 0) {
         s->len += (size_t)n;
         drain(s);
     }
     if (n < 0)
-        return 0; /* EAGAIN (or EINTR): more later */
+        return ENC_INPROGRESS; /* EAGAIN (or EINTR): more later */
     if (s->len > 0)
         emit(s, s->buf, s->len, 1);
     s->len = 0;
     close(s->fd);
     s->fd = -1;
-    return 1;
+    return ENC_OK;
 }

@@ -69,7 +69,7 @@ enc_status_t enc_trk_accept(struct enc_tracker *t)
             enc_trk_conn_drop(t, c);
             return rv;
         }
-        if (enc_auth_server_start(&c->auth, fd, &t->secret) != 0)
+        if (enc_auth_server_start(&c->auth, fd, &t->secret) != ENC_OK)
             enc_trk_conn_drop(t, c); /* logged by the handshake */
     }
     return ENC_OK;

@@ -95,7 +95,7 @@ static enc_status_t on_status(struct enc_tracker *t, struct trk_rank *r,
 {
     struct enc_msg_status m;
 
-    if (enc_msg_status_decode(&m, c->rd.payload, (size_t)c->rd.hdr.len) != 0)
+    if (enc_msg_status_decode(&m, c->rd.payload, (size_t)c->rd.hdr.len) != ENC_OK)
         return ENC_ERR_PROTO;
     if (m.epoch > t->epoch)
         return ENC_ERR_PROTO;
@@ -113,7 +113,7 @@ static enc_status_t on_abort(struct enc_tracker *t, struct trk_conn *c)
     struct enc_msg_abort m;
     int rank = c->rank;
 
-    if (enc_msg_abort_decode(&m, c->rd.payload, (size_t)c->rd.hdr.len) != 0)
+    if (enc_msg_abort_decode(&m, c->rd.payload, (size_t)c->rd.hdr.len) != ENC_OK)
         return ENC_ERR_PROTO;
     enc_tracker_abort(t, rank, m.code, m.reason);
     if (t->cfg.hooks.aborted != NULL)
@@ -126,7 +126,7 @@ static void maybe_done(struct enc_tracker *t);
 static enc_status_t on_stats(struct enc_tracker *t, struct trk_rank *r,
                              const struct trk_conn *c, bool final)
 {
-    if (enc_msg_stats_decode(&r->stats, c->rd.payload, (size_t)c->rd.hdr.len) != 0)
+    if (enc_msg_stats_decode(&r->stats, c->rd.payload, (size_t)c->rd.hdr.len) != ENC_OK)
         return ENC_ERR_PROTO;
     r->has_stats = true;
     if (!final || r->finalized)
@@ -145,7 +145,7 @@ static enc_status_t on_heartbeat(struct trk_rank *r, const struct trk_conn *c)
 {
     struct enc_msg_heartbeat m;
 
-    if (enc_msg_heartbeat_decode(&m, c->rd.payload, (size_t)c->rd.hdr.len) != 0)
+    if (enc_msg_heartbeat_decode(&m, c->rd.payload, (size_t)c->rd.hdr.len) != ENC_OK)
         return ENC_ERR_PROTO;
     if (!r->fresh && !r->has_status)
         r->completed = m.completed;

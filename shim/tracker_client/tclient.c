@@ -96,7 +96,7 @@ static enc_status_t decode_event(struct enc_tclient *c, struct tc_node *n)
     case ENC_MSG_RESUME: rv = enc_msg_resume_decode(&n->ev.u.resume, p, len); break;
     default: rv = ENC_ERR_PROTO; break;
     }
-    if (rv == 0 && epoch > c->epoch)
+    if (rv == ENC_OK && epoch > c->epoch)
         __atomic_store_n(&c->epoch, epoch, __ATOMIC_RELAXED);
     return rv;
 }
@@ -189,11 +189,11 @@ static enc_status_t connect_register(struct enc_tclient *c, const char *hostport
     enc_status_t rv;
     int n;
 
-    if ((rv = enc_parse_hostport(hostport, host, sizeof(host), &port)) != 0)
+    if ((rv = enc_parse_hostport(hostport, host, sizeof(host), &port)) != ENC_OK)
         return rv;
-    if ((rv = enc_sock_connect(host, port, deadline, &c->fd)) != 0)
+    if ((rv = enc_sock_connect(host, port, deadline, &c->fd)) != ENC_OK)
         return rv;
-    if ((rv = enc_auth_client(c->fd, s, &id, deadline)) != 0)
+    if ((rv = enc_auth_client(c->fd, s, &id, deadline)) != ENC_OK)
         return rv;
     if ((n = enc_msg_register_encode(reg, buf, sizeof(buf))) < 0)
         return n;
@@ -233,7 +233,7 @@ enc_status_t enc_tclient_open(struct enc_tclient **out, const char *tracker_host
         rv = ENC_ERR_SYS;
         goto fail;
     }
-    if ((rv = connect_register(c, tracker_hostport, s, reg, deadline)) != 0) {
+    if ((rv = connect_register(c, tracker_hostport, s, reg, deadline)) != ENC_OK) {
         ENC_ERROR("tracker", "cannot join the tracker at %s: %s", tracker_hostport,
                   encore_strerror(rv));
         goto fail;
