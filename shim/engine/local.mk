@@ -1,8 +1,8 @@
 # shim/engine: the collective engine (links, progress loop, algorithms).
 libencore_la_SOURCES += \
-	shim/engine/init.c \
+	shim/engine/join.c \
 	shim/engine/finalize.c \
-	shim/engine/world.c \
+	shim/engine/membership.c \
 	shim/engine/listener.c \
 	shim/engine/links.c \
 	shim/engine/xfer.c \
