@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "net/sock.h"
+
 static int parse_port(const char *s, uint16_t *port)
 {
     char *end;

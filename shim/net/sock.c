@@ -19,6 +19,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "net/sock.h"
+
 #define ENC_LISTEN_BACKLOG 4096
 
 static int set_nodelay(int fd)

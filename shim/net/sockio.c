@@ -13,6 +13,8 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "net/sock.h"
+
 static ssize_t io_error(int err)
 {
     if (err == EAGAIN || err == EWOULDBLOCK)

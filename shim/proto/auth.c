@@ -3,7 +3,10 @@
  * MAC and identity encoding both sides share (see proto/auth.h).
  */
 #include "enc.h"
+#include "proto/auth.h"
 #include "proto/auth_int.h"
+#include "proto/frame.h"
+#include "proto/wire.h"
 
 #include <netdb.h>
 #include <stdio.h>

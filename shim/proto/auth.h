@@ -19,6 +19,8 @@
 
 #include <stdint.h>
 
+#include "proto/frame.h"
+
 #define ENC_SECRET_LEN 32
 #define ENC_NONCE_LEN 32
 #define ENC_MAC_LEN 32

@@ -8,6 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "proto/wire.h"
+#include "proto/auth.h"
+
 /* role u8, rank u32, incarnation u32, epoch u32 */
 #define ENC_AUTH_ID_LEN 13
 /* AUTH payload: id, nonce_c, client MAC */

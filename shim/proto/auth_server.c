@@ -5,7 +5,11 @@
  * waiting.  The caller bounds how long a connection may stay unauthenticated.
  */
 #include "enc.h"
+#include "net/sock.h"
+#include "proto/auth.h"
 #include "proto/auth_int.h"
+#include "proto/frame.h"
+#include "proto/wire.h"
 
 #include <netdb.h>
 #include <string.h>

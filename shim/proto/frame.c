@@ -7,6 +7,9 @@
  */
 #include "enc.h"
 
+#include "proto/wire.h"
+#include "proto/frame.h"
+
 /* Handshake frames carry a nonce and a MAC or two: a few dozen bytes. */
 #define ENC_HS_MAX_PAYLOAD 256u
 /* A log request or "missing" answer names one collective: a few fields. */

@@ -9,6 +9,9 @@
 
 #include <string.h>
 
+#include "proto/frame.h"
+#include "net/sock.h"
+
 #define ENC_COALESCE_MAX 4096
 
 int enc_frame_send(int fd, const struct enc_frame_hdr *h, const void *payload,

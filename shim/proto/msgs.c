@@ -15,6 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proto/wire.h"
+#include "proto/msgs.h"
+
 /* One direction of a walk.  When writing, the walk only reads the message. */
 struct codec {
     bool reading;

@@ -13,6 +13,8 @@
 #include <openssl/crypto.h>
 #include <openssl/rand.h>
 
+#include "proto/auth.h"
+
 #define ENC_SECRET_HEX_LEN (2 * ENC_SECRET_LEN)
 
 int enc_secret_generate(struct enc_secret *s)

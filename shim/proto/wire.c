@@ -8,6 +8,8 @@
 
 #include <string.h>
 
+#include "proto/wire.h"
+
 void enc_w_init(struct enc_wbuf *w, void *buf, size_t cap)
 {
     w->p = buf;

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "topo/topo.h"
+
 static const struct {
     const char *name;
     hwloc_obj_type_t type;

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "topo/topo.h"
+
 static int fill_host(struct enc_locality *loc)
 {
     const char *env = getenv("ENCORE_HOST");

@@ -4,6 +4,8 @@
  * a recovery) can be sent.  Pure bookkeeping over conn.c's connections.
  */
 #include "enc.h"
+#include "proto/frame.h"
+#include "proto/msgs.h"
 #include "tracker/trk.h"
 
 #include <stdarg.h>

@@ -16,6 +16,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "proto/auth.h"
+#include "proto/msgs.h"
+
 struct enc_tracker;
 
 /* Callbacks into the owner; all optional, all called from enc_tracker_poll. */
