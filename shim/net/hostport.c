@@ -48,7 +48,7 @@ static int split(const char *s, const char **h, size_t *hl, const char **port)
     return ENC_OK;
 }
 
-int enc_parse_hostport(const char *s, char *host, size_t hostcap, uint16_t *port)
+enc_status_t enc_parse_hostport(const char *s, char *host, size_t hostcap, uint16_t *port)
 {
     const char *h, *p;
     size_t hl;

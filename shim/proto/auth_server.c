@@ -48,7 +48,7 @@ static void log_reject(int fd, const char *why)
     ENC_WARN("auth", "rejected connection from %s: %s", peer, why);
 }
 
-int enc_auth_server_start(struct enc_auth_server *a, int fd, const struct enc_secret *s)
+enc_status_t enc_auth_server_start(struct enc_auth_server *a, int fd, const struct enc_secret *s)
 {
     const char *why = "RAND_bytes failed";
     int rv = ENC_ERR_SYS;

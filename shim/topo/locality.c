@@ -107,7 +107,7 @@ fail_topo:
     return rv;
 }
 
-int enc_locality_detect(struct enc_locality *loc)
+enc_status_t enc_locality_detect(struct enc_locality *loc)
 {
     int rv;
 
