@@ -6,6 +6,8 @@
  */
 #include "enc.h"
 #include "launcher/launcher.h"
+#include "proto/auth.h"
+#include "proto/msgs.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -5,6 +5,7 @@
  */
 #include "enc.h"
 #include "launcher/launcher.h"
+#include "topo/topo.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -4,6 +4,9 @@
  * can do is get its own connection closed with one warning.
  */
 #include "enc.h"
+#include "net/sock.h"
+#include "proto/auth.h"
+#include "proto/frame.h"
 #include "tracker/tracker_int.h"
 
 #include <arpa/inet.h>

@@ -5,6 +5,8 @@
  * re-registered with incarnation + 1 within ENCORE_REGISTER_TIMEOUT_MS.
  */
 #include "enc.h"
+#include "proto/auth.h"
+#include "proto/msgs.h"
 #include "tracker/tracker.h"
 
 #include <fcntl.h>

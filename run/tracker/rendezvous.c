@@ -5,6 +5,8 @@
  * which hand their frames up through enc_trk_rendezvous_ops.
  */
 #include "enc.h"
+#include "proto/frame.h"
+#include "proto/msgs.h"
 #include "tracker/tracker_int.h"
 
 #include <stdarg.h>

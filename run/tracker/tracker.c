@@ -4,6 +4,8 @@
  * register deadline).  Every wait here ends at the nearest timer.
  */
 #include "enc.h"
+#include "net/sock.h"
+#include "proto/msgs.h"
 #include "tracker/tracker_int.h"
 
 #include <errno.h>

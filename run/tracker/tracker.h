@@ -17,7 +17,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "core/status.h"
+#include "proto/auth.h"
+#include "proto/msgs.h"
 
 struct enc_tracker;
 

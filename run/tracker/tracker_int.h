@@ -8,6 +8,9 @@
 #ifndef ENC_TRACKER_TRACKER_INT_H
 #define ENC_TRACKER_TRACKER_INT_H
 
+#include "proto/auth.h"
+#include "proto/frame.h"
+#include "proto/msgs.h"
 #include "tracker/tracker.h"
 
 /* How long one control message may take to leave; a rank that cannot take

@@ -4,6 +4,9 @@
  * every rank had got, so the restarted ones know what to replay).
  */
 #include "enc.h"
+#include "proto/frame.h"
+#include "proto/msgs.h"
+#include "topo/topo.h"
 #include "tracker/tracker_int.h"
 
 #include <stdlib.h>

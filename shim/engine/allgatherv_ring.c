@@ -9,16 +9,17 @@
 
 #include "engine/coll.h"
 #include "engine/state.h"
+#include "topo/topo.h"
 
 static int mod(int a, int n) { return ((a % n) + n) % n; }
 
-int enc_allgatherv_ring(struct enc_coll *co)
+enc_status_t enc_allgatherv_ring(struct enc_coll *co)
 {
     int n = enc_eng.size;
     int pos = enc_topo_pos(enc_eng.ring, n, enc_eng.rank);
     int next = enc_eng.ring[mod(pos + 1, n)], prev = enc_eng.ring[mod(pos - 1, n)];
     uint8_t *base = co->recvbuf;
-    int rv;
+    enc_status_t rv;
 
     for (int k = 0; k < n - 1; k++) {
         int s = enc_eng.ring[mod(pos - k, n)], r = enc_eng.ring[mod(pos - k - 1, n)];

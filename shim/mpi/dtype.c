@@ -6,6 +6,7 @@
 
 #include "engine/engine.h"
 #include "mpi/mpi_layer.h"
+#include "reduce/reduce.h"
 
 /*
  * Predefined MPI datatypes -> enum enc_type.

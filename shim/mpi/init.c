@@ -7,6 +7,7 @@
 
 #include "engine/engine.h"
 #include "mpi/mpi_layer.h"
+#include "recovery/recovery.h"
 
 /*
  * Start-up and shutdown in encore mode.
@@ -35,9 +36,10 @@ static void enc_mpi_prepare_singleton(void)
 /* The process cannot be part of the job without the engine: one line, exit. */
 static void enc_mpi_join(const char *fn)
 {
-    int rv = enc_engine_init();
+    enc_status_t rv;
 
-    if (rv != ENC_OK) {
+    /* recovery registers as the layer above the engine before it joins */
+    if ((rv = enc_recovery_register()) != ENC_OK || (rv = enc_engine_init()) != ENC_OK) {
         fprintf(stderr, "encore: %s: cannot join the encore job (tracker %s): %s\n", fn,
                 getenv("ENCORE_TRACKER"), encore_strerror(rv));
         exit(1);

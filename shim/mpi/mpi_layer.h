@@ -17,6 +17,7 @@
 
 #include "engine/engine.h"
 #include "mpi/gen/entries.h"
+#include "reduce/reduce.h"
 
 /* ---- mode.c: mode, re-entry guard, real symbols ---- */
 

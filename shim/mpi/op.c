@@ -7,6 +7,7 @@
 
 #include "engine/engine.h"
 #include "mpi/mpi_layer.h"
+#include "reduce/reduce.h"
 
 /*
  * Reduction ops: predefined ones map onto enum enc_op; user ops are

@@ -6,6 +6,7 @@
 
 #include "engine/engine.h"
 #include "mpi/mpi_layer.h"
+#include "reduce/reduce.h"
 
 /*
  * (MPI datatype, MPI op) -> struct enc_reducer for the engine.

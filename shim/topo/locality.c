@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "topo/topo.h"
+
 static int fill_host(struct enc_locality *loc)
 {
     const char *env = getenv("ENCORE_HOST");
@@ -105,7 +107,7 @@ fail_topo:
     return rv;
 }
 
-int enc_locality_detect(struct enc_locality *loc)
+enc_status_t enc_locality_detect(struct enc_locality *loc)
 {
     int rv;
 

@@ -7,6 +7,10 @@
  * is busy.  The caller's sends share the socket under a mutex.
  */
 #include "enc.h"
+#include "net/sock.h"
+#include "proto/auth.h"
+#include "proto/frame.h"
+#include "proto/msgs.h"
 #include "tracker_client/tclient.h"
 
 #include <errno.h>

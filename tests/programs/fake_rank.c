@@ -15,6 +15,10 @@
  *                that never arrives)
  */
 #include "enc.h"
+#include "proto/auth.h"
+#include "proto/frame.h"
+#include "proto/msgs.h"
+#include "topo/topo.h"
 #include "tracker_client/tclient.h"
 
 #include <signal.h>

@@ -4,6 +4,10 @@
  * client (exit-on-lost off), hostile peers through raw sockets.
  */
 #include "enc.h"
+#include "net/sock.h"
+#include "proto/auth.h"
+#include "proto/frame.h"
+#include "proto/msgs.h"
 #include "tracker_client/tclient.h"
 #include "tracker/tracker.h"
 

@@ -1,5 +1,6 @@
 /*
- * world.c - the rank's view of the world: tracker events, WORLD and RESUME.
+ * membership.c - the rank's view of the world: tracker events, WORLD and
+ * RESUME.
  *
  * The tracker announces deaths (a new epoch begins), then, once every rank
  * of that epoch is registered and has said where it stands, the new WORLD
@@ -11,14 +12,17 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "engine/layer.h"
 #include "engine/state.h"
+#include "proto/frame.h"
+#include "proto/msgs.h"
 
 static void keep_world(struct enc_msg_world *w)
 {
     if (enc_eng.have_world)
         enc_msg_world_free(&enc_eng.pending_world);
     enc_eng.pending_world = *w;
-    enc_eng.have_world = 1;
+    enc_eng.have_world = true;
     if (w->epoch > enc_eng.latest_epoch)
         enc_eng.latest_epoch = w->epoch;
 }
@@ -28,10 +32,10 @@ static void keep_resume(struct enc_msg_resume *r)
     if (enc_eng.have_resume)
         enc_msg_resume_free(&enc_eng.pending_resume);
     enc_eng.pending_resume = *r;
-    enc_eng.have_resume = 1;
+    enc_eng.have_resume = true;
 }
 
-int enc_engine_handle_event(struct enc_tclient_event *ev)
+enc_status_t enc_engine_handle_event(struct enc_tclient_event *ev)
 {
     switch (ev->type) {
     case ENC_MSG_WORLD:
@@ -54,13 +58,14 @@ int enc_engine_handle_event(struct enc_tclient_event *ev)
     }
 }
 
-int enc_engine_poll_tracker(void)
+enc_status_t enc_engine_poll_tracker(void)
 {
     struct enc_tclient_event ev;
-    int got, rv = ENC_OK;
+    enc_status_t rv = ENC_OK;
+    int got;
 
     while ((got = enc_tclient_poll_event(enc_eng.tc, &ev)) == ENC_OK) {
-        int r = enc_engine_handle_event(&ev);
+        enc_status_t r = enc_engine_handle_event(&ev);
 
         if (r != ENC_OK)
             rv = r;
@@ -70,7 +75,7 @@ int enc_engine_poll_tracker(void)
     return rv != ENC_OK || enc_eng.latest_epoch > enc_eng.epoch ? ENC_ERR_EPOCH : ENC_OK;
 }
 
-static int world_ready(int want_resume)
+static bool world_ready(bool want_resume)
 {
     uint32_t e = enc_eng.latest_epoch;
 
@@ -78,7 +83,7 @@ static int world_ready(int want_resume)
            (!want_resume || (enc_eng.have_resume && enc_eng.pending_resume.epoch == e));
 }
 
-int enc_world_wait(int want_resume, uint64_t deadline)
+enc_status_t enc_world_wait(bool want_resume, uint64_t deadline)
 {
     uint32_t start_epoch = enc_eng.latest_epoch;
 
@@ -118,7 +123,7 @@ static void spin_configure(void)
     enc_eng.spin_ns = cores > 0 && local <= cores ? 50000 : 0;
 }
 
-int enc_world_adopt(void)
+enc_status_t enc_world_adopt(void)
 {
     struct enc_msg_world *w = &enc_eng.pending_world;
 
@@ -132,7 +137,7 @@ int enc_world_adopt(void)
     enc_eng.epoch = w->epoch;
     spin_configure();
     enc_msg_world_free(w);
-    enc_eng.have_world = 0;
+    enc_eng.have_world = false;
     enc_links_promote_future();
     return ENC_OK;
 }

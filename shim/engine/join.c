@@ -1,10 +1,10 @@
 /*
- * init.c - joining and leaving the encore world.
+ * join.c - joining the encore job, and leaving it by abort.
  *
  * MPI_Init in encore mode lands here: read the job description from the
  * environment, start the link listener, register with the tracker and wait
- * for the world.  A restarted rank (incarnation > 0) also gets the RESUME
- * that tells it how far the survivors are, so it knows what to replay.
+ * for the world (regroup.c).  A layer above the engine (recovery) has
+ * registered its ops by then.
  */
 #include "enc.h"
 
@@ -17,11 +17,14 @@
 #include <unistd.h>
 
 #include "engine/state.h"
-#include "recovery/recovery.h"
+#include "net/sock.h"
+#include "proto/auth.h"
+#include "proto/msgs.h"
+#include "topo/topo.h"
 
 struct enc_engine enc_eng = {.lst = {.listen_fd = -1, .wake_fd = -1, .stop_fd = -1}};
 
-static int env_int(const char *name, long min, long max, long *out)
+static enc_status_t env_int(const char *name, long min, long max, long *out)
 {
     const char *s = getenv(name);
     char *end;
@@ -38,10 +41,10 @@ static int env_int(const char *name, long min, long max, long *out)
     return ENC_OK;
 }
 
-static int read_job_env(void)
+static enc_status_t read_job_env(void)
 {
     long rank, size, inc;
-    int rv;
+    enc_status_t rv;
 
     if ((rv = env_int("ENCORE_SIZE", 1, ENC_MAX_RANKS, &size)) != ENC_OK ||
         (rv = env_int("ENCORE_RANK", 0, size - 1, &rank)) != ENC_OK)
@@ -68,7 +71,6 @@ static void read_tunables(void)
     enc_eng.bcast_segment = (size_t)ENC_MAX(enc_tunable_ll(ENC_TUNE_BCAST_SEGMENT_BYTES), 4096);
     enc_eng.coll_timeout_ms = (int)enc_tunable_ll(ENC_TUNE_COLL_TIMEOUT_MS);
     enc_eng.connect_timeout_ms = (int)enc_tunable_ll(ENC_TUNE_CONNECT_TIMEOUT_MS);
-    enc_eng.recovery = enc_tunable_ll(ENC_TUNE_RECOVERY) != 0;
 }
 
 /* The local address peers should use: the one that routes to the tracker
@@ -99,7 +101,7 @@ static void local_addr(const char *tracker, char *out, size_t cap)
     freeaddrinfo(ai);
 }
 
-static int register_with_tracker(const char *tracker)
+static enc_status_t register_with_tracker(const char *tracker)
 {
     struct enc_msg_register reg = {
         .rank = (uint32_t)enc_eng.rank,
@@ -116,25 +118,34 @@ static int register_with_tracker(const char *tracker)
     return enc_tclient_open(&enc_eng.tc, tracker, &enc_eng.secret, &reg, deadline);
 }
 
-static int alloc_world(void)
+static enc_status_t alloc_world(void)
 {
     size_t n = (size_t)enc_eng.size;
 
     enc_eng.ring = malloc(n * sizeof(int));
     enc_eng.identity = malloc(n * sizeof(int));
-    enc_eng.peer_completed = calloc(n, sizeof(uint64_t));
-    if (!enc_eng.ring || !enc_eng.identity || !enc_eng.peer_completed)
+    if (!enc_eng.ring || !enc_eng.identity)
         return ENC_ERR_NOMEM;
     for (size_t i = 0; i < n; i++)
         enc_eng.identity[i] = (int)i;
     return enc_links_alloc(enc_eng.size);
 }
 
-int enc_engine_init(void)
+enc_status_t enc_engine_register(const struct enc_engine_ops *ops, void *ctx)
+{
+    if (enc_eng.active)
+        return ENC_ERR_STATE;
+    enc_eng.ops = ops;
+    enc_eng.ops_ctx = ctx;
+    ENC_DEBUG("engine", "layer %s registered", ops && ops->name ? ops->name : "(none)");
+    return ENC_OK;
+}
+
+enc_status_t enc_engine_init(void)
 {
     const char *tracker = getenv("ENCORE_TRACKER");
     char tag[32];
-    int rv;
+    enc_status_t rv;
 
     if (tracker == NULL)
         return ENC_ERR_STATE;
@@ -151,15 +162,15 @@ int enc_engine_init(void)
         ENC_ERROR("engine", "cannot join the tracker at %s: %s", tracker, encore_strerror(rv));
         return rv;
     }
-    if ((rv = enc_recovery_init()) != ENC_OK || (rv = enc_recovery_join()) != ENC_OK)
+    if ((rv = enc_engine_join_world()) != ENC_OK)
         return rv;
-    enc_eng.active = 1;
+    enc_eng.active = true;
     ENC_DEBUG("engine", "joined: rank %d of %d, incarnation %u, epoch %u, port %u",
               enc_eng.rank, enc_eng.size, enc_eng.incarnation, enc_eng.epoch, enc_eng.lst.port);
     return ENC_OK;
 }
 
-int enc_engine_active(void) { return enc_eng.active; }
+bool enc_engine_active(void) { return enc_eng.active; }
 int enc_engine_rank(void) { return enc_eng.rank; }
 int enc_engine_size(void) { return enc_eng.size; }
 
