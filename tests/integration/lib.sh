@@ -151,7 +151,8 @@ enc_second() {
     fi
 }
 
-# enc_run NAME cmd...: runs cmd (a command or one of the functions above);
+# enc_run NAME cmd...: runs cmd, which bounds itself (enc_mpirun, enc_encore,
+# enc_second, enc_bounded SECS ..., or a function built on them);
 # stdout goes to $ENC_TMP/NAME.raw and, sorted (ranks print in any order),
 # to NAME.out; stderr to NAME.err.  Sets ENC_RC (cmd's exit status) and
 # ENC_MS (elapsed milliseconds).  Never fails by itself: check ENC_RC.
