@@ -1,12 +1,5 @@
-#include "enc.h"
-
-#include <mpi.h>
-
-#include "mpi/mpi_layer.h"
-#include "fortran/fortran.h"
-
 /*
- * MPI_Op_create from Fortran (mpi.spec: fortran=hand).
+ * op_create.c - MPI_Op_create from Fortran (mpi.spec: fortran=hand).
  *
  * The user function has the Fortran convention: (invec, inoutvec, len,
  * datatype) all by reference, datatype a Fortran handle; in use mpi_f08
@@ -15,6 +8,13 @@
  * the function correctly on MPI_COMM_SELF); libencore records it as a
  * Fortran op so its reducer calls it the Fortran way on the world.
  */
+#include "enc.h"
+
+#include <mpi.h>
+
+#include "mpi/mpi_layer.h"
+#include "fortran/fortran.h"
+
 void enc_fhand_Op_create(int style, const void *site, MPI_User_function *function,
                          MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierror)
 {

@@ -1,3 +1,13 @@
+/*
+ * resolve.c - the real Fortran entry points.
+ *
+ * Normally Open MPI's Fortran library is loaded after libencore and
+ * dlsym(RTLD_NEXT) finds them.  A program relinked with -lencore ahead of
+ * Open MPI's libraries can lose it: every symbol it wanted from
+ * libmpi_mpifh is now libencore's, so the linker's --as-needed drops the
+ * library.  Then it is loaded here, globally, so its
+ * own references still resolve to the program and to libencore first.
+ */
 #include "enc.h"
 
 #include <dlfcn.h>
@@ -8,14 +18,6 @@
 #include "mpi/mpi_layer.h"
 #include "fortran/fortran.h"
 
-/*
- * The real Fortran entry points.  Normally Open MPI's Fortran library is
- * loaded after libencore and dlsym(RTLD_NEXT) finds them.  A program
- * relinked with -lencore ahead of Open MPI's libraries can lose it: every
- * symbol it wanted from libmpi_mpifh is now libencore's, so the linker's
- * --as-needed drops the library.  Then it is loaded here, globally, so its
- * own references still resolve to the program and to libencore first.
- */
 void *enc_f_resolve(const char *name)
 {
     void *p = dlsym(RTLD_NEXT, name);

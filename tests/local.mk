@@ -1,5 +1,10 @@
 # tests: Criterion unit tests (tests/unit) and real-job integration tests
-# (tests/integration, programs in tests/programs).
+# (tests/integration, programs in tests/programs).  Every integration script
+# sources tests/integration/lib.sh, the one helper library, and finds the
+# build through this environment.
+AM_TESTS_ENVIRONMENT = top_builddir=$(top_builddir) top_srcdir=$(top_srcdir) \
+	MPI4PY_PYTHON=$(MPI4PY_PYTHON); export top_builddir top_srcdir MPI4PY_PYTHON;
+EXTRA_DIST += tests/integration/lib.sh
 if ENABLE_TESTS
 unit_ldadd = libenccore.la $(CRITERION_LIBS)
 unit_cflags = $(AM_CFLAGS) $(CRITERION_CFLAGS)
@@ -78,7 +83,7 @@ tests_programs_send_on_world_LDADD = $(MPI_LIBS)
 TESTS += tests/integration/passthrough.sh tests/integration/unsupported_call.sh
 EXTRA_DIST += tests/integration/passthrough.sh tests/integration/unsupported_call.sh
 
-# Retry-one recovery (issue 3): unmodified MPI programs killed under encore-run.
+# Retry-one recovery: unmodified MPI programs killed under encore-run.
 if ENABLE_TESTS
 check_PROGRAMS += tests/programs/recov_iter tests/programs/recov_ckpt
 tests_programs_recov_iter_SOURCES = tests/programs/recov_iter.c
@@ -93,7 +98,7 @@ TESTS += tests/integration/recovery_kill.sh tests/integration/recovery_stop.sh \
 	tests/integration/recovery_fail.sh tests/integration/recovery_overlap.sh \
 	tests/integration/recovery_random.sh tests/integration/recovery_ckpt.sh \
 	tests/integration/recovery_log.sh
-EXTRA_DIST += tests/integration/recovery_lib.sh tests/integration/recovery_kill.sh \
+EXTRA_DIST += tests/integration/recovery_kill.sh \
 	tests/integration/recovery_stop.sh tests/integration/recovery_fail.sh \
 	tests/integration/recovery_overlap.sh tests/integration/recovery_random.sh \
 	tests/integration/recovery_ckpt.sh tests/integration/recovery_log.sh
@@ -107,16 +112,14 @@ endif
 
 # Integration: coll_check / mpi4py / junk peers against native Open MPI.
 # The programs are plain MPI programs (not linked with libencore: encore-run
-# preloads it).  Scripts find the build through this environment.
+# preloads it).
 if ENABLE_TESTS
-AM_TESTS_ENVIRONMENT = top_builddir=$(top_builddir) top_srcdir=$(top_srcdir) \
-	MPI4PY_PYTHON=$(MPI4PY_PYTHON); export top_builddir top_srcdir MPI4PY_PYTHON;
 check_PROGRAMS += tests/programs/coll_check
 tests_programs_coll_check_SOURCES = tests/programs/coll_check.c
 tests_programs_coll_check_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 tests_programs_coll_check_LDADD = $(MPI_LIBS)
 TESTS += tests/integration/coll_matrix.sh
-EXTRA_DIST += tests/integration/lib.sh tests/integration/coll_matrix.sh
+EXTRA_DIST += tests/integration/coll_matrix.sh
 endif
 if ENABLE_TESTS
 TESTS += tests/integration/mpi4py.sh
@@ -131,10 +134,10 @@ TESTS += tests/integration/junk_peers.sh
 EXTRA_DIST += tests/integration/junk_peers.sh tests/integration/junk_client.py
 endif
 
-# Fortran (issue 4): mpif.h, use mpi and use mpi_f08 programs under encore-run;
+# Fortran: mpif.h, use mpi and use mpi_f08 programs under encore-run;
 # built by the scripts with configure's MPIFC, skipped (77) without Fortran.
 TESTS += tests/integration/fortran_collectives.sh tests/integration/fortran_recovery.sh \
 	tests/integration/fortran_checkpoint.sh
-EXTRA_DIST += tests/integration/fortran_lib.sh tests/integration/fortran_collectives.sh \
+EXTRA_DIST += tests/integration/fortran_collectives.sh \
 	tests/integration/fortran_recovery.sh tests/integration/fortran_checkpoint.sh \
 	tests/programs/fortran_coll.F90 tests/programs/fortran_ckpt.f90

@@ -1,3 +1,10 @@
+/*
+ * buffer.c - any datatype as contiguous bytes for the engine.
+ *
+ * Contiguous data is used in place; anything else is packed / unpacked
+ * with the real MPI on MPI_COMM_SELF (homogeneous: the packed form of n elements is n * size
+ * bytes), in chunks so that more than INT_MAX bytes work.
+ */
 #include "enc.h"
 
 #include <limits.h>
@@ -8,15 +15,8 @@
 #include "engine/engine.h"
 #include "mpi/mpi_layer.h"
 
-/*
- * Any datatype as contiguous bytes for the engine.  Contiguous data is used
- * in place; anything else is packed / unpacked with the real MPI on
- * MPI_COMM_SELF (homogeneous: the packed form of n elements is n * size
- * bytes), in chunks so that more than INT_MAX bytes work.
- */
-
 /* Elements per PMPI_Pack call: its sizes are ints. */
-static size_t enc_mpi_chunk(size_t size)
+static size_t chunk_elems(size_t size)
 {
     return size == 0 ? 1 : ENC_MAX((size_t)1, (size_t)INT_MAX / size);
 }
@@ -28,7 +28,7 @@ int enc_mpi_pack(const char *fn, const void *buf, size_t count, MPI_Datatype t,
     char *dst = out;
 
     for (size_t done = 0; done < count;) {
-        size_t n = ENC_MIN(count - done, enc_mpi_chunk(size));
+        size_t n = ENC_MIN(count - done, chunk_elems(size));
         int pos = 0;
 
         if (enc_real_Pack(src + (MPI_Aint)done * extent, (int)n, t, dst + done * size,
@@ -47,7 +47,7 @@ int enc_mpi_unpack(const char *fn, const void *in, size_t count, MPI_Datatype t,
     char *dst = buf;
 
     for (size_t done = 0; done < count;) {
-        size_t n = ENC_MIN(count - done, enc_mpi_chunk(size));
+        size_t n = ENC_MIN(count - done, chunk_elems(size));
         int pos = 0;
 
         if (enc_real_Unpack(src + done * size, (int)(n * size), &pos,

@@ -1,3 +1,11 @@
+/*
+ * coll_allgather.c - MPI_Allgather and MPI_Allgatherv on the encore world.
+ *
+ * Both run as the engine's byte allgatherv (ENC_SIG_DTYPE_BYTES, count =
+ * total bytes).
+ * A contiguous receive datatype lets blocks land in the user's buffer; any
+ * other is staged in a packed buffer and unpacked block by block.
+ */
 #include "enc.h"
 
 #include <stdlib.h>
@@ -7,14 +15,7 @@
 #include "engine/engine.h"
 #include "mpi/mpi_layer.h"
 
-/*
- * MPI_Allgather and MPI_Allgatherv on the encore world, both as the
- * engine's byte allgatherv (ENC_SIG_DTYPE_BYTES, count = total bytes).
- * A contiguous receive datatype lets blocks land in the user's buffer; any
- * other is staged in a packed buffer and unpacked block by block.
- */
-
-struct enc_mpi_gather {
+struct gather {
     const char *fn;
     int n, me;
     struct enc_mpi_layout rl;   /* receive datatype */
@@ -28,7 +29,7 @@ struct enc_mpi_gather {
 };
 
 /* Byte layout of the blocks; allocates the staging buffer if needed. */
-static int enc_mpi_gather_layout(struct enc_mpi_gather *g, void *recvbuf)
+static int gather_layout(struct gather *g, void *recvbuf)
 {
     size_t off = 0;
 
@@ -50,26 +51,24 @@ static int enc_mpi_gather_layout(struct enc_mpi_gather *g, void *recvbuf)
 }
 
 /* Pointer to rank i's block in the user's receive buffer. */
-static char *enc_mpi_gather_block(const struct enc_mpi_gather *g, void *recvbuf, int i)
+static char *gather_block(const struct gather *g, void *recvbuf, int i)
 {
     return (char *)recvbuf + (MPI_Aint)g->edispls[i] * g->rl.extent;
 }
 
-static int enc_mpi_gather_unpack(const struct enc_mpi_gather *g, void *recvbuf,
-                                 MPI_Datatype rt)
+static int gather_unpack(const struct gather *g, void *recvbuf, MPI_Datatype rt)
 {
     int rv = MPI_SUCCESS;
 
     for (int i = 0; i < g->n && rv == MPI_SUCCESS && g->tmp != NULL; i++)
         rv = enc_mpi_unpack(g->fn, g->tmp + g->bdispls[i], g->counts[i], rt, g->rl.size,
-                            g->rl.extent, enc_mpi_gather_block(g, recvbuf, i));
+                            g->rl.extent, gather_block(g, recvbuf, i));
     return rv;
 }
 
 /* Own contribution: NULL when in place (already in base), else bytes. */
-static int enc_mpi_gather_send(struct enc_mpi_gather *g, const void *sendbuf, int sendcount,
-                               MPI_Datatype st, void *recvbuf, MPI_Datatype rt,
-                               struct enc_mpi_buf *sb)
+static int gather_send(struct gather *g, const void *sendbuf, int sendcount, MPI_Datatype st,
+                       void *recvbuf, MPI_Datatype rt, struct enc_mpi_buf *sb)
 {
     int rv;
 
@@ -77,7 +76,7 @@ static int enc_mpi_gather_send(struct enc_mpi_gather *g, const void *sendbuf, in
     if (sendbuf == MPI_IN_PLACE) {
         if (g->tmp == NULL)
             return MPI_SUCCESS;
-        return enc_mpi_pack(g->fn, enc_mpi_gather_block(g, recvbuf, g->me), g->counts[g->me],
+        return enc_mpi_pack(g->fn, gather_block(g, recvbuf, g->me), g->counts[g->me],
                             rt, g->rl.size, g->rl.extent, g->tmp + g->bdispls[g->me]);
     }
     if ((rv = enc_mpi_buf_open(g->fn, (void *)sendbuf, sendcount, st, 1, sb)) != 0)
@@ -88,24 +87,25 @@ static int enc_mpi_gather_send(struct enc_mpi_gather *g, const void *sendbuf, in
     return MPI_SUCCESS;
 }
 
-static int enc_mpi_gather_run(struct enc_mpi_gather *g, const void *site, const void *sendbuf,
-                              int sendcount, MPI_Datatype st, void *recvbuf, MPI_Datatype rt)
+static int gather_run(struct gather *g, const void *site, const void *sendbuf, int sendcount,
+                      MPI_Datatype st, void *recvbuf, MPI_Datatype rt)
 {
     struct enc_mpi_buf sb = { 0 };
     struct enc_callsig sig;
+    enc_status_t status;
     int rv;
 
     if ((rv = enc_mpi_type_layout(g->fn, rt, 2, &g->rl)) != MPI_SUCCESS)
         return rv;
-    if ((rv = enc_mpi_gather_layout(g, recvbuf)) != MPI_SUCCESS)
+    if ((rv = gather_layout(g, recvbuf)) != MPI_SUCCESS)
         return rv;
-    if ((rv = enc_mpi_gather_send(g, sendbuf, sendcount, st, recvbuf, rt, &sb)) != 0)
+    if ((rv = gather_send(g, sendbuf, sendcount, st, recvbuf, rt, &sb)) != 0)
         goto out_send;
     sig = enc_mpi_sig(ENC_COLL_ALLGATHERV, g->total, ENC_SIG_DTYPE_BYTES, ENC_SIG_OP_NONE, -1,
                       site);
-    rv = enc_allgatherv(sendbuf == MPI_IN_PLACE ? NULL : sb.data, g->bytes[g->me], g->base,
-                        g->bytes, g->bdispls, &sig);
-    rv = rv == ENC_OK ? enc_mpi_gather_unpack(g, recvbuf, rt) : enc_mpi_engine_error(g->fn, rv);
+    status = enc_allgatherv(sendbuf == MPI_IN_PLACE ? NULL : sb.data, g->bytes[g->me],
+                            g->base, g->bytes, g->bdispls, &sig);
+    rv = status == ENC_OK ? gather_unpack(g, recvbuf, rt) : enc_mpi_engine_error(g->fn, status);
 out_send:
     enc_mpi_buf_close(g->fn, &sb, (void *)sendbuf, sendcount, st, 0);
     free(g->tmp);
@@ -113,19 +113,19 @@ out_send:
 }
 
 /* counts / edispls: n elements each; scratch: 2n for the byte arrays. */
-static int enc_mpi_gather(const char *fn, const void *site, const void *sendbuf, int sendcount,
-                          MPI_Datatype st, void *recvbuf, const size_t *counts,
-                          const size_t *edispls, MPI_Datatype rt, size_t *scratch)
+static int gather(const char *fn, const void *site, const void *sendbuf, int sendcount,
+                  MPI_Datatype st, void *recvbuf, const size_t *counts, const size_t *edispls,
+                  MPI_Datatype rt, size_t *scratch)
 {
-    struct enc_mpi_gather g = { .fn = fn, .n = enc_engine_size(), .me = enc_engine_rank(),
+    struct gather g = { .fn = fn, .n = enc_engine_size(), .me = enc_engine_rank(),
                                 .counts = counts, .edispls = edispls };
 
     g.bytes = scratch;
     g.bdispls = scratch + g.n;
-    return enc_mpi_gather_run(&g, site, sendbuf, sendcount, st, recvbuf, rt);
+    return gather_run(&g, site, sendbuf, sendcount, st, recvbuf, rt);
 }
 
-static size_t *enc_mpi_gather_arrays(const char *fn, int n, int *rv)
+static size_t *gather_arrays(const char *fn, int n, int *rv)
 {
     size_t *a = calloc((size_t)n * 4, sizeof(*a));
 
@@ -143,14 +143,14 @@ int enc_mpi_Allgather(const void *site, const void *sendbuf, int sendcount,
 
     if (recvcount < 0 || (sendbuf != MPI_IN_PLACE && sendcount < 0))
         return enc_mpi_raise(MPI_ERR_COUNT, "MPI_Allgather: negative count");
-    if ((a = enc_mpi_gather_arrays("MPI_Allgather", n, &rv)) == NULL)
+    if ((a = gather_arrays("MPI_Allgather", n, &rv)) == NULL)
         return rv;
     for (int i = 0; i < n; i++) {
         a[i] = (size_t)recvcount;
         a[n + i] = (size_t)i * (size_t)recvcount;
     }
-    rv = enc_mpi_gather("MPI_Allgather", site, sendbuf, sendcount, sendtype, recvbuf, a,
-                        a + n, recvtype, a + 2 * n);
+    rv = gather("MPI_Allgather", site, sendbuf, sendcount, sendtype, recvbuf, a, a + n, recvtype,
+                a + 2 * n);
     free(a);
     return rv;
 }
@@ -162,7 +162,7 @@ int enc_mpi_Allgatherv(const void *site, const void *sendbuf, int sendcount,
     int n = enc_engine_size(), rv;
     size_t *a;
 
-    if ((a = enc_mpi_gather_arrays("MPI_Allgatherv", n, &rv)) == NULL)
+    if ((a = gather_arrays("MPI_Allgatherv", n, &rv)) == NULL)
         return rv;
     for (int i = 0; i < n; i++) {
         if (recvcounts[i] < 0 || displs[i] < 0) {
@@ -173,8 +173,8 @@ int enc_mpi_Allgatherv(const void *site, const void *sendbuf, int sendcount,
         a[i] = (size_t)recvcounts[i];
         a[n + i] = (size_t)displs[i];
     }
-    rv = enc_mpi_gather("MPI_Allgatherv", site, sendbuf, sendcount, sendtype, recvbuf, a,
-                        a + n, recvtype, a + 2 * n);
+    rv = gather("MPI_Allgatherv", site, sendbuf, sendcount, sendtype, recvbuf, a, a + n,
+                recvtype, a + 2 * n);
     free(a);
     return rv;
 }

@@ -1,3 +1,10 @@
+/*
+ * coll_bcast.c - MPI_Bcast and MPI_Barrier on the encore world.
+ *
+ * Broadcast data travels as bytes (ENC_SIG_DTYPE_BYTES, count in bytes):
+ * MPI lets ranks describe the same data with different datatypes, so only
+ * the byte count is comparable across ranks.
+ */
 #include "enc.h"
 
 #include <mpi.h>
@@ -5,21 +12,14 @@
 #include "engine/engine.h"
 #include "mpi/mpi_layer.h"
 
-/*
- * MPI_Bcast and MPI_Barrier on the encore world.
- *
- * Broadcast data travels as bytes (ENC_SIG_DTYPE_BYTES, count in bytes):
- * MPI lets ranks describe the same data with different datatypes, so only
- * the byte count is comparable across ranks.
- */
-
 int enc_mpi_Bcast(const void *site, void *buffer, int count, MPI_Datatype datatype, int root,
                   MPI_Comm comm)
 {
     struct enc_mpi_buf b;
     struct enc_callsig sig;
     int me = enc_engine_rank();
-    int rv, crv;
+    enc_status_t status;
+    int rv;
 
     if (root < 0 || root >= enc_engine_size())
         return enc_mpi_raise(MPI_ERR_ROOT, "MPI_Bcast: root %d is not a rank of "
@@ -27,19 +27,19 @@ int enc_mpi_Bcast(const void *site, void *buffer, int count, MPI_Datatype dataty
     if ((rv = enc_mpi_buf_open("MPI_Bcast", buffer, count, datatype, me == root, &b)) != 0)
         return rv;
     sig = enc_mpi_sig(ENC_COLL_BCAST, b.bytes, ENC_SIG_DTYPE_BYTES, ENC_SIG_OP_NONE, root, site);
-    rv = enc_bcast(b.data, b.bytes, root, &sig);
-    crv = enc_mpi_buf_close("MPI_Bcast", &b, buffer, count, datatype,
-                            rv == ENC_OK && me != root);
-    if (rv != ENC_OK)
-        return enc_mpi_engine_error("MPI_Bcast", rv);
-    return crv;
+    status = enc_bcast(b.data, b.bytes, root, &sig);
+    rv = enc_mpi_buf_close("MPI_Bcast", &b, buffer, count, datatype,
+                           status == ENC_OK && me != root);
+    if (status != ENC_OK)
+        return enc_mpi_engine_error("MPI_Bcast", status);
+    return rv;
 }
 
 int enc_mpi_Barrier(const void *site, MPI_Comm comm)
 {
     struct enc_callsig sig = enc_mpi_sig(ENC_COLL_BARRIER, 0, ENC_SIG_DTYPE_BYTES,
                                          ENC_SIG_OP_NONE, -1, site);
-    int rv = enc_barrier(&sig);
+    enc_status_t status = enc_barrier(&sig);
 
-    return rv == ENC_OK ? MPI_SUCCESS : enc_mpi_engine_error("MPI_Barrier", rv);
+    return status == ENC_OK ? MPI_SUCCESS : enc_mpi_engine_error("MPI_Barrier", status);
 }

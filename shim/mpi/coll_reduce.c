@@ -1,3 +1,4 @@
+/* coll_reduce.c - MPI_Allreduce and MPI_Reduce on the encore world. */
 #include "enc.h"
 
 #include <mpi.h>
@@ -5,10 +6,8 @@
 #include "engine/engine.h"
 #include "mpi/mpi_layer.h"
 
-/* MPI_Allreduce and MPI_Reduce on the encore world. */
-
 /* Reductions need the element data itself: start of data, not of type. */
-static const void *enc_mpi_sendptr(const void *sendbuf, MPI_Aint lb)
+static const void *send_ptr(const void *sendbuf, MPI_Aint lb)
 {
     return sendbuf == MPI_IN_PLACE ? NULL : (const char *)sendbuf + lb;
 }
@@ -18,14 +17,15 @@ int enc_mpi_Allreduce(const void *site, const void *sendbuf, void *recvbuf, int 
 {
     struct enc_mpi_reducer red;
     struct enc_callsig sig;
+    enc_status_t status;
     int rv;
 
     if ((rv = enc_mpi_reducer_make("MPI_Allreduce", datatype, op, count, &red)) != 0)
         return rv;
     sig = enc_mpi_sig(ENC_COLL_ALLREDUCE, (uint64_t)count, red.sig_dtype, red.sig_op, -1, site);
-    rv = enc_allreduce(enc_mpi_sendptr(sendbuf, red.lb), (char *)recvbuf + red.lb,
-                       (size_t)count, &red.r, &sig);
-    return rv == ENC_OK ? MPI_SUCCESS : enc_mpi_engine_error("MPI_Allreduce", rv);
+    status = enc_allreduce(send_ptr(sendbuf, red.lb), (char *)recvbuf + red.lb,
+                           (size_t)count, &red.r, &sig);
+    return status == ENC_OK ? MPI_SUCCESS : enc_mpi_engine_error("MPI_Allreduce", status);
 }
 
 int enc_mpi_Reduce(const void *site, const void *sendbuf, void *recvbuf, int count,
@@ -34,6 +34,7 @@ int enc_mpi_Reduce(const void *site, const void *sendbuf, void *recvbuf, int cou
     struct enc_mpi_reducer red;
     struct enc_callsig sig;
     int me = enc_engine_rank();
+    enc_status_t status;
     int rv;
 
     if (root < 0 || root >= enc_engine_size())
@@ -45,8 +46,8 @@ int enc_mpi_Reduce(const void *site, const void *sendbuf, void *recvbuf, int cou
     if ((rv = enc_mpi_reducer_make("MPI_Reduce", datatype, op, count, &red)) != 0)
         return rv;
     sig = enc_mpi_sig(ENC_COLL_REDUCE, (uint64_t)count, red.sig_dtype, red.sig_op, root, site);
-    rv = enc_reduce(enc_mpi_sendptr(sendbuf, red.lb),
-                    me == root ? (char *)recvbuf + red.lb : NULL, (size_t)count, &red.r,
-                    root, &sig);
-    return rv == ENC_OK ? MPI_SUCCESS : enc_mpi_engine_error("MPI_Reduce", rv);
+    status = enc_reduce(send_ptr(sendbuf, red.lb),
+                        me == root ? (char *)recvbuf + red.lb : NULL, (size_t)count, &red.r,
+                        root, &sig);
+    return status == ENC_OK ? MPI_SUCCESS : enc_mpi_engine_error("MPI_Reduce", status);
 }

@@ -1,3 +1,5 @@
+/* comm.c - rank and size of the encore world (other communicators go to
+ * the real MPI in the generated entry points). */
 #include "enc.h"
 
 #include <mpi.h>
@@ -5,10 +7,7 @@
 #include "engine/engine.h"
 #include "mpi/mpi_layer.h"
 
-/* Rank and size of the encore world (other communicators go to the real
- * MPI in the generated entry points). */
-
-static int enc_mpi_world_check(const char *fn)
+static int world_check(const char *fn)
 {
     if (!enc_mpi_world_ready())
         return enc_mpi_raise(MPI_ERR_COMM, "%s on MPI_COMM_WORLD before MPI_Init or after "
@@ -18,7 +17,7 @@ static int enc_mpi_world_check(const char *fn)
 
 int enc_mpi_Comm_rank(const void *site, MPI_Comm comm, int *rank)
 {
-    int rv = enc_mpi_world_check("MPI_Comm_rank");
+    int rv = world_check("MPI_Comm_rank");
 
     if (rv == MPI_SUCCESS)
         *rank = enc_engine_rank();
@@ -27,7 +26,7 @@ int enc_mpi_Comm_rank(const void *site, MPI_Comm comm, int *rank)
 
 int enc_mpi_Comm_size(const void *site, MPI_Comm comm, int *size)
 {
-    int rv = enc_mpi_world_check("MPI_Comm_size");
+    int rv = world_check("MPI_Comm_size");
 
     if (rv == MPI_SUCCESS)
         *size = enc_engine_size();

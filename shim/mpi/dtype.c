@@ -1,3 +1,11 @@
+/*
+ * dtype.c - predefined MPI datatypes -> enum enc_type, names and layouts.
+ *
+ * Integer, real and complex types whose width depends on the platform or on
+ * how Open MPI was configured (MPI_LONG, MPI_WCHAR, MPI_AINT, Fortran
+ * INTEGER / REAL, ...) are mapped by kind and resolved with their actual
+ * size, so the table never hard-codes an ABI assumption.
+ */
 #include "enc.h"
 
 #include <stdio.h>
@@ -8,20 +16,11 @@
 #include "mpi/mpi_layer.h"
 #include "reduce/reduce.h"
 
-/*
- * Predefined MPI datatypes -> enum enc_type.
- *
- * Integer, real and complex types whose width depends on the platform or on
- * how Open MPI was configured (MPI_LONG, MPI_WCHAR, MPI_AINT, Fortran
- * INTEGER / REAL, ...) are mapped by kind and resolved with their actual
- * size, so the table never hard-codes an ABI assumption.
- */
+enum kind { K_FIXED, K_SINT, K_UINT, K_FLOAT, K_CPLX };
 
-enum enc_mpi_kind { K_FIXED, K_SINT, K_UINT, K_FLOAT, K_CPLX };
-
-struct enc_mpi_tmap {
+struct tmap {
     MPI_Datatype h;
-    enum enc_mpi_kind kind;
+    enum kind kind;
     enum enc_type fixed;     /* K_FIXED only */
 };
 
@@ -31,7 +30,7 @@ struct enc_mpi_tmap {
 #define CPLX(h) { h, K_CPLX, 0 }
 #define FIX(h, t) { h, K_FIXED, t }
 
-static const struct enc_mpi_tmap enc_mpi_tmap[] = {
+static const struct tmap tmap[] = {
     /* C */
     SINT(MPI_CHAR), SINT(MPI_SIGNED_CHAR), UINT(MPI_UNSIGNED_CHAR), FIX(MPI_BYTE, ENC_T_BYTE),
     SINT(MPI_SHORT), UINT(MPI_UNSIGNED_SHORT), SINT(MPI_INT), UINT(MPI_UNSIGNED),
@@ -55,7 +54,7 @@ static const struct enc_mpi_tmap enc_mpi_tmap[] = {
     FIX(MPI_2DOUBLE_PRECISION, ENC_T_2DOUBLE),
 };
 
-static int enc_mpi_by_size(enum enc_mpi_kind kind, int size, enum enc_type *out)
+static enc_status_t by_size(enum kind kind, int size, enum enc_type *out)
 {
     static const enum enc_type sint[] = { ENC_T_I8, ENC_T_I16, ENC_T_I32, ENC_T_I64 };
     static const enum enc_type uint[] = { ENC_T_U8, ENC_T_U16, ENC_T_U32, ENC_T_U64 };
@@ -63,38 +62,38 @@ static int enc_mpi_by_size(enum enc_mpi_kind kind, int size, enum enc_type *out)
 
     if (kind == K_SINT || kind == K_UINT) {
         if (log2 < 0)
-            return -1;
+            return ENC_ERR_NOT_FOUND;
         *out = kind == K_SINT ? sint[log2] : uint[log2];
     } else if (kind == K_FLOAT) {
         if (size != 4 && size != 8)
-            return -1;
+            return ENC_ERR_NOT_FOUND;
         *out = size == 4 ? ENC_T_F32 : ENC_T_F64;
     } else {
         if (size != 8 && size != 16)
-            return -1;
+            return ENC_ERR_NOT_FOUND;
         *out = size == 8 ? ENC_T_CF32 : ENC_T_CF64;
     }
-    return 0;
+    return ENC_OK;
 }
 
-int enc_mpi_type_lookup(MPI_Datatype t, enum enc_type *out)
+enc_status_t enc_mpi_type_lookup(MPI_Datatype t, enum enc_type *out)
 {
-    for (size_t i = 0; i < ENC_ARRAY_SIZE(enc_mpi_tmap); i++) {
-        const struct enc_mpi_tmap *m = &enc_mpi_tmap[i];
+    for (size_t i = 0; i < ENC_ARRAY_SIZE(tmap); i++) {
+        const struct tmap *m = &tmap[i];
         int size = 0;
 
         if (m->h != t)
             continue;
         if (m->kind == K_FIXED) {
             *out = m->fixed;
-            return 0;
+            return ENC_OK;
         }
         /* Fortran types of a Fortran-less Open MPI have size 0. */
         if (PMPI_Type_size(t, &size) != MPI_SUCCESS || size <= 0)
-            return -1;
-        return enc_mpi_by_size(m->kind, size, out);
+            return ENC_ERR_NOT_FOUND;
+        return by_size(m->kind, size, out);
     }
-    return -1;
+    return ENC_ERR_NOT_FOUND;
 }
 
 const char *enc_mpi_type_name(MPI_Datatype t, char *buf, size_t len)

@@ -1,3 +1,13 @@
+/*
+ * error.c - how errors surface to the application.
+ *
+ * Every error is logged once, here, then the world's error handler as the
+ * real MPI knows it (the application sets it with MPI_Comm_set_errhandler,
+ * which passes through) decides: MPI_ERRORS_ARE_FATAL (the default) ends
+ * the whole job through the engine, so encore-run reports the reason;
+ * MPI_ERRORS_RETURN hands the class back; a user handler is invoked on the
+ * world and the class returned.
+ */
 #include "enc.h"
 
 #include <stdarg.h>
@@ -9,15 +19,6 @@
 #include "mpi/mpi_layer.h"
 
 /*
- * How errors surface to the application.
- *
- * Every error is logged once, here, then the world's error handler as the
- * real MPI knows it (the application sets it with MPI_Comm_set_errhandler,
- * which passes through) decides: MPI_ERRORS_ARE_FATAL (the default) ends
- * the whole job through the engine, so encore-run reports the reason;
- * MPI_ERRORS_RETURN hands the class back; a user handler is invoked on the
- * world and the class returned.
- *
  * encore status            MPI error class                 why
  * ENC_ERR_INVAL            MPI_ERR_ARG
  * ENC_ERR_NOMEM            MPI_ERR_NO_MEM
@@ -34,7 +35,7 @@
  * MPI_ERR_ROOT, MPI_ERR_COUNT, MPI_ERR_BUFFER, MPI_ERR_TRUNCATE (allgather
  * block sizes), MPI_ERR_UNSUPPORTED_OPERATION (refusals).
  */
-int enc_mpi_class_of(int status)
+int enc_mpi_class_of(enc_status_t status)
 {
     if (ENC_IS_PEER_FAILURE(status))
         return MPI_ERR_OTHER;
@@ -57,7 +58,7 @@ int enc_mpi_class_of(int status)
 }
 
 /* The world's handler is the real singleton world's: same handle value. */
-static int enc_mpi_apply_errhandler(int mpi_class, const char *msg)
+static int apply_errhandler(int mpi_class, const char *msg)
 {
     MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
     int fatal, ret;
@@ -88,7 +89,7 @@ int enc_mpi_raise(int mpi_class, const char *fmt, ...)
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
     ENC_ERROR("mpi", "%s", msg);
-    return enc_mpi_apply_errhandler(mpi_class, msg);
+    return apply_errhandler(mpi_class, msg);
 }
 
 int enc_mpi_refuse(const char *fn, enum enc_mpi_why why)
@@ -100,12 +101,12 @@ int enc_mpi_refuse(const char *fn, enum enc_mpi_why why)
                          fn, enc_mpi_why_text[why]);
 }
 
-int enc_mpi_engine_error(const char *fn, int status)
+int enc_mpi_engine_error(const char *fn, enc_status_t status)
 {
     char msg[256];
 
     /* The engine logged the cause where it found it; only the handler is
      * applied here, with a reason for encore-run's final line. */
     snprintf(msg, sizeof(msg), "%s on MPI_COMM_WORLD failed: %s", fn, encore_strerror(status));
-    return enc_mpi_apply_errhandler(enc_mpi_class_of(status), msg);
+    return apply_errhandler(enc_mpi_class_of(status), msg);
 }

@@ -8,9 +8,9 @@ libencore_la_SOURCES += \
 	shim/mpi/error.c \
 	shim/mpi/dtype.c \
 	shim/mpi/op.c \
-	shim/mpi/reducer.c \
+	shim/mpi/mpi_reducer.c \
 	shim/mpi/buffer.c \
-	shim/mpi/init.c \
+	shim/mpi/lifecycle.c \
 	shim/mpi/comm.c \
 	shim/mpi/coll_reduce.c \
 	shim/mpi/coll_bcast.c \

@@ -1,3 +1,13 @@
+/*
+ * mode.c - the process's mode, the world's state and the re-entry guard.
+ *
+ * The mode is fixed for the life of the process by the environment the
+ * launcher set up: ENCORE_TRACKER present means encore mode.  It is read
+ * lazily (not in a constructor) so that it also works when libencore is
+ * linked in rather than preloaded.  The world is "ready" between a
+ * successful MPI_Init in encore mode and MPI_Finalize (lifecycle.c sets
+ * it); error surfacing and the world's rank and size read it.
+ */
 #include "enc.h"
 
 #include <dlfcn.h>
@@ -9,42 +19,44 @@
 #include "engine/engine.h"
 #include "mpi/mpi_layer.h"
 
-/*
- * Mode and re-entry guard.
- *
- * The mode is fixed for the life of the process by the environment the
- * launcher set up: ENCORE_TRACKER present means encore mode.  It is read
- * lazily (not in a constructor) so that it also works when libencore is
- * linked in rather than preloaded.
- */
-
-static int enc_mpi_mode = -1;          /* -1 unknown, 0 passthrough, 1 encore */
-static __thread int enc_mpi_in_real;   /* >0 while this thread runs real MPI */
+static int mode = -1;           /* -1 unknown, 0 passthrough, 1 encore */
+static int world_ready;         /* 1 between init and finalize */
+static __thread int in_real;    /* >0 while this thread runs real MPI */
 
 int enc_mpi_encore_mode(void)
 {
-    int m = __atomic_load_n(&enc_mpi_mode, __ATOMIC_RELAXED);
+    int m = __atomic_load_n(&mode, __ATOMIC_RELAXED);
     if (m < 0) {
         const char *t = getenv("ENCORE_TRACKER");
         m = (t != NULL && t[0] != '\0');
-        __atomic_store_n(&enc_mpi_mode, m, __ATOMIC_RELAXED);
+        __atomic_store_n(&mode, m, __ATOMIC_RELAXED);
     }
     return m;
 }
 
 int enc_mpi_intercepting(void)
 {
-    return enc_mpi_in_real == 0 && enc_mpi_encore_mode();
+    return in_real == 0 && enc_mpi_encore_mode();
 }
 
 int enc_mpi_guard_enter(void)
 {
-    return enc_mpi_in_real++;
+    return in_real++;
 }
 
 void enc_mpi_guard_leave(int saved)
 {
-    enc_mpi_in_real = saved;
+    in_real = saved;
+}
+
+int enc_mpi_world_ready(void)
+{
+    return __atomic_load_n(&world_ready, __ATOMIC_ACQUIRE);
+}
+
+void enc_mpi_world_set_ready(int ready)
+{
+    __atomic_store_n(&world_ready, ready, __ATOMIC_RELEASE);
 }
 
 void *enc_mpi_resolve(const char *name)

@@ -6,20 +6,26 @@
  * owned functions in encore mode, and enc_real_<Name>() (the real Open MPI)
  * otherwise.
  *
- * Convention for every int-returning enc_mpi_* function here: MPI_SUCCESS,
- * or an MPI error class that has ALREADY been surfaced (logged once and the
- * world's error handler applied; see error.c), so callers just return it.
+ * Two kinds of return value, never mixed in one variable:
+ * - enc_status_t (ENC_OK, ENC_ERR_NOT_FOUND for a failed lookup, other
+ *   negative codes): encore's own status, as everywhere in libencore;
+ * - int, on the path that ends in an MPI entry point (the enc_mpi_<Name>
+ *   implementations and the helpers that check the application's
+ *   arguments): MPI_SUCCESS, or an MPI error class that has ALREADY been
+ *   surfaced (logged once and the world's error handler applied; see
+ *   error.c), so callers just return it to the application.
  */
 #ifndef ENC_MPI_MPI_LAYER_H
 #define ENC_MPI_MPI_LAYER_H
 
 #include <mpi.h>
 
+#include "core/status.h"
 #include "engine/engine.h"
 #include "mpi/gen/entries.h"
 #include "reduce/reduce.h"
 
-/* ---- mode.c: mode, re-entry guard, real symbols ---- */
+/* ---- mode.c: mode, world state, re-entry guard, real symbols ---- */
 
 /* 1 when ENCORE_TRACKER is set (decided once per process). */
 int enc_mpi_encore_mode(void);
@@ -31,6 +37,10 @@ int enc_mpi_guard_enter(void);
 void enc_mpi_guard_leave(int saved);
 /* dlsym(RTLD_NEXT, name); a missing symbol ends the process (no MPI). */
 void *enc_mpi_resolve(const char *name);
+/* 1 between a successful MPI_Init and MPI_Finalize in encore mode. */
+int enc_mpi_world_ready(void);
+/* Set by lifecycle.c when the world comes up (1) and goes down (0). */
+void enc_mpi_world_set_ready(int ready);
 
 /* ---- error.c: surfacing errors ---- */
 
@@ -40,14 +50,15 @@ int enc_mpi_raise(int mpi_class, const char *fmt, ...) __attribute__((format(pri
 /* Refusal of fn on MPI_COMM_WORLD (generated stubs). */
 int enc_mpi_refuse(const char *fn, enum enc_mpi_why why);
 /* An engine call of fn failed with status (the engine already logged it). */
-int enc_mpi_engine_error(const char *fn, int status);
+int enc_mpi_engine_error(const char *fn, enc_status_t status);
 /* MPI error class for an encore status. */
-int enc_mpi_class_of(int status);
+int enc_mpi_class_of(enc_status_t status);
 
 /* ---- dtype.c: datatypes ---- */
 
-/* Predefined datatype -> encore element type; -1 when t is not one. */
-int enc_mpi_type_lookup(MPI_Datatype t, enum enc_type *out);
+/* Predefined datatype -> encore element type; ENC_ERR_NOT_FOUND when t is
+ * not one (or has no encore type of its size). */
+enc_status_t enc_mpi_type_lookup(MPI_Datatype t, enum enc_type *out);
 /* Printable name ("MPI_DOUBLE", or the name set on a derived type). */
 const char *enc_mpi_type_name(MPI_Datatype t, char *buf, size_t len);
 
@@ -62,7 +73,8 @@ int enc_mpi_type_layout(const char *fn, MPI_Datatype t, int count, struct enc_mp
 
 /* ---- op.c: predefined and user reduction ops ---- */
 
-int enc_mpi_op_lookup(MPI_Op op, enum enc_op *out);
+/* Predefined op -> enum enc_op; ENC_ERR_NOT_FOUND when op is not one. */
+enc_status_t enc_mpi_op_lookup(MPI_Op op, enum enc_op *out);
 /* Calling convention of a user function: C (MPI_Datatype *) or Fortran
  * (every argument by reference, datatype a Fortran handle). */
 enum enc_mpi_op_lang { ENC_MPI_OP_C, ENC_MPI_OP_FORTRAN };
@@ -71,11 +83,11 @@ enum enc_mpi_op_lang { ENC_MPI_OP_C, ENC_MPI_OP_FORTRAN };
 int enc_mpi_op_register(MPI_Op h, MPI_User_function *fn, int commute,
                         enum enc_mpi_op_lang lang);
 /* Registered user op: function, commute flag, index for the signature,
- * calling convention; -1 when op is not one. */
-int enc_mpi_user_op(MPI_Op op, MPI_User_function **fn, int *commute, uint32_t *index,
-                    enum enc_mpi_op_lang *lang);
+ * calling convention; ENC_ERR_NOT_FOUND when op is not one. */
+enc_status_t enc_mpi_user_op(MPI_Op op, MPI_User_function **fn, int *commute, uint32_t *index,
+                             enum enc_mpi_op_lang *lang);
 
-/* ---- reducer.c: MPI (datatype, op) -> struct enc_reducer ---- */
+/* ---- mpi_reducer.c: MPI (datatype, op) -> struct enc_reducer ---- */
 
 struct enc_mpi_reducer {
     struct enc_reducer r;
@@ -116,10 +128,5 @@ static inline struct enc_callsig enc_mpi_sig(enum enc_coll_kind kind, uint64_t c
                              .op = op, .root = root, .site = site };
     return s;
 }
-
-/* ---- init.c ---- */
-
-/* 1 between a successful MPI_Init and MPI_Finalize in encore mode. */
-int enc_mpi_world_ready(void);
 
 #endif

@@ -1,3 +1,10 @@
+/*
+ * lifecycle.c - MPI_Init, MPI_Finalize and MPI_Abort in encore mode.
+ *
+ * The real Open MPI runs as an isolated singleton (no daemon, a world of
+ * one) so that datatypes, MPI_COMM_SELF, MPI_Wtime and the rest keep
+ * working natively; the encore world is the engine's.
+ */
 #include "enc.h"
 
 #include <stdio.h>
@@ -9,32 +16,18 @@
 #include "mpi/mpi_layer.h"
 #include "recovery/recovery.h"
 
-/*
- * Start-up and shutdown in encore mode.
- *
- * The real Open MPI runs as an isolated singleton (no daemon, a world of
- * one) so that datatypes, MPI_COMM_SELF, MPI_Wtime and the rest keep
- * working natively; the encore world is the engine's.
- */
-
 /* The engine is not thread-safe beyond serialized calls. */
-#define ENC_MPI_THREAD_MAX MPI_THREAD_SERIALIZED
+#define THREAD_MAX MPI_THREAD_SERIALIZED
 
-static int enc_mpi_ready;                        /* 1 between init and finalize */
-static int enc_mpi_thread_level = MPI_THREAD_SINGLE;
+static int thread_level = MPI_THREAD_SINGLE;
 
-int enc_mpi_world_ready(void)
-{
-    return __atomic_load_n(&enc_mpi_ready, __ATOMIC_ACQUIRE);
-}
-
-static void enc_mpi_prepare_singleton(void)
+static void prepare_singleton(void)
 {
     setenv("OMPI_MCA_ess_singleton_isolated", "1", 1);
 }
 
 /* The process cannot be part of the job without the engine: one line, exit. */
-static void enc_mpi_join(const char *fn)
+static void join(const char *fn)
 {
     enc_status_t rv;
 
@@ -44,17 +37,17 @@ static void enc_mpi_join(const char *fn)
                 getenv("ENCORE_TRACKER"), encore_strerror(rv));
         exit(1);
     }
-    __atomic_store_n(&enc_mpi_ready, 1, __ATOMIC_RELEASE);
+    enc_mpi_world_set_ready(1);
 }
 
 int enc_mpi_Init(const void *site, int *argc, char ***argv)
 {
     int rv;
 
-    enc_mpi_prepare_singleton();
+    prepare_singleton();
     if ((rv = enc_real_Init(argc, argv)) != MPI_SUCCESS)
         return rv;
-    enc_mpi_join("MPI_Init");
+    join("MPI_Init");
     return MPI_SUCCESS;
 }
 
@@ -63,13 +56,13 @@ int enc_mpi_Init_thread(const void *site, int *argc, char ***argv, int required,
     int real = MPI_THREAD_SINGLE;
     int rv;
 
-    enc_mpi_prepare_singleton();
+    prepare_singleton();
     if ((rv = enc_real_Init_thread(argc, argv, required, &real)) != MPI_SUCCESS)
         return rv;
-    enc_mpi_thread_level = ENC_MIN(ENC_MIN(required, real), ENC_MPI_THREAD_MAX);
+    thread_level = ENC_MIN(ENC_MIN(required, real), THREAD_MAX);
     if (provided != NULL)
-        *provided = enc_mpi_thread_level;
-    enc_mpi_join("MPI_Init_thread");
+        *provided = thread_level;
+    join("MPI_Init_thread");
     return MPI_SUCCESS;
 }
 
@@ -77,7 +70,7 @@ int enc_mpi_Query_thread(const void *site, int *provided)
 {
     if (!enc_mpi_world_ready())
         return enc_real_Query_thread(provided);
-    *provided = enc_mpi_thread_level;
+    *provided = thread_level;
     return MPI_SUCCESS;
 }
 
@@ -94,11 +87,11 @@ int enc_mpi_Finalized(const void *site, int *flag)
 
 int enc_mpi_Finalize(const void *site)
 {
-    int rv = ENC_OK;
+    enc_status_t rv = ENC_OK;
 
     if (enc_mpi_world_ready()) {
         rv = enc_engine_finalize();
-        __atomic_store_n(&enc_mpi_ready, 0, __ATOMIC_RELEASE);
+        enc_mpi_world_set_ready(0);
     }
     /* Finish the real MPI in any case, so the process exits cleanly. */
     if (enc_real_Finalize() != MPI_SUCCESS && rv == ENC_OK)

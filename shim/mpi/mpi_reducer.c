@@ -1,3 +1,11 @@
+/*
+ * mpi_reducer.c - (MPI datatype, MPI op) -> struct enc_reducer for the engine.
+ *
+ * Predefined op x predefined type: the reduction kernel.  User op (any
+ * contiguous datatype): the MPI_User_function, called with the datatype.
+ * Anything else is refused here with a message naming op and type, before
+ * any data moves, so every rank fails the same way.
+ */
 #include "enc.h"
 
 #include <limits.h>
@@ -8,19 +16,9 @@
 #include "mpi/mpi_layer.h"
 #include "reduce/reduce.h"
 
-/*
- * (MPI datatype, MPI op) -> struct enc_reducer for the engine.
- *
- * Predefined op x predefined type: the reduction kernel.  User op (any
- * contiguous datatype): the MPI_User_function, called with the datatype.
- * Anything else is refused here with a message naming op and type, before
- * any data moves, so every rank fails the same way.
- */
-
 /* The engine hands us contiguous element data; the user function expects
  * buffers laid out as the datatype says (data at buf + lb). */
-static void enc_mpi_user_apply(const struct enc_reducer *r, const void *in, void *inout,
-                               size_t n)
+static void user_apply(const struct enc_reducer *r, const void *in, void *inout, size_t n)
 {
     const struct enc_mpi_reducer *mr = (const struct enc_mpi_reducer *)r;
     MPI_User_function *fn = (MPI_User_function *)r->user_fn;
@@ -40,8 +38,7 @@ static void enc_mpi_user_apply(const struct enc_reducer *r, const void *in, void
 
 /* Same for a Fortran user function: len and the Fortran datatype handle
  * (stored in user_dtype) by reference. */
-static void enc_mpi_user_apply_f(const struct enc_reducer *r, const void *in, void *inout,
-                                 size_t n)
+static void user_apply_f(const struct enc_reducer *r, const void *in, void *inout, size_t n)
 {
     const struct enc_mpi_reducer *mr = (const struct enc_mpi_reducer *)r;
     void (*fn)(void *, void *, MPI_Fint *, MPI_Fint *) =
@@ -59,8 +56,8 @@ static void enc_mpi_user_apply_f(const struct enc_reducer *r, const void *in, vo
     }
 }
 
-static int enc_mpi_reducer_user(const char *fn, MPI_Datatype t, MPI_Op op, int count,
-                                struct enc_mpi_reducer *red)
+static int reducer_user(const char *fn, MPI_Datatype t, MPI_Op op, int count,
+                        struct enc_mpi_reducer *red)
 {
     MPI_User_function *ufn;
     int commute;
@@ -71,7 +68,7 @@ static int enc_mpi_reducer_user(const char *fn, MPI_Datatype t, MPI_Op op, int c
     char tname[MPI_MAX_OBJECT_NAME];
     int rv;
 
-    if (enc_mpi_user_op(op, &ufn, &commute, &index, &lang) != 0)
+    if (enc_mpi_user_op(op, &ufn, &commute, &index, &lang) != ENC_OK)
         return enc_mpi_raise(MPI_ERR_OP, "%s: invalid op (not predefined, not from "
                              "MPI_Op_create)", fn);
     if ((rv = enc_mpi_type_layout(fn, t, count, &l)) != MPI_SUCCESS)
@@ -81,27 +78,27 @@ static int enc_mpi_reducer_user(const char *fn, MPI_Datatype t, MPI_Op op, int c
                              "are not supported in encore mode",
                              fn, enc_mpi_type_name(t, tname, sizeof(tname)));
     red->r = (struct enc_reducer){ .elem_size = l.size, .commutative = commute != 0,
-                                   .apply = enc_mpi_user_apply, .user_fn = (void *)ufn,
+                                   .apply = user_apply, .user_fn = (void *)ufn,
                                    .user_dtype = (uintptr_t)t };
     if (lang == ENC_MPI_OP_FORTRAN) {
-        red->r.apply = enc_mpi_user_apply_f;
+        red->r.apply = user_apply_f;
         red->r.user_dtype = (uintptr_t)(uint32_t)PMPI_Type_c2f(t);
     }
     red->lb = l.lb;
-    red->sig_dtype = enc_mpi_type_lookup(t, &et) == 0 ? (uint32_t)et
+    red->sig_dtype = enc_mpi_type_lookup(t, &et) == ENC_OK ? (uint32_t)et
                                                       : ENC_SIG_DTYPE_DERIVED + (uint32_t)l.size;
     red->sig_op = ENC_SIG_OP_USER + index;
     return MPI_SUCCESS;
 }
 
-static int enc_mpi_reducer_kernel(const char *fn, MPI_Datatype t, enum enc_op eop,
-                                  struct enc_mpi_reducer *red)
+static int reducer_kernel(const char *fn, MPI_Datatype t, enum enc_op eop,
+                          struct enc_mpi_reducer *red)
 {
     enum enc_type et;
     enc_kernel_fn k;
     char tname[MPI_MAX_OBJECT_NAME];
 
-    if (enc_mpi_type_lookup(t, &et) != 0)
+    if (enc_mpi_type_lookup(t, &et) != ENC_OK)
         return enc_mpi_raise(MPI_ERR_TYPE, "%s: predefined op %s on %s is not supported in "
                              "encore mode (use a predefined datatype or a user op)",
                              fn, enc_op_name(eop), enc_mpi_type_name(t, tname, sizeof(tname)));
@@ -123,7 +120,7 @@ int enc_mpi_reducer_make(const char *fn, MPI_Datatype t, MPI_Op op, int count,
 
     if (count < 0)
         return enc_mpi_raise(MPI_ERR_COUNT, "%s: negative count %d", fn, count);
-    if (enc_mpi_op_lookup(op, &eop) == 0)
-        return enc_mpi_reducer_kernel(fn, t, eop, red);
-    return enc_mpi_reducer_user(fn, t, op, count, red);
+    if (enc_mpi_op_lookup(op, &eop) == ENC_OK)
+        return reducer_kernel(fn, t, eop, red);
+    return reducer_user(fn, t, op, count, red);
 }
