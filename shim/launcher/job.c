@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -29,6 +30,7 @@ struct rank_proc {
     int finalized;
     char lost[160];               /* why the tracker gave up on it, if it did */
     uint64_t restart_at;
+    long maxrss_kb;               /* peak RSS over its incarnations (wait4) */
     struct enc_run_stream out, err;
 };
 
@@ -213,16 +215,27 @@ static int rank_of_pid(const struct job *j, pid_t pid)
     return -1;
 }
 
+/* waitpid(pid, WNOHANG) that keeps the rank's peak RSS; the rank or -1. */
+static int wait_rank(struct job *j, pid_t pid, int *status)
+{
+    struct rusage ru;
+    int rank;
+
+    if ((pid = wait4(pid, status, WNOHANG, &ru)) <= 0 || (rank = rank_of_pid(j, pid)) < 0)
+        return pid > 0 ? -2 : -1;
+    j->r[rank].maxrss_kb = ENC_MAX(j->r[rank].maxrss_kb, ru.ru_maxrss);
+    return rank;
+}
+
 static void reap(struct job *j)
 {
     int status, rank;
-    pid_t pid;
 
     /* A rank's last frames (FINALIZE) were written before it exited: read
      * them before judging its exit. */
     enc_tracker_poll(j->t, 0, NULL, 0);
-    while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
-        if ((rank = rank_of_pid(j, pid)) >= 0)
+    while ((rank = wait_rank(j, -1, &status)) != -1)
+        if (rank >= 0)
             rank_exited(j, rank, status);
 }
 
@@ -233,7 +246,7 @@ static void settle(struct job *j, struct rank_proc *p, int silent)
     int status;
 
     for (int i = 0; i < (silent ? 0 : 50); i++) {
-        if (waitpid(p->pid, &status, WNOHANG) == p->pid) {
+        if (wait_rank(j, p->pid, &status) >= 0) {
             p->lost[0] = '\0'; /* it ended by itself: its status says more */
             rank_exited(j, (int)(p - j->r), status);
             return;
@@ -420,13 +433,16 @@ static int start_tracker(struct job *j, struct enc_secret *s)
 
 static int finish(struct job *j)
 {
-    int restarts[ENC_MAX_RANKS], any = 0;
+    int restarts[ENC_MAX_RANKS], any = j->o->summary;
+    long rss[ENC_MAX_RANKS];
     const struct enc_tracker_recovery *rec;
 
-    for (int i = 0; i < j->o->np; i++)
+    for (int i = 0; i < j->o->np; i++) {
         any |= (restarts[i] = j->r[i].restarts) != 0;
+        rss[i] = j->r[i].maxrss_kb;
+    }
     if (any || enc_tracker_recoveries(j->t, &rec) > 0 || enc_log_level() >= ENC_LOG_INFO)
-        enc_tracker_print_summary(j->t, restarts, stderr);
+        enc_tracker_print_summary(j->t, restarts, rss, stderr);
     if (j->failing) {
         fprintf(stderr, "encore-run: %s\n", j->line);
         return j->status;

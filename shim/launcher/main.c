@@ -3,6 +3,7 @@
  * that restarts ranks which die (see job.c).
  */
 #include "enc.h"
+#include "core/limits.h"
 #include "launcher/run.h"
 
 #include <limits.h>
@@ -12,11 +13,18 @@ int main(int argc, char **argv)
 {
     struct enc_run_opts o;
     char path[PATH_MAX];
+    char msg[512];
     int rv;
 
     enc_log_set_tag("run");
     if ((rv = enc_run_parse_args(argc, argv, &o)) != 0)
         return rv > 0 ? 0 : 2;
+    /* per rank: tracker connection, two output pipes, an exec pipe; the
+     * ranks inherit the raised limit */
+    if (enc_limits_nofile(4 * (uint64_t)o.np + 64, msg, sizeof(msg)) != ENC_OK) {
+        fprintf(stderr, "encore-run: -n %d: %s\n", o.np, msg);
+        return 2;
+    }
     if (enc_run_resolve_program(o.argv[0], path, sizeof(path)) != 0) {
         fprintf(stderr, "encore-run: %s: command not found or not executable\n", o.argv[0]);
         return 127;

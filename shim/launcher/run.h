@@ -14,6 +14,7 @@
 
 #define ENC_RUN_MAX_INJECT 64
 #define ENC_RUN_DEFAULT_RESTARTS 3
+#define ENC_RUN_MAX_RESTARTS 1000000
 #define ENC_RUN_BACKOFF_MIN_MS 100
 #define ENC_RUN_BACKOFF_MAX_MS 2000
 #define ENC_RUN_ABORT_GRACE_MS 1000
@@ -25,6 +26,7 @@ struct enc_run_inject {
     int rank;
     long op;
     uint32_t incarnation;
+    const char *spec;             /* as given, for messages */
 };
 
 struct enc_run_opts {
@@ -41,6 +43,7 @@ struct enc_run_opts {
     uint64_t random_seed;
     const char *bind_to;          /* NULL or "none": no binding */
     int info;
+    int summary;                  /* --summary: always print the job summary */
     char **argv;                  /* program and its arguments */
 };
 
@@ -49,7 +52,8 @@ struct enc_run_opts {
 int enc_run_parse_args(int argc, char **argv, struct enc_run_opts *o);
 void enc_run_print_info(const struct enc_run_opts *o);
 
-/* inject.c */
+/* inject.c: one --inject spec; a bad one is reported on stderr (one line).
+ * Ranks are checked against -n later (args.c). */
 int enc_run_parse_inject(struct enc_run_opts *o, const char *spec);
 /* ENCORE_INJECT value for rank/incarnation into out ("" when none). */
 void enc_run_inject_value(const struct enc_run_opts *o, int rank, uint32_t inc, char *out,
