@@ -104,6 +104,17 @@ TESTS += tests/integration/tracker_standalone.sh
 EXTRA_DIST += tests/integration/tracker_standalone.sh
 endif
 
+# Start-up checks (every option, every ENCORE_* variable) and scale (many
+# ranks on one host, file limits, peak memory in the summary).
+if ENABLE_TESTS
+check_PROGRAMS += tests/programs/scale_loop
+tests_programs_scale_loop_SOURCES = tests/programs/scale_loop.c
+tests_programs_scale_loop_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+tests_programs_scale_loop_LDADD = $(MPI_LIBS)
+TESTS += tests/integration/config_check.sh tests/integration/scale_ranks.sh
+EXTRA_DIST += tests/integration/config_check.sh tests/integration/scale_ranks.sh
+endif
+
 # Integration: coll_check / mpi4py / junk peers against native Open MPI.
 # The programs are plain MPI programs (not linked with libencore: encore-run
 # preloads it).  Scripts find the build through this environment.

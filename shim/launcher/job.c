@@ -465,9 +465,13 @@ int enc_run_job(const struct enc_run_opts *o, const char *path)
     if ((rv = setup_signals(&j)) != 0 || (rv = start_tracker(&j, &s)) != 0)
         goto out;
     memset(&s, 0, sizeof(s));
-    for (int i = 0; i < o->np && !j.failing; i++)
+    /* Serve the tracker between spawns: with hundreds of ranks the first
+     * ones register (and must be answered) long before the last starts. */
+    for (int i = 0; i < o->np && !j.failing; i++) {
         if (spawn(&j, i) != 0)
             fail(&j, 1, 0, "cannot start rank %d", i);
+        enc_tracker_poll(j.t, 0, NULL, 0);
+    }
     while (!finished(&j) && (rv = step(&j)) == 0)
         ;
     rv = rv != 0 ? 1 : finish(&j);
