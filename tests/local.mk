@@ -9,6 +9,12 @@ tests_unit_test_topo_SOURCES = tests/unit/test_topo.c
 tests_unit_test_topo_CFLAGS = $(unit_cflags)
 tests_unit_test_topo_LDADD = $(unit_ldadd)
 
+check_PROGRAMS += tests/unit/test_tunables
+TESTS += tests/unit/test_tunables
+tests_unit_test_tunables_SOURCES = tests/unit/test_tunables.c
+tests_unit_test_tunables_CFLAGS = $(unit_cflags)
+tests_unit_test_tunables_LDADD = $(unit_ldadd)
+
 check_PROGRAMS += tests/unit/test_reduce
 TESTS += tests/unit/test_reduce
 tests_unit_test_reduce_SOURCES = tests/unit/test_reduce.c
