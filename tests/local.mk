@@ -14,6 +14,12 @@ tests_unit_test_topo_SOURCES = tests/unit/test_topo.c
 tests_unit_test_topo_CFLAGS = $(unit_cflags)
 tests_unit_test_topo_LDADD = $(unit_ldadd)
 
+check_PROGRAMS += tests/unit/test_tunables
+TESTS += tests/unit/test_tunables
+tests_unit_test_tunables_SOURCES = tests/unit/test_tunables.c
+tests_unit_test_tunables_CFLAGS = $(unit_cflags)
+tests_unit_test_tunables_LDADD = $(unit_ldadd)
+
 check_PROGRAMS += tests/unit/test_reduce
 TESTS += tests/unit/test_reduce
 tests_unit_test_reduce_SOURCES = tests/unit/test_reduce.c
@@ -108,6 +114,17 @@ endif
 if ENABLE_TESTS
 TESTS += tests/integration/tracker_standalone.sh
 EXTRA_DIST += tests/integration/tracker_standalone.sh
+endif
+
+# Start-up checks (every option, every ENCORE_* variable) and scale (many
+# ranks on one host, file limits, peak memory in the summary).
+if ENABLE_TESTS
+check_PROGRAMS += tests/programs/scale_loop
+tests_programs_scale_loop_SOURCES = tests/programs/scale_loop.c
+tests_programs_scale_loop_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+tests_programs_scale_loop_LDADD = $(MPI_LIBS)
+TESTS += tests/integration/config_check.sh tests/integration/scale_ranks.sh
+EXTRA_DIST += tests/integration/config_check.sh tests/integration/scale_ranks.sh
 endif
 
 # Integration: coll_check / mpi4py / junk peers against native Open MPI.

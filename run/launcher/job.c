@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -31,6 +32,7 @@ struct rank_proc {
     bool finalized;
     char lost[160];               /* why the tracker gave up on it, if it did */
     uint64_t restart_at;
+    long maxrss_kb;               /* peak RSS over its incarnations (wait4) */
     struct enc_run_stream out, err;
 };
 
@@ -218,16 +220,29 @@ static enc_status_t rank_of_pid(const struct job *j, pid_t pid, int *rank)
     return ENC_ERR_NOT_FOUND;
 }
 
+/* waitpid(pid, WNOHANG) that keeps the rank's peak RSS; the rank or -1. */
+static int wait_rank(struct job *j, pid_t pid, int *status)
+{
+    struct rusage ru;
+    int rank;
+
+    if ((pid = wait4(pid, status, WNOHANG, &ru)) <= 0)
+        return -1;
+    if (rank_of_pid(j, pid, &rank) != ENC_OK)
+        return -2;
+    j->r[rank].maxrss_kb = ENC_MAX(j->r[rank].maxrss_kb, ru.ru_maxrss);
+    return rank;
+}
+
 static void reap(struct job *j)
 {
     int status, rank;
-    pid_t pid;
 
     /* A rank's last frames (FINALIZE) were written before it exited: read
      * them before judging its exit. */
     enc_tracker_poll(j->t, 0, NULL, 0);
-    while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
-        if (rank_of_pid(j, pid, &rank) == ENC_OK)
+    while ((rank = wait_rank(j, -1, &status)) != -1)
+        if (rank >= 0)
             rank_exited(j, rank, status);
 }
 
@@ -238,7 +253,7 @@ static void settle(struct job *j, struct rank_proc *p, bool silent)
     int status;
 
     for (int i = 0; i < (silent ? 0 : 50); i++) {
-        if (waitpid(p->pid, &status, WNOHANG) == p->pid) {
+        if (wait_rank(j, p->pid, &status) >= 0) {
             p->lost[0] = '\0'; /* it ended by itself: its status says more */
             rank_exited(j, (int)(p - j->r), status);
             return;
@@ -430,13 +445,16 @@ static enc_status_t start_tracker(struct job *j, struct enc_secret *s)
 static int finish(struct job *j)
 {
     int restarts[ENC_MAX_RANKS];
-    bool any = false;
+    bool any = j->o->summary;
+    long rss[ENC_MAX_RANKS];
     const struct enc_tracker_recovery *rec;
 
-    for (int i = 0; i < j->o->np; i++)
+    for (int i = 0; i < j->o->np; i++) {
         any |= (restarts[i] = j->r[i].restarts) != 0;
+        rss[i] = j->r[i].maxrss_kb;
+    }
     if (any || enc_tracker_recoveries(j->t, &rec) > 0 || enc_log_level() >= ENC_LOG_INFO)
-        enc_tracker_print_summary(j->t, restarts, stderr);
+        enc_tracker_print_summary(j->t, restarts, rss, stderr);
     if (j->failing) {
         fprintf(stderr, "encore-run: %s\n", j->line);
         return j->status;
@@ -460,9 +478,13 @@ int enc_run_job(const struct enc_run_opts *o, const char *path)
     if ((rv = setup_signals(&j)) != ENC_OK || (rv = start_tracker(&j, &s)) != ENC_OK)
         goto out;
     memset(&s, 0, sizeof(s));
-    for (int i = 0; i < o->np && !j.failing; i++)
+    /* Serve the tracker between spawns: with hundreds of ranks the first
+     * ones register (and must be answered) long before the last starts. */
+    for (int i = 0; i < o->np && !j.failing; i++) {
         if (spawn(&j, i) != ENC_OK)
             fail(&j, 1, 0, "cannot start rank %d", i);
+        enc_tracker_poll(j.t, 0, NULL, 0);
+    }
     while (!finished(&j) && (rv = step(&j)) == ENC_OK)
         ;
     if (rv == ENC_OK)

@@ -17,6 +17,7 @@
 
 #define ENC_RUN_MAX_INJECT 64
 #define ENC_RUN_DEFAULT_RESTARTS 3
+#define ENC_RUN_MAX_RESTARTS 1000000
 #define ENC_RUN_BACKOFF_MIN_MS 100
 #define ENC_RUN_BACKOFF_MAX_MS 2000
 #define ENC_RUN_ABORT_GRACE_MS 1000
@@ -24,6 +25,7 @@
 enum enc_run_inject_kind { ENC_RUN_INJ_KILL = 1, ENC_RUN_INJ_STOP = 2 };
 
 struct enc_run_inject {
+    const char *spec;             /* as given, for messages */
     int kind;
     int rank;
     long op;
@@ -44,6 +46,7 @@ struct enc_run_opts {
     uint64_t random_seed;
     const char *bind_to;          /* NULL or "none": no binding */
     bool info;
+    bool summary;                 /* --summary: always print the job summary */
     char **argv;                  /* program and its arguments */
 };
 
@@ -53,7 +56,8 @@ struct enc_run_opts {
 enc_status_t enc_run_parse_args(int argc, char **argv, struct enc_run_opts *o, bool *handled);
 void enc_run_print_info(const struct enc_run_opts *o);
 
-/* inject_plan.c */
+/* inject_plan.c: one --inject spec; a bad one is reported on stderr (one
+ * line).  Ranks are checked against -n later (args.c). */
 enc_status_t enc_run_parse_inject(struct enc_run_opts *o, const char *spec);
 /* ENCORE_INJECT value for rank/incarnation into out ("" when none). */
 void enc_run_inject_value(const struct enc_run_opts *o, int rank, uint32_t inc, char *out,
