@@ -143,3 +143,5 @@ EXTRA_DIST += tests/integration/fortran_lib.sh tests/integration/fortran_collect
 # started and stopped by the test; both skip (77) when not root.
 TESTS += tests/integration/netns_selftest.sh
 EXTRA_DIST += tests/integration/netns_lib.sh tests/integration/netns_selftest.sh
+TESTS += tests/integration/slurm_selftest.sh
+EXTRA_DIST += tests/integration/slurm_lib.sh tests/integration/slurm_selftest.sh

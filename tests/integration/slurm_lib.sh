@@ -22,13 +22,16 @@
 # on a free port; salloc/srun/sbatch run in the root namespace and find the
 # cluster through SLURM_CONF, which slurm_start exports.  Configuration,
 # state, spool, logs and the munge key and socket live in $SLURM_DIR.
-# On failure slurm_start prints the daemon logs' tails.
+# On failure slurm_start prints the daemon logs' tails.  Leftovers of a
+# SIGKILLed run (daemons, directory) are removed by the next slurm_start.
+# Never `wait` without arguments in a test using this: the daemons are
+# children of the test shell; wait for your own pids.
 #
 # Variables set: SLURM_DIR, SLURM_CONF (exported), SLURM_NODES (names),
 # SLURM_CTLD_PORT.
 # shellcheck shell=sh disable=SC2034 # variables are for the tests that source this
 
-# shellcheck source=netns_lib.sh
+# shellcheck source=/dev/null # found through top_srcdir
 . "${top_srcdir:-.}/tests/integration/netns_lib.sh"
 
 SLURM_DIR=
@@ -172,9 +175,30 @@ slurm_all_idle() {
     [ "$_idle" = "$(echo "$SLURM_NODES" | wc -w)" ]
 }
 
+# slurm_reap_stale: stops the daemons and removes the directory of runs
+# whose test PID is gone (a SIGKILLed test); their slurmd went with their
+# namespaces (netns_reap_stale).  A daemon is killed only when its command
+# line names that run's directory.
+slurm_reap_stale() {
+    for _d in "${TMPDIR:-/tmp}"/encore-slurm-*.*; do
+        [ -d "$_d" ] || continue
+        _pid=${_d##*/encore-slurm-}
+        _pid=${_pid%%.*}
+        kill -0 "$_pid" 2>/dev/null && continue
+        for _f in "$_d/run/slurmctld.pid" "$_d/munge/munged.pid"; do
+            _p=$(cat "$_f" 2>/dev/null) || continue
+            case $(tr '\0' ' ' <"/proc/$_p/cmdline" 2>/dev/null) in
+            *"$_d/"*) kill -9 "$_p" ;;
+            esac
+        done
+        rm -rf "$_d"
+    done
+}
+
 # slurm_start N [CPUS]: munged, slurmctld and N slurmd, all nodes idle.
 slurm_start() {
     [ -z "$SLURM_DIR" ] || netns_die "slurm_start called twice"
+    slurm_reap_stale
     [ "$NETNS_COUNT" -ge "$1" ] || netns_create "$1"
     netns_at_exit slurm_stop
     SLURM_DIR=$(mktemp -d "${TMPDIR:-/tmp}/encore-slurm-$$.XXXXXX")
@@ -195,6 +219,7 @@ slurm_start() {
         slurm_start_failed "slurmctld did not start"
     for _n in $SLURM_NODES; do
         mkdir -p "$SLURM_DIR/spool/$_n"
+        # shellcheck disable=SC2016 # expanded by sh -c
         slurm_spawn "slurmd-$_n.out" nsenter --net="/run/netns/$_n" unshare --uts \
             sh -c 'hostname "$1" && exec slurmd -D -N "$1" -f "$2"' sh "$_n" "$SLURM_CONF"
     done
