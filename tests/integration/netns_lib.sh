@@ -137,11 +137,11 @@ netns_destroy() {
 
 # netns_reap_stale: removes namespaces and links of runs whose PID is gone.
 netns_reap_stale() {
-    { ip netns list; ip -o link show | sed 's/^[0-9]*: \([^:@]*\).*/\1/'; } |
+    { ip netns list 2>/dev/null; ip -o link show | sed 's/^[0-9]*: \([^:@]*\).*/\1/'; } |
         sed -n 's/^\(enc\([0-9][0-9]*\)[a-z][a-z]\(br\|h[0-9][0-9]*\)\)\( .*\)\{0,1\}$/\2 \1/p' |
         sort -u | while read -r _pid _name; do
             kill -0 "$_pid" 2>/dev/null && continue
-            if ip netns list | grep -q "^$_name\( \|$\)"; then
+            if ip netns list 2>/dev/null | grep -q "^$_name\( \|$\)"; then
                 netns_kill "$_name" || true
                 ip netns del "$_name" 2>/dev/null
             fi
