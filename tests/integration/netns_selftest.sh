@@ -53,7 +53,7 @@ timeout 60 sh -c '
     . "$1/tests/integration/netns_lib.sh"
     netns_create 3
     echo "$NETNS_RUN" >"$2/run"
-    netns_exec 2 sleep 300 &
+    (netns_exec 2 sleep 300 &)
     sleep 0.5
     [ "$(ip netns pids "$(netns_name 2)" | wc -l)" = 1 ] || exit 3
     exit 42' sh "$top_srcdir" "$T"
@@ -87,13 +87,12 @@ netns_restore 3
 check "ping 1 -> restored 3" timeout 20 sh -c \
     "until ip netns exec $(netns_name 1) ping -n -q -c 1 -W 1 $(netns_addr 3); do sleep 0.2; done"
 
-netns_exec 2 sleep 300 &
-netns_exec 2 sh -c 'sleep 300 & exec sleep 300' &
+(netns_exec 2 sleep 300 &)
+(netns_exec 2 sh -c 'sleep 300 & exec sleep 300' &)
 sleep 0.5
 check "host 2 runs 3 processes" [ "$(ip netns pids "$(netns_name 2)" | wc -l)" = 3 ]
 check "netns_kill 2" netns_kill 2
 check "host 2 runs nothing" [ -z "$(ip netns pids "$(netns_name 2)")" ]
-wait 2>/dev/null
 
 run=$NETNS_RUN
 netns_destroy
