@@ -113,6 +113,9 @@ $NETNS_EXIT_HOOKS"
 # The EXIT trap: hooks (last registered first), hosts, bridge, ENC_TMP.
 netns_on_exit() {
     _rc=$?
+    # timeout(1) signals the test and then its whole process group: a second
+    # TERM must not cut the cleanup short
+    trap '' HUP INT TERM
     trap - EXIT
     printf '%s\n' "$NETNS_EXIT_HOOKS" | while IFS= read -r _cmd; do
         [ -z "$_cmd" ] || eval "$_cmd" || true

@@ -187,7 +187,7 @@ slurm_reap_stale() {
         kill -0 "$_pid" 2>/dev/null && continue
         for _f in "$_d/run/slurmctld.pid" "$_d/munge/munged.pid"; do
             _p=$(cat "$_f" 2>/dev/null) || continue
-            case $(tr '\0' ' ' <"/proc/$_p/cmdline" 2>/dev/null) in
+            case $({ tr '\0' ' ' <"/proc/$_p/cmdline"; } 2>/dev/null) in
             *"$_d/"*) kill -9 "$_p" ;;
             esac
         done
@@ -262,11 +262,26 @@ slurm_gone() {
     return 1
 }
 
-# slurm_stop: SIGTERM then (5 s later) SIGKILL every daemon slurm_start
-# started, every process left in the nodes' namespaces, and removes
-# SLURM_DIR (idempotent).
+# slurm_kill_clients: SIGKILL every process (but this shell) started with
+# this cluster's SLURM_CONF in its environment: salloc, srun, sbatch and
+# what they run in the root namespace, left by a test that failed or was
+# killed mid-run.
+slurm_kill_clients() {
+    # shellcheck disable=SC2013 # one path per word
+    for _e in $(grep -lxzF "SLURM_CONF=$SLURM_CONF" /proc/[0-9]*/environ 2>/dev/null); do
+        _p=${_e#/proc/}
+        _p=${_p%/environ}
+        [ "$_p" = $$ ] || kill -9 "$_p" 2>/dev/null
+    done
+    return 0
+}
+
+# slurm_stop: SIGKILL the cluster's clients (slurm_kill_clients), SIGTERM
+# then (5 s later) SIGKILL every daemon slurm_start started, every process
+# left in the nodes' namespaces, and removes SLURM_DIR (idempotent).
 slurm_stop() {
     [ -n "$SLURM_DIR" ] || return 0
+    slurm_kill_clients
     # shellcheck disable=SC2086 # one pid per word
     kill $SLURM_PIDS 2>/dev/null
     for _p in $SLURM_PIDS; do
