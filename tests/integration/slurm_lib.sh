@@ -27,6 +27,22 @@
 # Never `wait` without arguments in a test using this: the daemons are
 # children of the test shell; wait for your own pids.
 #
+# Slurm 22.05 facts the tests rely on (checked by slurm_selftest.sh):
+# * slurmd runs under nsenter --net, not `ip netns exec`: the latter mounts a
+#   fresh /sys without /sys/fs/cgroup and slurmd 22.05 then refuses to start
+#   ("Unable to initialize cgroup plugin") even with proctrack/pgid.
+# * munged wants its socket directory and every parent mode 0755 and its key
+#   0600; it runs as root here; clients and slurmd reach it through
+#   AuthInfo=socket=... (a path socket works across network namespaces).
+# * Inside `salloc -n5`, `srun --ntasks-per-node=1` alone starts 5 tasks
+#   (SLURM_NTASKS wins): one task per node needs -N<nodes> -n<nodes> too.
+# * A step beside a running one needs --overlap ("Requested nodes are busy").
+# * On node loss under `salloc --no-kill` the job shrinks to the live nodes
+#   (SLURM_JOB_NODELIST in the job's environment does not change), but a
+#   running step spanning the lost node is force-terminated, its tasks on
+#   live nodes SIGKILLed, unless that srun was also given --no-kill.
+# * SlurmdTimeout=10: a killed node is "down" about 20 s later.
+#
 # Variables set: SLURM_DIR, SLURM_CONF (exported), SLURM_NODES (names),
 # SLURM_CTLD_PORT.
 # shellcheck shell=sh disable=SC2034 # variables are for the tests that source this
