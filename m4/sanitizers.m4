@@ -18,7 +18,7 @@ enc_san_lib=""
 AS_CASE([$enable_sanitizers],
   [no], [],
   [yes|address], [enable_sanitizers=address
-     enc_san_flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+     enc_san_flags="-fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all -fno-omit-frame-pointer"
      enc_san_lib=libasan.so],
   [thread], [enc_san_flags="-fsanitize=thread -fno-omit-frame-pointer"
      enc_san_lib=libtsan.so],

@@ -10,7 +10,7 @@
 # Objects are rebuilt only when their source is newer.
 set -eu
 out=tests/fuzz/libfuzzer
-san="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
+san="-fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all"
 cflags="-g -O1 -fno-omit-frame-pointer $san -fsanitize=fuzzer-no-link -pthread"
 
 need_cc() {
