@@ -108,7 +108,7 @@ endif
 # The programs are plain MPI programs (not linked with libencore: encore-run
 # preloads it).  Scripts find the build through this environment.
 if ENABLE_TESTS
-AM_TESTS_ENVIRONMENT = top_builddir=$(top_builddir) top_srcdir=$(top_srcdir) \
+AM_TESTS_ENVIRONMENT = $(san_tests_env) top_builddir=$(top_builddir) top_srcdir=$(top_srcdir) \
 	MPI4PY_PYTHON=$(MPI4PY_PYTHON); export top_builddir top_srcdir MPI4PY_PYTHON;
 check_PROGRAMS += tests/programs/coll_check
 tests_programs_coll_check_SOURCES = tests/programs/coll_check.c

@@ -1,0 +1,25 @@
+# tests/sanitizers: make check in a configure --enable-sanitizers build.
+# Every process the tests start (encore-run, ranks, trackers) writes its
+# sanitizer reports to tests/sanitizer-reports/ (ASan, UBSan, TSan
+# log_path), whatever happens to its stderr or exit status (a rank with a
+# report could be restarted and the job still end exact); check-local then
+# fails if any report exists.  Open MPI's own leaks are suppressed
+# (lsan.supp, each with the reason).
+EXTRA_DIST += tests/sanitizers/lsan.supp tests/sanitizers/tsan.supp
+san_reports = $(abs_top_builddir)/tests/sanitizer-reports
+if ENABLE_SANITIZERS
+san_tests_env = ASAN_OPTIONS=detect_leaks=1:log_path=$(san_reports)/asan \
+	LSAN_OPTIONS=suppressions=$(abs_top_srcdir)/tests/sanitizers/lsan.supp:print_suppressions=0 \
+	UBSAN_OPTIONS=print_stacktrace=1:log_path=$(san_reports)/ubsan \
+	TSAN_OPTIONS=suppressions=$(abs_top_srcdir)/tests/sanitizers/tsan.supp:log_path=$(san_reports)/tsan; \
+	export ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS TSAN_OPTIONS; mkdir -p $(san_reports);
+check-local: check-TESTS
+	@if ls $(san_reports)/* >/dev/null 2>&1; then \
+	  echo "sanitizer reports in $(san_reports):"; \
+	  for f in $(san_reports)/*; do echo "== $$f"; head -30 "$$f"; done; exit 1; \
+	else echo "no sanitizer reports"; fi
+clean-local:
+	rm -rf $(san_reports)
+else
+san_tests_env =
+endif
