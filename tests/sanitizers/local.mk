@@ -13,13 +13,14 @@ san_tests_env = ASAN_OPTIONS=detect_leaks=1:log_path=$(san_reports)/asan \
 	UBSAN_OPTIONS=print_stacktrace=1:log_path=$(san_reports)/ubsan \
 	TSAN_OPTIONS=suppressions=$(abs_top_srcdir)/tests/sanitizers/tsan.supp:log_path=$(san_reports)/tsan; \
 	export ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS TSAN_OPTIONS; mkdir -p $(san_reports);
+# On failure the reports move to sanitizer-reports.last/, so the next run
+# starts clean.
 check-local: check-TESTS
 	@if ls $(san_reports)/* >/dev/null 2>&1; then \
 	  echo "sanitizer reports in $(san_reports):"; \
-	  for f in $(san_reports)/*; do echo "== $$f"; head -30 "$$f"; done; exit 1; \
+	  for f in $(san_reports)/*; do echo "== $$f"; head -30 "$$f"; done; \
+	  rm -rf $(san_reports).last; mv $(san_reports) $(san_reports).last; exit 1; \
 	else echo "no sanitizer reports"; fi
-clean-local:
-	rm -rf $(san_reports)
 else
 san_tests_env =
 endif
