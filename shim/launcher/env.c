@@ -120,7 +120,7 @@ static int add_preload(struct envb *e, const char *preload)
 
 /* Open MPI leaks at exit by design, so LeakSanitizer would fail every rank
  * of an ASan build: ranks get detect_leaks=0 unless ASAN_OPTIONS is set
- * (make check sets it, with tests/sanitizers/lsan.supp for Open MPI). */
+ * (make check sets it, also with detect_leaks=0). */
 static int add_san_options(struct envb *e)
 {
 #ifdef ENC_SANITIZER_RUNTIME
