@@ -18,12 +18,16 @@ san_tests_env = ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0:log_path=$(
 	TSAN_OPTIONS=suppressions=$(abs_top_srcdir)/tests/sanitizers/tsan.supp:log_path=$(san_reports)/tsan; \
 	export ASAN_OPTIONS UBSAN_OPTIONS TSAN_OPTIONS; mkdir -p $(san_reports);
 # On failure the reports move to sanitizer-reports.last/, so the next run
-# starts clean.
+# starts clean.  GCC's UBSan ignores log_path when ASan is linked too: its
+# reports go to stderr, so the test logs are searched for them as well
+# (-fno-sanitize-recover makes the process exit, which most tests notice).
 check-local: check-TESTS
 	@if ls $(san_reports)/* >/dev/null 2>&1; then \
 	  echo "sanitizer reports in $(san_reports):"; \
 	  for f in $(san_reports)/*; do echo "== $$f"; head -30 "$$f"; done; \
 	  rm -rf $(san_reports).last; mv $(san_reports) $(san_reports).last; exit 1; \
+	elif grep -l 'runtime error:' $(TEST_LOGS) 2>/dev/null; then \
+	  echo "UBSan reports in the test logs above"; exit 1; \
 	else echo "no sanitizer reports"; fi
 else
 san_tests_env =
