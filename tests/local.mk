@@ -2,7 +2,7 @@
 # (tests/integration, programs in tests/programs).  Every integration script
 # sources tests/integration/lib.sh, the one helper library, and finds the
 # build through this environment.
-AM_TESTS_ENVIRONMENT = top_builddir=$(top_builddir) top_srcdir=$(top_srcdir) \
+AM_TESTS_ENVIRONMENT = $(san_tests_env) top_builddir=$(top_builddir) top_srcdir=$(top_srcdir) \
 	MPI4PY_PYTHON=$(MPI4PY_PYTHON); export top_builddir top_srcdir MPI4PY_PYTHON;
 EXTRA_DIST += tests/integration/lib.sh
 if ENABLE_TESTS
