@@ -116,6 +116,13 @@ tests_programs_coll_check_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 tests_programs_coll_check_LDADD = $(MPI_LIBS)
 TESTS += tests/integration/coll_matrix.sh
 EXTRA_DIST += tests/integration/lib.sh tests/integration/coll_matrix.sh
+# Communicators derived from the world (issue 10).
+check_PROGRAMS += tests/programs/comm_check
+tests_programs_comm_check_SOURCES = tests/programs/comm_check.c
+tests_programs_comm_check_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+tests_programs_comm_check_LDADD = $(MPI_LIBS)
+TESTS += tests/integration/comm_matrix.sh
+EXTRA_DIST += tests/integration/comm_matrix.sh
 endif
 if ENABLE_TESTS
 TESTS += tests/integration/mpi4py.sh

@@ -11,6 +11,11 @@
 struct enc_coll {
     const struct enc_callsig *sig;
     struct enc_coll_ctx ctx;
+    /* the communicator, in its own ranks (0..n-1): the algorithms' view */
+    int n, me;
+    const int *ring;            /* ranks in locality order */
+    const int *order;           /* ranks in rank order (identity) */
+    int replayed;               /* out: answered from the log */
     const void *sendbuf;        /* NULL: in place */
     void *recvbuf;
     size_t count;               /* elements (allreduce, reduce) */
@@ -38,6 +43,20 @@ struct enc_ckpt; /* recovery/ckpt.h */
 
 /* Runs one collective to completion (replay, recovery, logging included). */
 int enc_run_coll(struct enc_coll *co);
+/* Runs it live in the current epoch: input in place, trivial cases, then
+ * the algorithm (coll.c; the world and group dispatchers share it). */
+int enc_coll_live(struct enc_coll *co);
+/* Collectives on communicators derived from the world (group_coll.c). */
+int enc_group_run(struct enc_coll *co);
+/* Kind of the call in logs and signatures: sig->what, else sig->kind. */
+int enc_coll_what(const struct enc_callsig *sig);
+/* "allreduce (site) ... finished" at ENCORE_LOG=info. */
+void enc_coll_log_finished(const struct enc_coll *co, double t0, int replayed);
+/* A collective cannot complete: ends the job with one line. */
+void enc_coll_fail(const struct enc_coll *co, int rv) __attribute__((noreturn));
+/* Packs an allgatherv result block after block / spreads it back. */
+void enc_coll_result_pack(const struct enc_coll *co, void *dst);
+void enc_coll_result_unpack(struct enc_coll *co, const void *src);
 
 /* Algorithms: one per file, one signature.  They run in the current epoch
  * and return ENC_OK or the first failure. */
@@ -46,6 +65,7 @@ typedef int (*enc_algo_fn)(struct enc_coll *co);
 int enc_allreduce_tree(struct enc_coll *co);      /* allreduce_tree.c */
 int enc_allreduce_ring(struct enc_coll *co);      /* allreduce_ring.c */
 int enc_bcast_tree(struct enc_coll *co);          /* bcast_tree.c */
+int enc_bcast_sync(struct enc_coll *co);          /* bcast_sync.c */
 int enc_allgatherv_ring(struct enc_coll *co);     /* allgatherv_ring.c */
 int enc_ckpt_exchange(struct enc_coll *co);       /* recovery/ckpt_exchange.c */
 

@@ -86,10 +86,16 @@ static int send_step(struct enc_xfer *x, int fd, const struct enc_coll_ctx *c, s
     }
 }
 
+/* World rank of a transfer's peer (algorithms name communicator ranks). */
+static int world_peer(const struct enc_xfer *x, const struct enc_coll_ctx *c)
+{
+    return c->peers ? c->peers[x->peer] : x->peer;
+}
+
 static int check_header(const struct enc_xfer *x, const struct enc_frame_hdr *h,
                         const struct enc_coll_ctx *c)
 {
-    if (h->type != ENC_MSG_DATA || h->src != (uint16_t)x->peer || h->epoch != enc_eng.epoch ||
+    if (h->type != ENC_MSG_DATA || h->src != (uint16_t)world_peer(x, c) || h->epoch != enc_eng.epoch ||
         h->seq != c->seq) {
         ENC_WARN("xfer", "unexpected frame from rank %d (type %u, src %u, epoch %u, seq %llu; "
                  "expected epoch %u seq %llu)", x->peer, h->type, h->src, h->epoch,
@@ -156,7 +162,7 @@ static int step(struct enc_xfer *x, const struct enc_coll_ctx *c, int *fd, short
     int rv;
 
     *ev = 0;
-    if ((rv = enc_link_fd(x->peer, fd)) != ENC_OK)
+    if ((rv = enc_link_fd(world_peer(x, c), fd)) != ENC_OK)
         return rv;
     if (*fd < 0)
         return 0; /* the peer will connect to us */

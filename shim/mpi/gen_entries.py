@@ -48,7 +48,7 @@ class Func:
 
 
 def param_name(decl):
-    m = re.search(r"([A-Za-z_]\w*)\s*(\[\s*\])*\s*$", decl)
+    m = re.search(r"([A-Za-z_]\w*)\s*(\[\s*\w*\s*\])*\s*$", decl)
     if not m:
         raise SpecError("cannot find the parameter name in '%s'" % decl)
     return m.group(1)
@@ -129,11 +129,26 @@ def parse(path):
 
 
 def world_test(f):
+    """True when a communicator argument is the encore world or derived from it."""
     tests = []
     for c, ptr in f.comms:
-        tests.append("(%s != NULL && *%s == MPI_COMM_WORLD)" % (c, c) if ptr
-                     else "%s == MPI_COMM_WORLD" % c)
+        tests.append("(%s != NULL && enc_mpi_is_encore_comm(*%s))" % (c, c) if ptr
+                     else "enc_mpi_is_encore_comm(%s)" % c)
     return " || ".join(tests)
+
+
+def err_comm(f):
+    """The communicator whose error handler applies to the call."""
+    c, ptr = f.comms[0]
+    return "(%s != NULL ? *%s : MPI_COMM_NULL)" % (c, c) if ptr else c
+
+
+def emit_served(f, out, call):
+    """Calls the encore-mode body with the error communicator set around it."""
+    out.append("            MPI_Comm saved = enc_mpi_errcomm_enter(%s);" % err_comm(f))
+    out.append("            int rv = %s;" % call)
+    out.append("            enc_mpi_errcomm_leave(saved);")
+    out.append("            return rv;")
 
 
 def emit_real(f, out):
@@ -169,12 +184,15 @@ def emit_entry(f, out):
     if f.category != "world-local":
         out.append("    if (enc_mpi_intercepting()) {")
         if f.category == "refuse":
-            out.append("        if (%s)" % world_test(f))
-            out.append("            return enc_mpi_refuse(\"%s\", ENC_MPI_WHY_%s);" %
-                       (f.name, f.why.upper()))
+            out.append("        if (%s) {" % world_test(f))
+            emit_served(f, out, "enc_mpi_refuse(\"%s\", ENC_MPI_WHY_%s)" %
+                        (f.name, f.why.upper()))
+            out.append("        }")
         elif f.comms:
-            out.append("        if (%s)" % world_test(f))
-            out.append("            return enc_mpi_%s(%s);" % (s, ", ".join(["site"] + [n for _, n in f.params])))
+            out.append("        if (%s) {" % world_test(f))
+            emit_served(f, out, "enc_mpi_%s(%s)" %
+                        (s, ", ".join(["site"] + [n for _, n in f.params])))
+            out.append("        }")
         else:
             out.append("        return enc_mpi_%s(%s);" % (s, ", ".join(["site"] + [n for _, n in f.params])))
         out.append("    }")

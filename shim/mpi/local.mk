@@ -12,6 +12,12 @@ libencore_la_SOURCES += \
 	shim/mpi/buffer.c \
 	shim/mpi/lifecycle.c \
 	shim/mpi/comm.c \
+	shim/mpi/comm_table.c \
+	shim/mpi/comm_new.c \
+	shim/mpi/comm_manage.c \
+	shim/mpi/group_table.c \
+	shim/mpi/group_ops.c \
+	shim/mpi/request.c \
 	shim/mpi/coll_reduce.c \
 	shim/mpi/coll_bcast.c \
 	shim/mpi/coll_allgather.c \

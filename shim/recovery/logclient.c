@@ -13,27 +13,34 @@
 #include "recovery/logreq.h"
 #include "recovery/reclog.h"
 #include "recovery/recovery.h"
+#include "recovery/serve.h"
 
 /* Waits for the answer on fd, watching the tracker too: a survivor that
  * learnt of a new death stops serving and waits for the new epoch, and so
  * must we (ENC_ERR_EPOCH), or each would wait for the other. */
+/* Meanwhile it answers requests itself: members of a communicator that is
+ * uncertain after a failure ask each other at the same time. */
 int enc_log_wait(int fd, uint64_t deadline)
 {
+    struct pollfd p[3 + ENC_MAX_RANKS];
+
     for (;;) {
-        struct pollfd p[2] = {
-            {.fd = fd, .events = POLLIN},
-            {.fd = enc_tclient_event_fd(enc_eng.tc), .events = POLLIN},
-        };
-        int rv, left = enc_ms_left(deadline);
+        int rv, np, left = enc_ms_left(deadline);
 
         if (left == 0)
             return ENC_ERR_TIMEOUT;
-        if (poll(p, 2, left) < 0 && errno != EINTR)
+        enc_links_poll_accepted();
+        p[0] = (struct pollfd){.fd = fd, .events = POLLIN};
+        p[1] = (struct pollfd){.fd = enc_tclient_event_fd(enc_eng.tc), .events = POLLIN};
+        p[2] = (struct pollfd){.fd = enc_eng.lst.wake_fd, .events = POLLIN};
+        np = enc_serve_add_pollfds(p, 3);
+        if (poll(p, (nfds_t)np, left) < 0 && errno != EINTR)
             return ENC_ERR_SYS;
         if (p[1].revents && (rv = enc_engine_poll_tracker()) != ENC_OK)
             return rv;
         if (p[0].revents)
             return ENC_OK;
+        enc_serve_handle_pollfds(p + 3, np - 3);
     }
 }
 

@@ -48,7 +48,7 @@ int enc_logreq_decode(struct enc_logreq *q, const uint8_t *in, size_t len)
     enc_r_u32(&r, &q->op);
     q->root = (int32_t)root;
     q->site_mod[sizeof(q->site_mod) - 1] = '\0';
-    if (r.err || q->what < ENC_LOGREQ_SEQ || q->what > ENC_LOGREQ_RUN)
+    if (r.err || q->what < ENC_LOGREQ_SEQ || q->what > ENC_LOGREQ_COMM)
         return ENC_ERR_PROTO;
     return ENC_OK;
 }

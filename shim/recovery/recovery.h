@@ -51,6 +51,18 @@ int enc_log_read_data(int fd, uint64_t seq, uint8_t *dst, uint64_t len, uint64_t
 int enc_prefetch_get(uint64_t seq, int root, const struct enc_sigrec **sig, const void **data);
 void enc_prefetch_clear(void);
 
+/* commlog.c: results of collectives on derived communicators, keyed by
+ * (context id, sequence number on the communicator). */
+int enc_commlog_record(const struct enc_coll *co, uint64_t ctx, uint64_t seq);
+/* Answers co from another member's log; ENC_ERR_NOT_FOUND when no member
+ * has it (it then runs live), a peer failure or ENC_ERR_EPOCH to recover
+ * first.  A different logged call ends the job (replay divergence). */
+int enc_commlog_replay(struct enc_coll *co, uint64_t ctx, uint64_t seq);
+struct enc_sigrec;
+int enc_commlog_find(uint64_t ctx, uint64_t seq, struct enc_sigrec *sig, const void **data,
+                     size_t *len);
+void enc_commlog_fini(void);
+
 /* Every rank has completed every collective below seq. */
 void enc_reclog_all_done_below(uint64_t seq);
 

@@ -61,14 +61,6 @@ static int try_peers(const struct enc_logreq *q, int root, struct enc_sigrec *si
     return unreachable ? ENC_ERR_PEER_RESET : ENC_ERR_LOST;
 }
 
-static void deliver_allgatherv(struct enc_coll *co, const uint8_t *packed)
-{
-    for (int i = 0; i < enc_eng.size; i++) {
-        memcpy((uint8_t *)co->recvbuf + co->displs[i], packed, co->recvbytes[i]);
-        packed += co->recvbytes[i];
-    }
-}
-
 #define ENC_PREFETCH_MAX_BYTES ((size_t)64 << 10)
 
 /* The usual case: the entry came with a prefetched run and is this very
@@ -104,7 +96,7 @@ static int fetch_result(struct enc_coll *co, uint8_t *dst, struct enc_sigrec *lo
     int root = co->sig->kind == ENC_COLL_BCAST ? co->root : -1;
     struct enc_logreq q = {.what = ENC_LOGREQ_BOOTSTRAP, .seq = co->ctx.seq,
                            .site_off = co->site_off, .occ = co->occ,
-                           .kind = co->sig->kind, .root = co->sig->root,
+                           .kind = (uint8_t)enc_coll_what(co->sig), .root = co->sig->root,
                            .count = co->sig->count, .dtype = co->sig->dtype,
                            .op = co->sig->op};
     int rv;
@@ -147,7 +139,7 @@ int enc_replay(struct enc_coll *co)
     if (rv != ENC_OK)
         return rv;
     if (gather)
-        deliver_allgatherv(co, dst);
+        enc_coll_result_unpack(co, dst);
     enc_eng.replayed++;
     enc_eng.replayed_bytes += co->bytes;
     enc_eng.replay_s += enc_now_s() - t0;

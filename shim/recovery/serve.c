@@ -14,6 +14,7 @@
 #include "recovery/ckpt.h"
 #include "recovery/logreq.h"
 #include "recovery/reclog.h"
+#include "recovery/recovery.h"
 #include "recovery/serve.h"
 
 int enc_serve_add_pollfds(struct pollfd *p, int n)
@@ -68,6 +69,8 @@ static int lookup(const struct enc_logreq *q, struct enc_sigrec *sig, const void
     switch (q->what) {
     case ENC_LOGREQ_SEQ:
         return enc_reclog_find(q->seq, sig, data, len);
+    case ENC_LOGREQ_COMM:
+        return enc_commlog_find(q->site_off, q->seq, sig, data, len);
     case ENC_LOGREQ_BOOTSTRAP:
         /* in order (the usual case), then anywhere in the bootstrap cache */
         rv = enc_reclog_find(q->seq, sig, data, len);

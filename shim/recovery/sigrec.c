@@ -41,7 +41,7 @@ static void site_key(const void *site, uint64_t *off, char *mod, size_t cap)
 void enc_sigrec_from_coll(struct enc_sigrec *s, const struct enc_coll *co, uint64_t len)
 {
     memset(s, 0, sizeof(*s));
-    s->kind = co->sig->kind;
+    s->kind = (uint8_t)enc_coll_what(co->sig);
     s->root = co->sig->root;
     s->count = co->sig->count;
     s->dtype = co->sig->dtype;

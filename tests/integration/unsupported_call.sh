@@ -10,7 +10,7 @@ run=$b/encore-run
 prog=$b/tests/programs/send_on_world
 out=$b/tests/integration/unsupported_call.dir
 limit=60
-msg='MPI_Send on MPI_COMM_WORLD is not supported in encore mode (point-to-point; encore serves Allreduce, Reduce, Bcast, Barrier, Allgather, Allgatherv on the world)'
+msg='MPI_Send on MPI_COMM_WORLD is not supported in encore mode (point-to-point; encore serves collectives and communicator/group management on the world and communicators derived from it)'
 
 for f in "$run" "$prog" "$b/.libs/libencore.so"; do
     [ -e "$f" ] || { echo "FAIL: $f was not built"; exit 1; }

@@ -1,0 +1,286 @@
+/*
+ * comm_check.c - communicators and groups derived from MPI_COMM_WORLD, and
+ * the collectives on them, for tests/integration/comm_matrix.sh: every
+ * rank writes deterministic result lines to --out-dir/rank.R (or stdout),
+ * compared bit for bit between native mpirun and encore-run.
+ *
+ * Covers: Comm_dup, dup_with_info, idup, split (two colours, reversed keys,
+ * MPI_UNDEFINED), split_type(SHARED), create, create_group, compare, free,
+ * Comm_group and the group operations, names, attributes with copy/delete
+ * callbacks, MPI_ERRORS_RETURN on a derived communicator; then every
+ * collective (blocking and nonblocking) on the world, a dup and a split.
+ */
+#include <mpi.h>
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static FILE *out;
+static int wrank, wsize;
+
+static void line(const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vfprintf(out, fmt, ap);
+    va_end(ap);
+    fputc('\n', out);
+}
+
+static void check(int rv, const char *what)
+{
+    if (rv != MPI_SUCCESS) {
+        fprintf(stderr, "rank %d: %s failed (%d)\n", wrank, what, rv);
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+}
+
+static uint64_t digest(const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    uint64_t h = 1469598103934665603ull;
+
+    for (size_t i = 0; i < n; i++) {
+        h ^= b[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+/* ---- attributes ---- */
+
+static int copies, deletes;
+
+static int copy_fn(MPI_Comm c, int key, void *extra, void *in, void *outv, int *flag)
+{
+    (void)c; (void)key; (void)extra;
+    copies++;
+    *(void **)outv = (void *)((intptr_t)in + 1);
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+static int delete_fn(MPI_Comm c, int key, void *val, void *extra)
+{
+    (void)c; (void)key; (void)val; (void)extra;
+    deletes++;
+    return MPI_SUCCESS;
+}
+
+static void attributes(void)
+{
+    int key, nocopy, flag;
+    void *val;
+    MPI_Comm d, d2;
+
+    check(MPI_Comm_create_keyval(copy_fn, delete_fn, &key, NULL), "create_keyval");
+    check(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &nocopy, NULL),
+          "create_keyval null");
+    check(MPI_Comm_dup(MPI_COMM_WORLD, &d), "dup");
+    check(MPI_Comm_set_attr(d, key, (void *)(intptr_t)40), "set_attr");
+    check(MPI_Comm_set_attr(d, nocopy, (void *)(intptr_t)7), "set_attr");
+    check(MPI_Comm_dup(d, &d2), "dup of dup");
+    check(MPI_Comm_get_attr(d2, key, &val, &flag), "get_attr");
+    line("attr copied flag=%d val=%ld copies=%d", flag, flag ? (long)(intptr_t)val : -1L, copies);
+    check(MPI_Comm_get_attr(d2, nocopy, &val, &flag), "get_attr");
+    line("attr nullcopy flag=%d", flag);
+    check(MPI_Comm_set_name(d2, "second dup"), "set_name");
+    {
+        char name[MPI_MAX_OBJECT_NAME];
+        int len;
+
+        check(MPI_Comm_get_name(d2, name, &len), "get_name");
+        line("name '%s' len %d", name, len);
+        check(MPI_Comm_get_name(MPI_COMM_WORLD, name, &len), "get_name world");
+        line("world name '%s'", name);
+    }
+    check(MPI_Comm_delete_attr(d, key), "delete_attr");
+    check(MPI_Comm_free(&d2), "free d2");
+    check(MPI_Comm_free(&d), "free d");
+    line("deletes=%d null=%d", deletes, d == MPI_COMM_NULL);
+    MPI_Comm_free_keyval(&key);
+    MPI_Comm_free_keyval(&nocopy);
+}
+
+/* ---- groups ---- */
+
+static void groups(void)
+{
+    MPI_Group world, evens, odds, u, x, dif, r, r2;
+    int n = (wsize + 1) / 2, *ev = malloc(sizeof(int) * (size_t)n + 1), size, rank, cmp;
+    int ranges[1][3] = {{wsize - 1, 0, -2}};
+    int *tr = malloc(sizeof(int) * (size_t)wsize), *from = malloc(sizeof(int) * (size_t)wsize);
+
+    for (int i = 0; i < n; i++)
+        ev[i] = 2 * i;
+    for (int i = 0; i < wsize; i++)
+        from[i] = i;
+    check(MPI_Comm_group(MPI_COMM_WORLD, &world), "comm_group");
+    check(MPI_Group_incl(world, n, ev, &evens), "incl");
+    check(MPI_Group_excl(world, n, ev, &odds), "excl");
+    check(MPI_Group_union(odds, evens, &u), "union");
+    check(MPI_Group_intersection(world, odds, &x), "intersection");
+    check(MPI_Group_difference(world, evens, &dif), "difference");
+    check(MPI_Group_range_incl(world, 1, ranges, &r), "range_incl");
+    check(MPI_Group_range_excl(world, 1, ranges, &r2), "range_excl");
+    MPI_Group gs[] = {world, evens, odds, u, x, dif, r, r2};
+    const char *names[] = {"world", "evens", "odds", "union", "inter", "diff", "rincl", "rexcl"};
+
+    for (int g = 0; g < 8; g++) {
+        check(MPI_Group_size(gs[g], &size), "group_size");
+        check(MPI_Group_rank(gs[g], &rank), "group_rank");
+        check(MPI_Group_translate_ranks(world, wsize, from, gs[g], tr), "translate");
+        char buf[512] = "";
+        for (int i = 0; i < wsize; i++)
+            snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), " %d", tr[i]);
+        check(MPI_Group_compare(world, gs[g], &cmp), "group_compare");
+        line("group %s size %d rank %d cmp %d translate%s", names[g], size, rank, cmp, buf);
+    }
+    check(MPI_Group_compare(u, world, &cmp), "group_compare");
+    line("union vs world %d", cmp);
+    for (int g = 0; g < 8; g++)
+        if (gs[g] != MPI_GROUP_EMPTY)
+            check(MPI_Group_free(&gs[g]), "group_free");
+    free(ev);
+    free(tr);
+    free(from);
+}
+
+/* ---- collectives on one communicator ---- */
+
+static void colls(MPI_Comm c, const char *tag)
+{
+    int size, rank, sum = 0, mx, root;
+    double d[5], dr[5];
+    int ag[64], agv[128], counts[64], displs[64];
+
+    MPI_Comm_size(c, &size);
+    MPI_Comm_rank(c, &rank);
+    root = size - 1;
+    for (int i = 0; i < 5; i++)
+        d[i] = wrank * 3 + i + 0.5;
+    check(MPI_Allreduce(&wrank, &sum, 1, MPI_INT, MPI_SUM, c), "allreduce");
+    check(MPI_Allreduce(d, dr, 5, MPI_DOUBLE, MPI_SUM, c), "allreduce d");
+    line("%s size %d rank %d allreduce %d %a %a", tag, size, rank, sum, dr[0], dr[4]);
+    mx = -1;
+    check(MPI_Reduce(&wrank, &mx, 1, MPI_INT, MPI_MAX, root, c), "reduce");
+    line("%s reduce max %d", tag, mx);
+    int b = rank == 0 ? 1000 + wrank : -1;
+    check(MPI_Bcast(&b, 1, MPI_INT, 0, c), "bcast");
+    line("%s bcast %d", tag, b);
+    check(MPI_Barrier(c), "barrier");
+    check(MPI_Allgather(&wrank, 1, MPI_INT, ag, 1, MPI_INT, c), "allgather");
+    for (int i = 0; i < size; i++) {
+        counts[i] = i % 3;
+        displs[i] = 2 * i;
+    }
+    int mine[2] = {wrank * 10, wrank * 10 + 1};
+    memset(agv, 0xff, sizeof(agv));
+    check(MPI_Allgatherv(mine, rank % 3, MPI_INT, agv, counts, displs, MPI_INT, c),
+          "allgatherv");
+    line("%s allgather %016llx allgatherv %016llx", tag,
+         (unsigned long long)digest(ag, sizeof(int) * (size_t)size),
+         (unsigned long long)digest(agv, sizeof(int) * 2 * (size_t)size));
+}
+
+static int opt(int argc, char **argv, const char *name, char **val)
+{
+    for (int i = 1; i + 1 < argc; i++)
+        if (strcmp(argv[i], name) == 0) {
+            *val = argv[i + 1];
+            return 1;
+        }
+    return 0;
+}
+
+static void creation(void)
+{
+    MPI_Comm d, di, dd, s, st, cr, cg, und;
+    MPI_Request req;
+    MPI_Group world, evens;
+    int cmp, size, rank, n = (wsize + 1) / 2, ev[64];
+
+    check(MPI_Comm_dup(MPI_COMM_WORLD, &d), "dup");
+    check(MPI_Comm_dup_with_info(d, MPI_INFO_NULL, &di), "dup_with_info");
+    check(MPI_Comm_idup(di, &dd, &req), "idup");
+    check(MPI_Wait(&req, MPI_STATUS_IGNORE), "wait idup");
+    check(MPI_Comm_split(MPI_COMM_WORLD, wrank % 2, -wrank, &s), "split");
+    check(MPI_Comm_split(MPI_COMM_WORLD, wrank == 0 ? MPI_UNDEFINED : 1, 0, &und), "split undef");
+    check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, wrank, MPI_INFO_NULL, &st),
+          "split_type");
+    check(MPI_Comm_group(MPI_COMM_WORLD, &world), "group");
+    for (int i = 0; i < n; i++)
+        ev[i] = 2 * i;
+    check(MPI_Group_incl(world, n, ev, &evens), "incl");
+    check(MPI_Comm_create(MPI_COMM_WORLD, evens, &cr), "create");
+    cg = MPI_COMM_NULL;
+    if (wrank % 2 == 0)
+        check(MPI_Comm_create_group(MPI_COMM_WORLD, evens, 7, &cg), "create_group");
+    line("undefined split null=%d", und == MPI_COMM_NULL);
+    MPI_Comm cs[] = {MPI_COMM_WORLD, d, di, dd, s, st, cr, cg, und};
+    const char *names[] = {"world", "dup", "dupinfo", "idup", "split", "shared", "create",
+                           "cgroup", "undef"};
+    for (int i = 0; i < 9; i++) {
+        if (cs[i] == MPI_COMM_NULL) {
+            line("%s null", names[i]);
+            continue;
+        }
+        MPI_Comm_size(cs[i], &size);
+        MPI_Comm_rank(cs[i], &rank);
+        check(MPI_Comm_compare(MPI_COMM_WORLD, cs[i], &cmp), "compare");
+        int inter = -1;
+        MPI_Comm_test_inter(cs[i], &inter);
+        line("%s size %d rank %d compare %d inter %d", names[i], size, rank, cmp, inter);
+        colls(cs[i], names[i]);
+    }
+    check(MPI_Comm_compare(d, di, &cmp), "compare");
+    line("dup vs dupinfo %d", cmp);
+    for (int i = 1; i < 9; i++)
+        if (cs[i] != MPI_COMM_NULL)
+            check(MPI_Comm_free(&cs[i]), "free");
+    MPI_Group_free(&evens);
+    MPI_Group_free(&world);
+}
+
+static void errors(void)
+{
+    MPI_Comm d;
+    int x = 0, rv, cls;
+
+    check(MPI_Comm_dup(MPI_COMM_WORLD, &d), "dup");
+    check(MPI_Comm_set_errhandler(d, MPI_ERRORS_RETURN), "set_errhandler");
+    rv = MPI_Bcast(&x, 1, MPI_INT, wsize + 5, d);
+    MPI_Error_class(rv, &cls);
+    line("bad root on dup: error class %s", cls == MPI_ERR_ROOT ? "MPI_ERR_ROOT" : "other");
+    MPI_Comm_free(&d);
+}
+
+int main(int argc, char **argv)
+{
+    char *dir;
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    out = stdout;
+    if (opt(argc, argv, "--out-dir", &dir)) {
+        char path[4096];
+
+        snprintf(path, sizeof(path), "%s/rank.%d", dir, wrank);
+        if ((out = fopen(path, "w")) == NULL) {
+            perror(path);
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+    }
+    creation();
+    groups();
+    attributes();
+    errors();
+    fclose(out);
+    MPI_Finalize();
+    return 0;
+}
