@@ -121,8 +121,12 @@ check_PROGRAMS += tests/programs/comm_check
 tests_programs_comm_check_SOURCES = tests/programs/comm_check.c
 tests_programs_comm_check_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 tests_programs_comm_check_LDADD = $(MPI_LIBS)
-TESTS += tests/integration/comm_matrix.sh
-EXTRA_DIST += tests/integration/comm_matrix.sh
+check_PROGRAMS += tests/programs/recov_comm
+tests_programs_recov_comm_SOURCES = tests/programs/recov_comm.c
+tests_programs_recov_comm_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+tests_programs_recov_comm_LDADD = $(MPI_LIBS)
+TESTS += tests/integration/comm_matrix.sh tests/integration/recovery_comm.sh
+EXTRA_DIST += tests/integration/comm_matrix.sh tests/integration/recovery_comm.sh
 endif
 if ENABLE_TESTS
 TESTS += tests/integration/mpi4py.sh
