@@ -21,6 +21,8 @@ libencore_la_SOURCES += \
 	shim/mpi/coll_reduce.c \
 	shim/mpi/coll_bcast.c \
 	shim/mpi/coll_allgather.c \
+	shim/mpi/coll_scan.c \
+	shim/mpi/coll_rooted.c \
 	shim/mpi/gen/wrappers.c
 noinst_HEADERS += shim/mpi/mpi_layer.h shim/mpi/gen/entries.h
 EXTRA_DIST += shim/mpi/mpi.spec shim/mpi/gen_entries.py

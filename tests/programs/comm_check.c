@@ -187,6 +187,78 @@ static void colls(MPI_Comm c, const char *tag)
          (unsigned long long)digest(agv, sizeof(int) * 2 * (size_t)size));
 }
 
+/* Gather, Scatter, Alltoall (v and in-place forms), Reduce_scatter,
+ * Scan, Exscan on c. */
+static void more_colls(MPI_Comm c, const char *tag)
+{
+    int size, rank, root, cnt[64], dsp[64], rc[64], rd[64];
+    int sb[256], rb[256], x[8], y[8];
+
+    MPI_Comm_size(c, &size);
+    MPI_Comm_rank(c, &rank);
+    root = size / 2;
+    for (int i = 0; i < 256; i++)
+        sb[i] = wrank * 1000 + i;
+    memset(rb, 0xff, sizeof(rb));
+    check(MPI_Gather(sb, 2, MPI_INT, rb, 2, MPI_INT, root, c), "gather");
+    line("%s gather %016llx", tag, (unsigned long long)digest(rb, sizeof(rb)));
+    for (int i = 0; i < size; i++) {
+        cnt[i] = i % 3 + 1;
+        dsp[i] = 3 * (size - 1 - i);
+    }
+    memset(rb, 0xff, sizeof(rb));
+    check(MPI_Gatherv(sb, rank % 3 + 1, MPI_INT, rb, cnt, dsp, MPI_INT, root, c), "gatherv");
+    line("%s gatherv %016llx", tag, (unsigned long long)digest(rb, sizeof(rb)));
+    memset(rb, 0xff, sizeof(rb));
+    if (rank == root)
+        for (int i = 0; i < size; i++)
+            rb[2 * i] = rb[2 * i + 1] = 7 * i + wrank;
+    check(MPI_Gather(rank == root ? MPI_IN_PLACE : sb, 2, MPI_INT, rb, 2, MPI_INT, root, c),
+          "gather in place");
+    line("%s gather inplace %016llx", tag, (unsigned long long)digest(rb, sizeof(rb)));
+    memset(rb, 0xff, sizeof(rb));
+    check(MPI_Scatter(sb, 3, MPI_INT, rb, 3, MPI_INT, root, c), "scatter");
+    line("%s scatter %d %d %d %d", tag, rb[0], rb[1], rb[2], rb[3]);
+    memset(rb, 0xff, sizeof(rb));
+    check(MPI_Scatterv(sb, cnt, dsp, MPI_INT, rb, rank % 3 + 1, MPI_INT, root, c), "scatterv");
+    line("%s scatterv %d %d %d %d", tag, rb[0], rb[1], rb[2], rb[3]);
+    memset(rb, 0xff, sizeof(rb));
+    check(MPI_Alltoall(sb, 2, MPI_INT, rb, 2, MPI_INT, c), "alltoall");
+    line("%s alltoall %016llx", tag, (unsigned long long)digest(rb, sizeof(rb)));
+    for (int i = 0; i < size; i++) {
+        rc[i] = (i + rank) % 3;
+        rd[i] = 2 * i;
+        cnt[i] = (rank + i) % 3;
+        dsp[i] = 3 * i;
+    }
+    memset(rb, 0xff, sizeof(rb));
+    check(MPI_Alltoallv(sb, cnt, dsp, MPI_INT, rb, rc, rd, MPI_INT, c), "alltoallv");
+    line("%s alltoallv %016llx", tag, (unsigned long long)digest(rb, sizeof(rb)));
+    for (int i = 0; i < 2 * size; i++)
+        rb[i] = wrank * 10 + i;
+    check(MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, rb, 2, MPI_INT, c), "alltoall ip");
+    line("%s alltoall inplace %016llx", tag,
+         (unsigned long long)digest(rb, sizeof(int) * 2 * (size_t)size));
+    for (int i = 0; i < size; i++)
+        cnt[i] = i % 2 + 1;
+    memset(rb, 0xff, sizeof(rb));
+    check(MPI_Reduce_scatter(sb, rb, cnt, MPI_INT, MPI_SUM, c), "reduce_scatter");
+    line("%s reduce_scatter %d %d %d", tag, rb[0], rb[1], rb[2]);
+    memset(rb, 0xff, sizeof(rb));
+    check(MPI_Reduce_scatter_block(sb, rb, 2, MPI_INT, MPI_MAX, c), "reduce_scatter_block");
+    line("%s reduce_scatter_block %d %d %d", tag, rb[0], rb[1], rb[2]);
+    for (int i = 0; i < 8; i++)
+        x[i] = wrank * 3 + i;
+    memset(y, 0xff, sizeof(y));
+    check(MPI_Scan(x, y, 8, MPI_INT, MPI_SUM, c), "scan");
+    line("%s scan %d %d", tag, y[0], y[7]);
+    memset(y, 0xff, sizeof(y));
+    check(MPI_Exscan(x, y, 8, MPI_INT, MPI_SUM, c), "exscan");
+    line("%s exscan %d %d", tag, rank == 0 ? 0 : y[0], rank == 0 ? 0 : y[7]);
+    check(MPI_Scan(MPI_IN_PLACE, x, 8, MPI_INT, MPI_PROD, c), "scan ip");
+    line("%s scan inplace %d %d", tag, x[0], x[7]);
+}
+
 static int opt(int argc, char **argv, const char *name, char **val)
 {
     for (int i = 1; i + 1 < argc; i++)
@@ -236,6 +308,7 @@ static void creation(void)
         MPI_Comm_test_inter(cs[i], &inter);
         line("%s size %d rank %d compare %d inter %d", names[i], size, rank, cmp, inter);
         colls(cs[i], names[i]);
+        more_colls(cs[i], names[i]);
     }
     check(MPI_Comm_compare(d, di, &cmp), "compare");
     line("dup vs dupinfo %d", cmp);
