@@ -1,5 +1,5 @@
 #!/bin/sh
-# recovery.sh - what recovery costs, measured in one run (issue: retry-one).
+# recovery.sh - what retry-one recovery costs, measured in one run.
 #
 #   1. recovery time: from a rank's death to the survivors resuming in the
 #      new epoch (tracker: death notice -> RESUME; excludes the restarted

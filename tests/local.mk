@@ -1,5 +1,10 @@
 # tests: Criterion unit tests (tests/unit) and real-job integration tests
-# (tests/integration, programs in tests/programs).
+# (tests/integration, programs in tests/programs).  Every integration script
+# sources tests/integration/lib.sh, the one helper library, and finds the
+# build through this environment.
+AM_TESTS_ENVIRONMENT = top_builddir=$(top_builddir) top_srcdir=$(top_srcdir) \
+	MPI4PY_PYTHON=$(MPI4PY_PYTHON); export top_builddir top_srcdir MPI4PY_PYTHON;
+EXTRA_DIST += tests/integration/lib.sh
 if ENABLE_TESTS
 unit_ldadd = libenccore.la $(CRITERION_LIBS)
 unit_cflags = $(AM_CFLAGS) $(CRITERION_CFLAGS)
@@ -8,6 +13,12 @@ TESTS += tests/unit/test_topo
 tests_unit_test_topo_SOURCES = tests/unit/test_topo.c
 tests_unit_test_topo_CFLAGS = $(unit_cflags)
 tests_unit_test_topo_LDADD = $(unit_ldadd)
+
+check_PROGRAMS += tests/unit/test_tunables
+TESTS += tests/unit/test_tunables
+tests_unit_test_tunables_SOURCES = tests/unit/test_tunables.c
+tests_unit_test_tunables_CFLAGS = $(unit_cflags)
+tests_unit_test_tunables_LDADD = $(unit_ldadd)
 
 check_PROGRAMS += tests/unit/test_reduce
 TESTS += tests/unit/test_reduce
@@ -55,12 +66,13 @@ tests_unit_test_sock_LDADD = $(unit_ldadd)
 # tracker / launcher (control plane)
 check_PROGRAMS += tests/unit/test_tracker
 TESTS += tests/unit/test_tracker
-tests_unit_test_tracker_SOURCES = tests/unit/test_tracker.c
+tests_unit_test_tracker_SOURCES = tests/unit/test_tracker.c shim/tracker_client/tclient.c
+tests_unit_test_tracker_CPPFLAGS = $(RUN_CPPFLAGS)
 tests_unit_test_tracker_CFLAGS = $(unit_cflags)
 tests_unit_test_tracker_LDADD = libenctracker.la $(unit_ldadd)
 
 check_PROGRAMS += tests/programs/fake_rank
-tests_programs_fake_rank_SOURCES = tests/programs/fake_rank.c
+tests_programs_fake_rank_SOURCES = tests/programs/fake_rank.c shim/tracker_client/tclient.c
 tests_programs_fake_rank_LDADD = libenccore.la
 TESTS += tests/integration/launcher_basic.sh
 EXTRA_DIST += tests/integration/launcher_basic.sh
@@ -77,7 +89,7 @@ tests_programs_send_on_world_LDADD = $(MPI_LIBS)
 TESTS += tests/integration/passthrough.sh tests/integration/unsupported_call.sh
 EXTRA_DIST += tests/integration/passthrough.sh tests/integration/unsupported_call.sh
 
-# Retry-one recovery (issue 3): unmodified MPI programs killed under encore-run.
+# Retry-one recovery: unmodified MPI programs killed under encore-run.
 if ENABLE_TESTS
 check_PROGRAMS += tests/programs/recov_iter tests/programs/recov_ckpt
 tests_programs_recov_iter_SOURCES = tests/programs/recov_iter.c
@@ -92,7 +104,7 @@ TESTS += tests/integration/recovery_kill.sh tests/integration/recovery_stop.sh \
 	tests/integration/recovery_fail.sh tests/integration/recovery_overlap.sh \
 	tests/integration/recovery_random.sh tests/integration/recovery_ckpt.sh \
 	tests/integration/recovery_log.sh
-EXTRA_DIST += tests/integration/recovery_lib.sh tests/integration/recovery_kill.sh \
+EXTRA_DIST += tests/integration/recovery_kill.sh \
 	tests/integration/recovery_stop.sh tests/integration/recovery_fail.sh \
 	tests/integration/recovery_overlap.sh tests/integration/recovery_random.sh \
 	tests/integration/recovery_ckpt.sh tests/integration/recovery_log.sh
@@ -104,18 +116,27 @@ TESTS += tests/integration/tracker_standalone.sh
 EXTRA_DIST += tests/integration/tracker_standalone.sh
 endif
 
+# Start-up checks (every option, every ENCORE_* variable) and scale (many
+# ranks on one host, file limits, peak memory in the summary).
+if ENABLE_TESTS
+check_PROGRAMS += tests/programs/scale_loop
+tests_programs_scale_loop_SOURCES = tests/programs/scale_loop.c
+tests_programs_scale_loop_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+tests_programs_scale_loop_LDADD = $(MPI_LIBS)
+TESTS += tests/integration/config_check.sh tests/integration/scale_ranks.sh
+EXTRA_DIST += tests/integration/config_check.sh tests/integration/scale_ranks.sh
+endif
+
 # Integration: coll_check / mpi4py / junk peers against native Open MPI.
 # The programs are plain MPI programs (not linked with libencore: encore-run
-# preloads it).  Scripts find the build through this environment.
+# preloads it).
 if ENABLE_TESTS
-AM_TESTS_ENVIRONMENT = top_builddir=$(top_builddir) top_srcdir=$(top_srcdir) \
-	MPI4PY_PYTHON=$(MPI4PY_PYTHON); export top_builddir top_srcdir MPI4PY_PYTHON;
 check_PROGRAMS += tests/programs/coll_check
 tests_programs_coll_check_SOURCES = tests/programs/coll_check.c
 tests_programs_coll_check_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 tests_programs_coll_check_LDADD = $(MPI_LIBS)
 TESTS += tests/integration/coll_matrix.sh
-EXTRA_DIST += tests/integration/lib.sh tests/integration/coll_matrix.sh
+EXTRA_DIST += tests/integration/coll_matrix.sh
 # Communicators derived from the world (issue 10).
 check_PROGRAMS += tests/programs/comm_check
 tests_programs_comm_check_SOURCES = tests/programs/comm_check.c
@@ -141,10 +162,18 @@ TESTS += tests/integration/junk_peers.sh
 EXTRA_DIST += tests/integration/junk_peers.sh tests/integration/junk_client.py
 endif
 
-# Fortran (issue 4): mpif.h, use mpi and use mpi_f08 programs under encore-run;
+# Fortran: mpif.h, use mpi and use mpi_f08 programs under encore-run;
 # built by the scripts with configure's MPIFC, skipped (77) without Fortran.
 TESTS += tests/integration/fortran_collectives.sh tests/integration/fortran_recovery.sh \
 	tests/integration/fortran_checkpoint.sh
-EXTRA_DIST += tests/integration/fortran_lib.sh tests/integration/fortran_collectives.sh \
+EXTRA_DIST += tests/integration/fortran_collectives.sh \
 	tests/integration/fortran_recovery.sh tests/integration/fortran_checkpoint.sh \
 	tests/programs/fortran_coll.F90 tests/programs/fortran_ckpt.f90
+
+# Multi-host test infrastructure (issue 9): network-namespace hosts on a
+# private bridge, and a real Slurm cluster (slurmctld + slurmd in namespaces)
+# started and stopped by the test; both skip (77) when not root.
+TESTS += tests/integration/netns_selftest.sh
+EXTRA_DIST += tests/integration/netns_lib.sh tests/integration/netns_selftest.sh
+TESTS += tests/integration/slurm_selftest.sh
+EXTRA_DIST += tests/integration/slurm_lib.sh tests/integration/slurm_selftest.sh

@@ -3,10 +3,14 @@ libenccore_la_SOURCES += \
 	shim/core/status.c \
 	shim/core/log.c \
 	shim/core/clock.c \
+	shim/core/parse.c \
+	shim/core/limits.c \
 	shim/core/tunables.c
 noinst_HEADERS += \
 	shim/core/status.h \
 	shim/core/log.h \
 	shim/core/clock.h \
+	shim/core/parse.h \
+	shim/core/limits.h \
 	shim/core/tunables.h
 EXTRA_DIST += shim/core/tunables.def

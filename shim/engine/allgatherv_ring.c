@@ -9,16 +9,17 @@
 
 #include "engine/coll.h"
 #include "engine/state.h"
+#include "topo/topo.h"
 
 static int mod(int a, int n) { return ((a % n) + n) % n; }
 
-int enc_allgatherv_ring(struct enc_coll *co)
+enc_status_t enc_allgatherv_ring(struct enc_coll *co)
 {
     int n = co->n;
     int pos = enc_topo_pos(co->ring, n, co->me);
     int next = co->ring[mod(pos + 1, n)], prev = co->ring[mod(pos - 1, n)];
     uint8_t *base = co->recvbuf;
-    int rv;
+    enc_status_t rv;
 
     for (int k = 0; k < n - 1; k++) {
         int s = co->ring[mod(pos - k, n)], r = co->ring[mod(pos - k - 1, n)];

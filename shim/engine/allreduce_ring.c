@@ -12,6 +12,7 @@
 #include "engine/coll.h"
 #include "engine/scratch.h"
 #include "engine/state.h"
+#include "topo/topo.h"
 
 struct ring {
     int n, pos, next, prev;
@@ -33,7 +34,7 @@ static size_t block_len(const struct enc_coll *co, const struct ring *g, int b)
 
 static int mod(int a, int n) { return ((a % n) + n) % n; }
 
-static int exchange(struct enc_coll *co, const struct ring *g, int sblk, int rblk, void *rbuf)
+static enc_status_t exchange(struct enc_coll *co, const struct ring *g, int sblk, int rblk, void *rbuf)
 {
     uint8_t *base = co->recvbuf;
     struct enc_xfer x[2] = {
@@ -45,12 +46,12 @@ static int exchange(struct enc_coll *co, const struct ring *g, int sblk, int rbl
     return enc_xfer_run(x, 2, &co->ctx);
 }
 
-int enc_allreduce_ring(struct enc_coll *co)
+enc_status_t enc_allreduce_ring(struct enc_coll *co)
 {
     struct ring g = {.n = co->n, .esz = co->r->elem_size};
     uint8_t *base = co->recvbuf;
     void *tmp;
-    int rv;
+    enc_status_t rv;
 
     g.pos = enc_topo_pos(co->ring, g.n, co->me);
     g.next = co->ring[mod(g.pos + 1, g.n)];

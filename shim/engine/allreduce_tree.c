@@ -15,8 +15,9 @@
 #include "engine/coll.h"
 #include "engine/scratch.h"
 #include "engine/state.h"
+#include "topo/topo.h"
 
-static int gather_children(struct enc_coll *co, const struct enc_tree_node *t, uint8_t *tmp)
+static enc_status_t gather_children(struct enc_coll *co, const struct enc_tree_node *t, uint8_t *tmp)
 {
     struct enc_xfer x[ENC_TREE_MAX_CHILDREN];
 
@@ -44,10 +45,11 @@ static void combine(struct enc_coll *co, const struct enc_tree_node *t, uint8_t 
     }
 }
 
-static int up_and_down(struct enc_coll *co, const struct enc_tree_node *t)
+static enc_status_t up_and_down(struct enc_coll *co, const struct enc_tree_node *t)
 {
     struct enc_xfer x[ENC_TREE_MAX_CHILDREN];
-    int n = 0, rv;
+    enc_status_t rv;
+    int n = 0;
 
     if (t->parent >= 0) {
         x[0] = enc_xfer_send(t->parent, co->recvbuf, co->bytes);
@@ -62,12 +64,12 @@ static int up_and_down(struct enc_coll *co, const struct enc_tree_node *t)
     return enc_xfer_run(x, n, &co->ctx);
 }
 
-int enc_allreduce_tree(struct enc_coll *co)
+enc_status_t enc_allreduce_tree(struct enc_coll *co)
 {
     const int *order = co->r && !co->r->commutative ? co->order : co->ring;
     struct enc_tree_node t;
     uint8_t *tmp;
-    int rv;
+    enc_status_t rv;
 
     enc_topo_tree(order, co->n, order[0], co->me, &t);
     tmp = enc_scratch_get(ENC_SCRATCH_ALGO, (size_t)t.nchildren * co->bytes);

@@ -9,14 +9,14 @@
 
 #include "engine/coll.h"
 #include "engine/state.h"
+#include "topo/topo.h"
 
-int enc_bcast_tree(struct enc_coll *co)
+enc_status_t enc_bcast_tree(struct enc_coll *co)
 {
     struct enc_xfer x[ENC_TREE_MAX_CHILDREN + 1];
     struct enc_tree_node t;
     const size_t *ready = NULL;
-    size_t saved = enc_xfer_max_frame;
-    int n = 0, rv;
+    int n = 0;
 
     enc_topo_tree(co->ring, co->n, co->root, co->me, &t);
     if (t.parent >= 0) {
@@ -27,10 +27,8 @@ int enc_bcast_tree(struct enc_coll *co)
     for (int i = 0; i < t.nchildren; i++) {
         x[n] = enc_xfer_send(t.children[i], co->recvbuf, co->bytes);
         x[n].limit = ready;
+        x[n].max_frame = enc_eng.bcast_segment; /* forward segment by segment */
         n++;
     }
-    enc_xfer_max_frame = ENC_MIN(enc_eng.bcast_segment, saved);
-    rv = enc_xfer_run(x, n, &co->ctx);
-    enc_xfer_max_frame = saved;
-    return rv;
+    return enc_xfer_run(x, n, &co->ctx);
 }

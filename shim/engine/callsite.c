@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine/state.h"
+#include "engine/layer.h"
 
 static pthread_mutex_t dwfl_lock = PTHREAD_MUTEX_INITIALIZER;
 static Dwfl *dwfl;
@@ -40,7 +40,7 @@ static Dwfl *session(void)
 }
 
 /* file:line of the call instruction (the byte before the return address). */
-static int dwarf_line(uintptr_t ret, char *out, size_t cap)
+static bool dwarf_line(uintptr_t ret, char *out, size_t cap)
 {
     Dwfl *d = session();
     Dwfl_Module *mod = d ? dwfl_addrmodule(d, ret - 1) : NULL;
@@ -49,16 +49,16 @@ static int dwarf_line(uintptr_t ret, char *out, size_t cap)
     int lineno = 0;
 
     if (line == NULL || (file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL)) == NULL)
-        return 0;
+        return false;
     base = strrchr(file, '/');
     fn = dwfl_module_addrname(mod, ret - 1);
     snprintf(out, cap, "%s:%d%s%s", base ? base + 1 : file, lineno, fn ? " " : "",
              fn ? fn : "");
-    return 1;
+    return true;
 }
 
-int enc_callsite_module(const void *site, char *mod, size_t cap, uint64_t *off,
-                        const char **sym)
+bool enc_callsite_module(const void *site, char *mod, size_t cap, uint64_t *off,
+                         const char **sym)
 {
     Dl_info info;
     const char *base;
@@ -68,14 +68,14 @@ int enc_callsite_module(const void *site, char *mod, size_t cap, uint64_t *off,
     if (sym != NULL)
         *sym = NULL;
     if (site == NULL || dladdr(site, &info) == 0 || info.dli_fname == NULL)
-        return 0;
+        return false;
     base = strrchr(info.dli_fname, '/');
     base = base ? base + 1 : info.dli_fname;
     snprintf(mod, cap, "%s", *base ? base : "main");
     *off = (uint64_t)((uintptr_t)site - (uintptr_t)info.dli_fbase);
     if (sym != NULL)
         *sym = info.dli_sname;
-    return 1;
+    return true;
 }
 
 static void module_offset(const void *site, char *out, size_t cap)

@@ -2,10 +2,11 @@
  * coll.c - the collective dispatcher.
  *
  * Every collective, on every rank, gets the next sequence number and runs
- * here: fault injection, tracker events, replay from the log while this
- * rank is behind, the choice of algorithm (count 0 and one rank are handled
- * before any algorithm), recovery and re-run when a peer fails, and the
- * result log.  Algorithms only move and combine bytes.
+ * here: fault injection, tracker events, the choice of algorithm (count 0
+ * and one rank are handled before any algorithm), and re-run after a peer
+ * failure.  The registered layer (engine/layer.h) wraps each call: replay
+ * while behind, regroup after a failure, record after the result.
+ * Algorithms only move and combine bytes.
  */
 #include "enc.h"
 
@@ -16,7 +17,7 @@
 #include "engine/group.h"
 #include "engine/scratch.h"
 #include "engine/state.h"
-#include "recovery/recovery.h"
+#include "reduce/reduce.h"
 
 const char *enc_coll_kind_name(int kind)
 {
@@ -42,8 +43,7 @@ int enc_coll_what(const struct enc_callsig *sig)
 uint32_t enc_callsig_check(const struct enc_callsig *sig)
 {
     uint64_t h = 1469598103934665603ull;
-    uint64_t v[5] = {(uint64_t)enc_coll_what(sig), sig->count, sig->dtype, sig->op,
-                     (uint64_t)(int64_t)sig->root};
+    uint64_t v[5] = {(uint64_t)enc_coll_what(sig), sig->count, sig->dtype, sig->op, (uint64_t)(int64_t)sig->root};
 
     for (size_t i = 0; i < ENC_ARRAY_SIZE(v); i++) {
         h ^= v[i];
@@ -54,7 +54,7 @@ uint32_t enc_callsig_check(const struct enc_callsig *sig)
 
 /* Puts this rank's input where the algorithm expects it; keeps in-place
  * input so the collective can be re-run after a failure. */
-static int prepare(struct enc_coll *co)
+static enc_status_t prepare(struct enc_coll *co)
 {
     void *save;
 
@@ -70,8 +70,8 @@ static int prepare(struct enc_coll *co)
         memcpy(co->recvbuf, co->sendbuf, co->bytes);
         return ENC_OK;
     }
-    if (!enc_eng.recovery)
-        return ENC_OK;
+    if (enc_eng.ops == NULL || enc_eng.ops->recover == NULL)
+        return ENC_OK; /* no re-run without a layer to regroup */
     if ((save = enc_scratch_get(ENC_SCRATCH_SAVE, co->bytes)) == NULL)
         return ENC_ERR_NOMEM;
     memcpy(save, co->recvbuf, co->bytes);
@@ -90,8 +90,6 @@ static enc_algo_fn choose(const struct enc_coll *co)
     case ENC_COLL_BARRIER:
     case ENC_COLL_FINALIZE:
         return enc_allreduce_tree;
-    case ENC_COLL_CHECKPOINT:
-        return enc_ckpt_exchange;
     default:
         if (co->r->commutative && co->bytes > enc_eng.tree_max_bytes &&
             co->count >= (size_t)co->n * enc_eng.ring_min_count)
@@ -100,28 +98,43 @@ static enc_algo_fn choose(const struct enc_coll *co)
     }
 }
 
-static int run_once(struct enc_coll *co)
+bool enc_coll_behind(uint64_t seq)
 {
-    int rv;
+    const struct enc_engine_ops *ops = enc_eng.ops;
+
+    return ops && ops->behind && ops->replay && ops->behind(enc_eng.ops_ctx, seq);
+}
+
+static enc_status_t run_once(struct enc_coll *co, bool replaying)
+{
+    enc_status_t rv;
 
     if ((rv = enc_engine_poll_tracker()) != ENC_OK)
         return rv;
-    if (enc_eng.seq < enc_eng.replay_until)
-        return enc_replay(co);
+    if (replaying)
+        return enc_eng.ops->replay(enc_eng.ops_ctx, co);
     return enc_coll_live(co);
 }
 
-int enc_coll_live(struct enc_coll *co)
+enc_status_t enc_coll_live(struct enc_coll *co)
 {
-    int rv;
+    enc_status_t rv;
 
     if ((rv = prepare(co)) != ENC_OK)
         return rv;
     if (co->n == 1 || (co->bytes == 0 && co->sig->kind != ENC_COLL_BARRIER &&
-                              co->sig->kind != ENC_COLL_FINALIZE &&
-                              co->sig->kind != ENC_COLL_CHECKPOINT))
+                              co->sig->kind != ENC_COLL_FINALIZE && !co->layer))
         return ENC_OK;
+    if (co->layer)
+        return enc_eng.ops->exchange(enc_eng.ops_ctx, co);
     return choose(co)(co);
+}
+
+static uint32_t layer_version(void)
+{
+    const struct enc_engine_ops *ops = enc_eng.ops;
+
+    return ops && ops->version ? ops->version(enc_eng.ops_ctx) : 0;
 }
 
 void enc_coll_result_pack(const struct enc_coll *co, void *dst)
@@ -144,22 +157,23 @@ void enc_coll_result_unpack(struct enc_coll *co, const void *src)
     }
 }
 
-void enc_coll_log_finished(const struct enc_coll *co, double t0, int replayed)
+void enc_coll_log_finished(const struct enc_coll *co, double t0, bool replayed)
 {
     char site[160];
 
     if (enc_log_level() < ENC_LOG_INFO)
         return;
     enc_callsite_format(co->sig->site, site, sizeof(site));
-    ENC_INFO("coll", "%s (%s#%llux%s) %s version %d, seq %llu, %.6f s",
-             enc_coll_kind_name(enc_coll_what(co->sig)), site, (unsigned long long)co->sig->count,
+    ENC_INFO("coll", "%s (%s#%llux%s) %s version %u, seq %llu, %.6f s",
+             enc_coll_kind_name(enc_coll_what(co->sig)), site,
+             (unsigned long long)co->sig->count,
              co->sig->dtype < ENC_T_COUNT ? enc_type_name((enum enc_type)co->sig->dtype)
                                           : "B",
-             replayed ? "replayed" : "finished", encore_version(),
+             replayed ? "replayed" : "finished", layer_version(),
              (unsigned long long)co->ctx.seq, enc_now_s() - t0);
 }
 
-void enc_coll_fail(const struct enc_coll *co, int rv)
+__attribute__((noreturn)) static void fail(const struct enc_coll *co, enc_status_t rv)
 {
     char msg[256], site[160];
 
@@ -171,11 +185,24 @@ void enc_coll_fail(const struct enc_coll *co, int rv)
     enc_engine_abort(1, msg);
 }
 
-/* Runs one collective to completion, recovering from peer failures. */
-int enc_run_coll(struct enc_coll *co)
+void enc_coll_recover_or_fail(const struct enc_coll *co, enc_status_t rv)
 {
+    const struct enc_engine_ops *ops = enc_eng.ops;
+
+    if (!(ENC_IS_PEER_FAILURE(rv) || rv == ENC_ERR_PROTO) || ops == NULL ||
+        ops->recover == NULL)
+        fail(co, rv);
+    if ((rv = ops->recover(enc_eng.ops_ctx)) != ENC_OK)
+        fail(co, rv);
+}
+
+/* Runs one collective to completion, re-running it after peer failures. */
+enc_status_t enc_coll_run(struct enc_coll *co)
+{
+    const struct enc_engine_ops *ops = enc_eng.ops;
     double t0 = enc_now_s();
-    int rv, replayed;
+    enc_status_t rv;
+    bool replayed;
 
     if (!enc_eng.active && co->sig->kind != ENC_COLL_FINALIZE)
         return ENC_ERR_STATE;
@@ -187,44 +214,39 @@ int enc_run_coll(struct enc_coll *co)
     co->order = enc_eng.identity;
     enc_inject_check();
     co->ctx.check = enc_callsig_check(co->sig);
-    if (enc_eng.recovery)
-        enc_coll_site(co);
+    if (ops && ops->begin)
+        ops->begin(enc_eng.ops_ctx, co);
     for (;;) {
         co->ctx.seq = enc_eng.seq;
-        co->replayed = replayed = enc_eng.seq < enc_eng.replay_until;
-        if ((rv = run_once(co)) == ENC_OK)
+        co->replayed = replayed = enc_coll_behind(enc_eng.seq);
+        if ((rv = run_once(co, replayed)) == ENC_OK)
             break;
-        if (!(ENC_IS_PEER_FAILURE(rv) || rv == ENC_ERR_PROTO) || !enc_eng.recovery)
-            enc_coll_fail(co, rv);
-        if ((rv = enc_recover()) != ENC_OK)
-            enc_coll_fail(co, rv);
+        enc_coll_recover_or_fail(co, rv);
     }
-    enc_reclog_record(co); /* a replayed result re-fills this rank's share */
-    if (!replayed && co->sig->kind != ENC_COLL_BCAST)
-        enc_reclog_all_done_below(co->ctx.seq); /* everyone entered this one */
+    if (ops && ops->record)
+        (void)ops->record(enc_eng.ops_ctx, co, replayed);
     enc_eng.seq++;
     enc_tclient_set_progress(enc_eng.tc, enc_eng.seq);
     enc_coll_log_finished(co, t0, replayed);
     return ENC_OK;
 }
 
-int enc_allreduce(const void *sendbuf, void *recvbuf, size_t count,
-                  const struct enc_reducer *r, const struct enc_callsig *sig)
+enc_status_t enc_allreduce(const void *sendbuf, void *recvbuf, size_t count,
+                           const struct enc_reducer *r, const struct enc_callsig *sig)
 {
     struct enc_coll co = {.sig = sig, .sendbuf = sendbuf, .recvbuf = recvbuf, .count = count,
                           .bytes = count * r->elem_size, .r = r, .root = -1};
 
     co.result = recvbuf;
-    return enc_run_coll(&co);
+    return enc_coll_run(&co);
 }
 
-int enc_reduce(const void *sendbuf, void *recvbuf, size_t count,
-               const struct enc_reducer *r, int root, const struct enc_callsig *sig)
+enc_status_t enc_reduce(const void *sendbuf, void *recvbuf, size_t count,
+                        const struct enc_reducer *r, int root, const struct enc_callsig *sig)
 {
     size_t bytes = count * r->elem_size;
     struct enc_coll co = {.sig = sig, .sendbuf = sendbuf, .count = count, .bytes = bytes,
                           .r = r, .root = root};
-    int rv;
 
     /* Reduce runs as an allreduce so every rank holds (and logs) the
      * result: a restarted root can then be answered by any survivor. */
@@ -237,29 +259,28 @@ int enc_reduce(const void *sendbuf, void *recvbuf, size_t count,
             return ENC_ERR_INVAL;
     }
     co.result = co.recvbuf;
-    rv = enc_run_coll(&co);
-    return rv;
+    return enc_coll_run(&co);
 }
 
-int enc_bcast(void *buf, size_t bytes, int root, const struct enc_callsig *sig)
+enc_status_t enc_bcast(void *buf, size_t bytes, int root, const struct enc_callsig *sig)
 {
     struct enc_coll co = {.sig = sig, .recvbuf = buf, .bytes = bytes, .root = root,
                           .result = buf};
 
-    return enc_run_coll(&co);
+    return enc_coll_run(&co);
 }
 
-int enc_barrier(const struct enc_callsig *sig)
+enc_status_t enc_barrier(const struct enc_callsig *sig)
 {
-    static const struct enc_reducer none = {.elem_size = 1, .commutative = 1};
+    static const struct enc_reducer none = {.elem_size = 1, .commutative = true};
     struct enc_coll co = {.sig = sig, .r = &none, .root = -1};
 
-    return enc_run_coll(&co);
+    return enc_coll_run(&co);
 }
 
-int enc_allgatherv(const void *sendbuf, size_t sendbytes, void *recvbuf,
-                   const size_t *recvbytes, const size_t *displs,
-                   const struct enc_callsig *sig)
+enc_status_t enc_allgatherv(const void *sendbuf, size_t sendbytes, void *recvbuf,
+                            const size_t *recvbytes, const size_t *displs,
+                            const struct enc_callsig *sig)
 {
     struct enc_coll co = {.sig = sig, .sendbuf = sendbuf, .recvbuf = recvbuf,
                           .recvbytes = recvbytes, .displs = displs, .root = -1,
@@ -274,5 +295,14 @@ int enc_allgatherv(const void *sendbuf, size_t sendbytes, void *recvbuf,
     }
     for (int i = 0; i < enc_group_my_size(sig->grp); i++)
         co.bytes += recvbytes[i];
-    return enc_run_coll(&co);
+    return enc_coll_run(&co);
+}
+
+enc_status_t enc_layer_coll(const struct enc_callsig *sig)
+{
+    struct enc_coll co = {.sig = sig, .root = -1, .layer = true};
+
+    if (enc_eng.ops == NULL || enc_eng.ops->exchange == NULL)
+        return ENC_ERR_STATE;
+    return enc_coll_run(&co);
 }

@@ -1,10 +1,13 @@
 /*
- * coll.h - one collective call as the dispatcher and the algorithms see it
- * (private to the engine and recovery).
+ * coll.h - one collective call as the dispatcher, the algorithms and the
+ * layer above the engine (engine/layer.h) see it.
  */
 #ifndef ENC_ENGINE_COLL_H
 #define ENC_ENGINE_COLL_H
 
+#include <stdbool.h>
+
+#include "core/status.h"
 #include "engine/engine.h"
 #include "engine/xfer.h"
 
@@ -15,7 +18,7 @@ struct enc_coll {
     int n, me;
     const int *ring;            /* ranks in locality order */
     const int *order;           /* ranks in rank order (identity) */
-    int replayed;               /* out: answered from the log */
+    bool replayed;              /* out: answered from the log */
     const void *sendbuf;        /* NULL: in place */
     void *recvbuf;
     size_t count;               /* elements (allreduce, reduce) */
@@ -27,47 +30,34 @@ struct enc_coll {
     /* The full result, identical on every rank, once the algorithm ran:
      * where it lives and how it maps to the caller's buffer. */
     void *result;
-    struct enc_ckpt *ckpt;      /* checkpoint being taken (ENC_COLL_CHECKPOINT) */
-    /* call site as module + offset, and its occurrence number while the
-     * bootstrap phase lasts (recovery/sigrec.c fills them once per call) */
-    uint64_t site_off;
-    char site_mod[40];
-    uint32_t occ;
-    int bootstrap;
+    bool layer;                 /* run by the layer's exchange op */
 };
 
-/* Fills co->site_* / occ / bootstrap (recovery/sigrec.c). */
-void enc_coll_site(struct enc_coll *co);
-
-struct enc_ckpt; /* recovery/ckpt.h */
-
-/* Runs one collective to completion (replay, recovery, logging included). */
-int enc_run_coll(struct enc_coll *co);
 /* Runs it live in the current epoch: input in place, trivial cases, then
  * the algorithm (coll.c; the world and group dispatchers share it). */
-int enc_coll_live(struct enc_coll *co);
+enc_status_t enc_coll_live(struct enc_coll *co);
 /* Collectives on communicators derived from the world (group_coll.c). */
-int enc_group_run(struct enc_coll *co);
+enc_status_t enc_group_run(struct enc_coll *co);
 /* Kind of the call in logs and signatures: sig->what, else sig->kind. */
 int enc_coll_what(const struct enc_callsig *sig);
 /* "allreduce (site) ... finished" at ENCORE_LOG=info. */
-void enc_coll_log_finished(const struct enc_coll *co, double t0, int replayed);
-/* A collective cannot complete: ends the job with one line. */
-void enc_coll_fail(const struct enc_coll *co, int rv) __attribute__((noreturn));
+void enc_coll_log_finished(const struct enc_coll *co, double t0, bool replayed);
+/* A peer failure the layer can regroup from; anything else ends the job
+ * with one line. */
+void enc_coll_recover_or_fail(const struct enc_coll *co, enc_status_t rv);
 /* Packs an allgatherv result block after block / spreads it back. */
 void enc_coll_result_pack(const struct enc_coll *co, void *dst);
 void enc_coll_result_unpack(struct enc_coll *co, const void *src);
 
 /* Algorithms: one per file, one signature.  They run in the current epoch
  * and return ENC_OK or the first failure. */
-typedef int (*enc_algo_fn)(struct enc_coll *co);
+typedef enc_status_t (*enc_algo_fn)(struct enc_coll *co);
 
-int enc_allreduce_tree(struct enc_coll *co);      /* allreduce_tree.c */
-int enc_allreduce_ring(struct enc_coll *co);      /* allreduce_ring.c */
-int enc_bcast_tree(struct enc_coll *co);          /* bcast_tree.c */
-int enc_bcast_sync(struct enc_coll *co);          /* bcast_sync.c */
-int enc_allgatherv_ring(struct enc_coll *co);     /* allgatherv_ring.c */
-int enc_ckpt_exchange(struct enc_coll *co);       /* recovery/ckpt_exchange.c */
+enc_status_t enc_allreduce_tree(struct enc_coll *co);  /* allreduce_tree.c */
+enc_status_t enc_allreduce_ring(struct enc_coll *co);  /* allreduce_ring.c */
+enc_status_t enc_bcast_tree(struct enc_coll *co);      /* bcast_tree.c */
+enc_status_t enc_bcast_sync(struct enc_coll *co);      /* bcast_sync.c */
+enc_status_t enc_allgatherv_ring(struct enc_coll *co); /* allgatherv_ring.c */
 
 /* 32-bit digest of the arguments every rank must agree on. */
 uint32_t enc_callsig_check(const struct enc_callsig *sig);

@@ -2,9 +2,9 @@
  * engine.h - encore's collective engine on the encore world (MPI-free).
  *
  * The MPI layer (shim/mpi) converts MPI arguments into these calls; the
- * engine moves bytes over authenticated TCP links, reduces with a
- * struct enc_reducer, and (with recovery on) logs every result so a
- * restarted rank can be answered from the survivors.
+ * engine moves bytes over authenticated TCP links and reduces with a
+ * struct enc_reducer.  Recovery (shim/recovery) is a layer above it that
+ * registers its ops (engine/layer.h) before enc_engine_init().
  *
  * All functions return ENC_OK or a negative status.  A failure the job
  * cannot survive is reported to the tracker by the engine itself (the job
@@ -14,9 +14,11 @@
 #ifndef ENC_ENGINE_ENGINE_H
 #define ENC_ENGINE_ENGINE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/status.h"
 #include "reduce/reduce.h"
 
 enum enc_coll_kind {
@@ -70,7 +72,7 @@ struct enc_callsig {
 /* How elements are combined. */
 struct enc_reducer {
     size_t elem_size;       /* bytes per element */
-    int commutative;        /* 0: combine strictly in rank order */
+    bool commutative;       /* false: combine strictly in rank order */
     /* inout[i] = in[i] op inout[i] for n elements; in is the lower rank's. */
     void (*apply)(const struct enc_reducer *r, const void *in, void *inout, size_t n);
     enc_kernel_fn kernel;   /* predefined op: used by the default apply */
@@ -84,28 +86,28 @@ void enc_reducer_apply_kernel(const struct enc_reducer *r, const void *in, void 
 
 /* Joins the job described by the environment (ENCORE_TRACKER,
  * ENCORE_RANK, ENCORE_SIZE, ENCORE_INCARNATION, ENCORE_SECRET[_FILE]). */
-int enc_engine_init(void);
-/* 1 once enc_engine_init succeeded and until finalize. */
-int enc_engine_active(void);
+enc_status_t enc_engine_init(void);
+/* True once enc_engine_init succeeded and until finalize. */
+bool enc_engine_active(void);
 int enc_engine_rank(void);
 int enc_engine_size(void);
 
 /* sendbuf NULL means in place (data already in recvbuf). */
-int enc_allreduce(const void *sendbuf, void *recvbuf, size_t count,
-                  const struct enc_reducer *r, const struct enc_callsig *sig);
+enc_status_t enc_allreduce(const void *sendbuf, void *recvbuf, size_t count,
+                           const struct enc_reducer *r, const struct enc_callsig *sig);
 /* recvbuf is written on root only (it may be NULL elsewhere). */
-int enc_reduce(const void *sendbuf, void *recvbuf, size_t count,
-               const struct enc_reducer *r, int root, const struct enc_callsig *sig);
-int enc_bcast(void *buf, size_t bytes, int root, const struct enc_callsig *sig);
-int enc_barrier(const struct enc_callsig *sig);
+enc_status_t enc_reduce(const void *sendbuf, void *recvbuf, size_t count,
+                        const struct enc_reducer *r, int root, const struct enc_callsig *sig);
+enc_status_t enc_bcast(void *buf, size_t bytes, int root, const struct enc_callsig *sig);
+enc_status_t enc_barrier(const struct enc_callsig *sig);
 /* Rank i's block of recvbytes[i] bytes lands at recvbuf + displs[i].
  * sendbuf NULL means in place (own block already at displs[rank]). */
-int enc_allgatherv(const void *sendbuf, size_t sendbytes, void *recvbuf,
-                   const size_t *recvbytes, const size_t *displs,
-                   const struct enc_callsig *sig);
+enc_status_t enc_allgatherv(const void *sendbuf, size_t sendbytes, void *recvbuf,
+                            const size_t *recvbytes, const size_t *displs,
+                            const struct enc_callsig *sig);
 
 /* Final barrier, report to the tracker, close everything. */
-int enc_engine_finalize(void);
+enc_status_t enc_engine_finalize(void);
 /* Ends the whole job (MPI_Abort, fatal errors): tells the tracker, exits
  * this process with code.  Never returns. */
 void enc_engine_abort(int code, const char *reason) __attribute__((noreturn));

@@ -65,8 +65,8 @@ void enc_group_free(struct enc_group *g)
 
 int enc_group_last_live(const struct enc_group *g)
 {
-    if (g == NULL) /* the world's last collective was replayed iff below replay_until */
-        return enc_eng.seq > enc_eng.replay_until;
+    if (g == NULL) /* the world's last collective: was it answered from the log? */
+        return enc_eng.seq == 0 || !enc_coll_behind(enc_eng.seq - 1);
     return g->live_epoch == enc_eng.epoch;
 }
 

@@ -17,7 +17,7 @@
 #include "engine/coll.h"
 #include "engine/group.h"
 #include "engine/state.h"
-#include "recovery/recovery.h"
+#include "engine/layer.h"
 
 /* 24 bits of context id above 40 bits of sequence (the world's frames have
  * id 0: plain sequence numbers). */
@@ -37,16 +37,17 @@ static void view(struct enc_coll *co, struct enc_group *g)
     co->ctx.peers = g->members;
 }
 
-static int run_once(struct enc_coll *co, struct enc_group *g)
+static enc_status_t run_once(struct enc_coll *co, struct enc_group *g)
 {
-    int rv;
+    const struct enc_engine_ops *ops = enc_eng.ops;
+    enc_status_t rv;
 
     if ((rv = enc_engine_poll_tracker()) != ENC_OK)
         return rv;
     view(co, g);
-    co->replayed = 0;
-    if (enc_eng.recovery && g->live_epoch != enc_eng.epoch) {
-        rv = enc_commlog_replay(co, g->ctx, g->seq);
+    co->replayed = false;
+    if (ops && ops->group_replay && g->live_epoch != enc_eng.epoch) {
+        rv = ops->group_replay(enc_eng.ops_ctx, co, g->ctx, g->seq);
         if (rv != ENC_ERR_NOT_FOUND) {
             co->replayed = rv == ENC_OK;
             return rv;
@@ -55,31 +56,30 @@ static int run_once(struct enc_coll *co, struct enc_group *g)
     return enc_coll_live(co);
 }
 
-int enc_group_run(struct enc_coll *co)
+enc_status_t enc_group_run(struct enc_coll *co)
 {
+    const struct enc_engine_ops *ops = enc_eng.ops;
     struct enc_group *g = (struct enc_group *)co->sig->grp;
     double t0 = enc_now_s();
-    int rv;
+    enc_status_t rv;
 
     if (g->rank < 0)
         return ENC_ERR_INVAL;
     enc_inject_check();
     co->ctx.check = enc_callsig_check(co->sig);
-    if (enc_eng.recovery)
-        enc_coll_site(co);
+    if (ops && ops->begin)
+        ops->begin(enc_eng.ops_ctx, co);
     for (;;) {
         co->ctx.seq = frame_seq(g);
         if ((rv = run_once(co, g)) == ENC_OK)
             break;
-        if (!(ENC_IS_PEER_FAILURE(rv) || rv == ENC_ERR_PROTO) || !enc_eng.recovery)
-            enc_coll_fail(co, rv);
-        if ((rv = enc_recover()) != ENC_OK)
-            enc_coll_fail(co, rv);
+        enc_coll_recover_or_fail(co, rv);
     }
     if (!co->replayed)
         g->live_epoch = enc_eng.epoch;
-    if (enc_eng.recovery && (rv = enc_commlog_record(co, g->ctx, g->seq)) != ENC_OK)
-        enc_coll_fail(co, rv);
+    if (ops && ops->group_record &&
+        (rv = ops->group_record(enc_eng.ops_ctx, co, g->ctx, g->seq)) != ENC_OK)
+        enc_coll_recover_or_fail(co, rv);
     g->seq++;
     enc_coll_log_finished(co, t0, co->replayed);
     return ENC_OK;

@@ -12,9 +12,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "engine/layer.h"
 #include "engine/state.h"
+#include "net/sock.h"
+#include "proto/auth.h"
+#include "proto/msgs.h"
 
-int enc_links_alloc(int size)
+enc_status_t enc_links_alloc(int size)
 {
     enc_eng.link_fd = malloc((size_t)size * sizeof(int));
     enc_eng.log_fd = malloc((size_t)size * sizeof(int));
@@ -86,7 +90,7 @@ void enc_links_promote_future(void)
         install(&enc_eng.future[i]);
 }
 
-static int connect_peer(int peer, uint8_t role, int *fd)
+static enc_status_t connect_peer(int peer, uint8_t role, int *fd)
 {
     const struct enc_world_peer *p = &enc_eng.peers[peer];
     struct enc_auth_id self = {
@@ -96,7 +100,7 @@ static int connect_peer(int peer, uint8_t role, int *fd)
         .epoch = enc_eng.epoch,
     };
     uint64_t deadline = enc_deadline_ms(enc_eng.connect_timeout_ms);
-    int rv;
+    enc_status_t rv;
 
     if ((rv = enc_sock_connect(p->addr, p->port, deadline, fd)) != ENC_OK)
         return rv;
@@ -105,33 +109,43 @@ static int connect_peer(int peer, uint8_t role, int *fd)
     return rv;
 }
 
-int enc_link_fd(int peer, int *fd)
+/* A failed connect is a peer failure the layer can regroup from. */
+static enc_status_t as_peer_failure(enc_status_t rv)
 {
-    int rv;
+    return ENC_IS_PEER_FAILURE(rv) || rv == ENC_ERR_TIMEOUT ? ENC_ERR_PEER_RESET : rv;
+}
+
+enc_status_t enc_link_fd(int peer, int *fd)
+{
+    enc_status_t rv;
 
     *fd = enc_eng.link_fd[peer];
     if (*fd >= 0 || peer > enc_eng.rank)
         return ENC_OK;
     if ((rv = connect_peer(peer, ENC_ROLE_DATA, fd)) != ENC_OK) {
         ENC_DEBUG("links", "cannot connect to rank %d: %s", peer, encore_strerror(rv));
-        return ENC_IS_PEER_FAILURE(rv) || rv == ENC_ERR_TIMEOUT ? ENC_ERR_PEER_RESET : rv;
+        return as_peer_failure(rv);
     }
     enc_eng.link_fd[peer] = *fd;
     return ENC_OK;
 }
 
-int enc_log_conn(int peer, int *fd)
+enc_status_t enc_log_conn(int peer, int *fd)
 {
-    int rv;
+    enc_status_t rv;
 
     *fd = enc_eng.log_fd[peer];
     if (*fd >= 0)
         return ENC_OK;
     if ((rv = connect_peer(peer, ENC_ROLE_LOG, fd)) != ENC_OK)
-        return ENC_IS_PEER_FAILURE(rv) || rv == ENC_ERR_TIMEOUT ? ENC_ERR_PEER_RESET : rv;
+        return as_peer_failure(rv);
     enc_eng.log_fd[peer] = *fd;
     return ENC_OK;
 }
+
+void enc_log_conn_close(int peer) { enc_sock_close(&enc_eng.log_fd[peer]); }
+int enc_log_served_fd(int peer) { return enc_eng.serve_fd[peer]; }
+void enc_log_served_close(int peer) { enc_sock_close(&enc_eng.serve_fd[peer]); }
 
 void enc_links_close_all(void)
 {

@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include "engine/state.h"
+#include "net/sock.h"
+#include "proto/auth.h"
 
 #define LISTENER_MAX_PENDING 64
 
@@ -126,9 +128,9 @@ static void *listener_main(void *arg)
     return NULL;
 }
 
-int enc_listener_start(struct enc_listener *l, const struct enc_secret *s)
+enc_status_t enc_listener_start(struct enc_listener *l, const struct enc_secret *s)
 {
-    int rv;
+    enc_status_t rv;
 
     (void)s;
     if ((rv = enc_sock_listen(NULL, 0, &l->listen_fd, &l->port)) != ENC_OK)
@@ -144,7 +146,7 @@ int enc_listener_start(struct enc_listener *l, const struct enc_secret *s)
         ENC_ERROR("listener", "cannot start the listener thread");
         return ENC_ERR_SYS;
     }
-    l->running = 1;
+    l->running = true;
     return ENC_OK;
 }
 
@@ -157,7 +159,7 @@ void enc_listener_stop(struct enc_listener *l)
     if (write(l->stop_fd, &one, sizeof(one)) < 0)
         ENC_WARN("listener", "eventfd write: %m");
     pthread_join(l->thread, NULL);
-    l->running = 0;
+    l->running = false;
     enc_sock_close(&l->listen_fd);
     for (size_t i = 0; i < l->nqueue; i++)
         close(l->queue[i].fd);

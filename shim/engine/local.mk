@@ -1,8 +1,10 @@
 # shim/engine: the collective engine (links, progress loop, algorithms).
 libencore_la_SOURCES += \
-	shim/engine/init.c \
+	shim/engine/join.c \
 	shim/engine/finalize.c \
-	shim/engine/world.c \
+	shim/engine/membership.c \
+	shim/engine/regroup.c \
+	shim/engine/layer.c \
 	shim/engine/listener.c \
 	shim/engine/links.c \
 	shim/engine/xfer.c \
@@ -20,6 +22,7 @@ libencore_la_SOURCES += \
 	shim/engine/callsite.c
 noinst_HEADERS += \
 	shim/engine/engine.h \
+	shim/engine/layer.h \
 	shim/engine/state.h \
 	shim/engine/xfer.h \
 	shim/engine/coll.h \

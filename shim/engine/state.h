@@ -1,14 +1,20 @@
 /*
- * state.h - the engine's per-process state (private to shim/engine and
- * shim/recovery).  One encore world per process, so one global.
+ * state.h - the engine's per-process state (private to shim/engine; the
+ * layer above reads it through engine/layer.h).  One encore world per
+ * process, so one global.
  */
 #ifndef ENC_ENGINE_STATE_H
 #define ENC_ENGINE_STATE_H
 
+#include <poll.h>
 #include <pthread.h>
 
+#include "engine/coll.h"
 #include "engine/engine.h"
-#include "tracker/client.h"
+#include "engine/layer.h"
+#include "proto/auth.h"
+#include "proto/msgs.h"
+#include "tracker_client/tclient.h"
 
 /* An authenticated connection handed from the listener thread. */
 struct enc_accepted {
@@ -25,11 +31,11 @@ struct enc_listener {
     pthread_mutex_t lock;
     struct enc_accepted *queue;
     size_t nqueue, capqueue;
-    int running;
+    bool running;
 };
 
 struct enc_engine {
-    int active;
+    bool active;
     int rank, size;
     uint32_t incarnation;
     uint32_t epoch;           /* epoch of the current world */
@@ -48,17 +54,15 @@ struct enc_engine {
     size_t nfuture, capfuture;
 
     struct enc_msg_world pending_world;   /* newest WORLD not adopted yet */
-    int have_world;
-    struct enc_msg_resume pending_resume; /* newest RESUME not applied yet */
-    int have_resume;
+    bool have_world;
+    struct enc_msg_resume pending_resume; /* newest RESUME not handed on yet */
+    bool have_resume;
 
     uint64_t seq;             /* collectives completed = seqno of the next */
-    uint64_t replay_until;    /* collectives below this are answered from the log */
-    uint64_t *peer_completed; /* per rank, from the last RESUME */
-    uint64_t replayed;        /* collectives answered from the log */
-    uint64_t replayed_bytes;  /* result bytes they carried */
-    double replay_s;          /* time spent fetching them */
-    double recovery_s;        /* time spent waiting in recovery */
+
+    /* the layer above (recovery), NULL for the plain engine */
+    const struct enc_engine_ops *ops;
+    void *ops_ctx;
 
     /* tunables, read once */
     size_t tree_max_bytes;
@@ -67,7 +71,6 @@ struct enc_engine {
     int coll_timeout_ms;
     uint64_t spin_ns;         /* busy-poll before sleeping in poll(2) */
     int connect_timeout_ms;
-    int recovery;             /* result log on */
 
     int inject_kind;          /* 0 none, 'k' SIGKILL, 's' SIGSTOP */
     uint64_t inject_at;       /* at this 1-based collective */
@@ -75,47 +78,49 @@ struct enc_engine {
 
 extern struct enc_engine enc_eng;
 
+/* coll.c: runs one collective to completion (replay, re-run after a
+ * failure, recording included). */
+enc_status_t enc_coll_run(struct enc_coll *co);
+/* True while the layer answers world collective seq from its log. */
+bool enc_coll_behind(uint64_t seq);
+
 /* listener.c: a thread accepts and authenticates incoming connections so
  * handshakes never wait for the application to enter MPI. */
-int enc_listener_start(struct enc_listener *l, const struct enc_secret *s);
+enc_status_t enc_listener_start(struct enc_listener *l, const struct enc_secret *s);
 void enc_listener_stop(struct enc_listener *l);
 /* Moves queued connections out; returns how many (<= max). */
 size_t enc_listener_drain(struct enc_listener *l, struct enc_accepted *out, size_t max);
 
 /* links.c */
-int enc_links_alloc(int size);
+enc_status_t enc_links_alloc(int size);
 /* Installs accepted connections (drains the listener). */
 void enc_links_poll_accepted(void);
 /* fd of the data link to peer; connects if we are the higher rank, else
- * returns -1 with ENC_OK and the caller waits for the peer to connect. */
-int enc_link_fd(int peer, int *fd);
+ * sets -1 with ENC_OK and the caller waits for the peer to connect. */
+enc_status_t enc_link_fd(int peer, int *fd);
 void enc_links_close_all(void);
 void enc_links_promote_future(void);
-/* Connects a log-service connection to peer (blocking, bounded). */
-int enc_log_conn(int peer, int *fd);
 
-/* world.c: adopt the pending WORLD (peers, ring) as the current epoch. */
-int enc_world_adopt(void);
+/* membership.c: adopt the pending WORLD (peers, ring) as the current epoch. */
+enc_status_t enc_world_adopt(void);
 /* Handle one tracker event; ENC_ERR_EPOCH when a new epoch began.  WORLD
  * and RESUME are kept as pending until the engine adopts them. */
-int enc_engine_handle_event(struct enc_tclient_event *ev);
-/* Drains queued tracker events without blocking. */
-int enc_engine_poll_tracker(void);
+enc_status_t enc_engine_handle_event(struct enc_tclient_event *ev);
 /* Waits (bounded) for a WORLD, and a RESUME when want_resume, of the newest
  * epoch; a newer DEAD on the way makes it return ENC_ERR_EPOCH. */
-int enc_world_wait(int want_resume, uint64_t deadline);
+enc_status_t enc_world_wait(bool want_resume, uint64_t deadline);
 
+/* layer.c: the layer's poll entries (at most cap) and serving the ready
+ * ones among the n it wrote. */
+int enc_layer_pollfds(struct pollfd *p, int cap);
+enc_status_t enc_layer_serve(const struct pollfd *p, int n);
+
+/* regroup.c: at MPI_Init, wait for the world (and, for a later epoch,
+ * RESUME), adopt it and hand RESUME to the layer's join op. */
+enc_status_t enc_engine_join_world(void);
 
 /* inject.c: fault injection (ENCORE_INJECT) at collective entry. */
 void enc_inject_parse(void);
 void enc_inject_check(void);
-
-/* callsite.c: "kmeans.c:88 main" or "libfoo.so+0x1234" for a return address. */
-void enc_callsite_format(const void *site, char *out, size_t cap);
-/* The module (basename) holding site and site's offset in it, stable across
- * ASLR; 0 (with "?" and the raw address) when the dynamic linker does not
- * know it.  *sym, when not NULL, receives the nearest exported symbol. */
-int enc_callsite_module(const void *site, char *mod, size_t cap, uint64_t *off,
-                        const char **sym);
 
 #endif

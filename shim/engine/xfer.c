@@ -17,11 +17,10 @@
 
 #include "engine/state.h"
 #include "engine/xfer.h"
-#include "recovery/serve.h"
+#include "net/sock.h"
+#include "proto/frame.h"
 
-size_t enc_xfer_max_frame = ENC_DATA_MAX_PAYLOAD;
-
-static int xfer_complete(const struct enc_xfer *x)
+static bool xfer_complete(const struct enc_xfer *x)
 {
     return x->frames > 0 && x->done == x->len && !x->in_frame && x->hdr_done == 0;
 }
@@ -41,18 +40,25 @@ static void start_frame(struct enc_xfer *x, const struct enc_coll_ctx *c, size_t
     x->frame_left = flen;
 }
 
-/* One frame's worth of sending; 1 complete, 0 would block, <0 error. */
-static int send_step(struct enc_xfer *x, int fd, const struct enc_coll_ctx *c, short *ev)
+static size_t max_frame(const struct enc_xfer *x)
+{
+    return x->max_frame ? ENC_MIN(x->max_frame, ENC_DATA_MAX_PAYLOAD) : ENC_DATA_MAX_PAYLOAD;
+}
+
+/* One frame's worth of sending: ENC_OK complete, ENC_INPROGRESS would
+ * block, negative on error. */
+static enc_status_t send_step(struct enc_xfer *x, int fd, const struct enc_coll_ctx *c,
+                              short *ev)
 {
     for (;;) {
         if (!x->in_frame && x->hdr_done == 0) {
             size_t avail = x->limit ? *x->limit : x->len;
-            size_t flen = ENC_MIN(avail - x->done, enc_xfer_max_frame);
+            size_t flen = ENC_MIN(avail - x->done, max_frame(x));
 
             if (xfer_complete(x))
-                return 1;
+                return ENC_OK;
             if (flen == 0 && !(x->len == 0 && x->frames == 0))
-                return 0; /* waiting for data to forward */
+                return ENC_INPROGRESS; /* waiting for data to forward */
             start_frame(x, c, flen);
         }
         struct iovec iov[2] = {
@@ -65,7 +71,7 @@ static int send_step(struct enc_xfer *x, int fd, const struct enc_coll_ctx *c, s
         if (w < 0) {
             if (errno == EAGAIN || errno == EWOULDBLOCK) {
                 *ev = POLLOUT;
-                return 0;
+                return ENC_INPROGRESS;
             }
             if (errno == EINTR)
                 continue;
@@ -75,12 +81,12 @@ static int send_step(struct enc_xfer *x, int fd, const struct enc_coll_ctx *c, s
         size_t hw = ENC_MIN((size_t)w, ENC_FRAME_HDR_SIZE - x->hdr_done);
 
         x->hdr_done += hw;
-        x->in_frame = 1;
+        x->in_frame = true;
         x->done += (size_t)w - hw;
         x->frame_left -= (size_t)w - hw;
         if (x->hdr_done == ENC_FRAME_HDR_SIZE && x->frame_left == 0) {
             x->hdr_done = 0;
-            x->in_frame = 0;
+            x->in_frame = false;
             x->frames++;
         }
     }
@@ -92,7 +98,7 @@ static int world_peer(const struct enc_xfer *x, const struct enc_coll_ctx *c)
     return c->peers ? c->peers[x->peer] : x->peer;
 }
 
-static int check_header(const struct enc_xfer *x, const struct enc_frame_hdr *h,
+static enc_status_t check_header(const struct enc_xfer *x, const struct enc_frame_hdr *h,
                         const struct enc_coll_ctx *c)
 {
     if (h->type != ENC_MSG_DATA || h->src != (uint16_t)world_peer(x, c) || h->epoch != enc_eng.epoch ||
@@ -117,9 +123,12 @@ static int check_header(const struct enc_xfer *x, const struct enc_frame_hdr *h,
     return ENC_OK;
 }
 
-static int recv_step(struct enc_xfer *x, int fd, const struct enc_coll_ctx *c, short *ev)
+/* Reads what is there: ENC_OK complete, ENC_INPROGRESS would block,
+ * negative on error. */
+static enc_status_t recv_step(struct enc_xfer *x, int fd, const struct enc_coll_ctx *c,
+                              short *ev)
 {
-    int rv;
+    enc_status_t rv;
 
     *ev = POLLIN;
     while (!xfer_complete(x)) {
@@ -128,7 +137,7 @@ static int recv_step(struct enc_xfer *x, int fd, const struct enc_coll_ctx *c, s
         if (!x->in_frame) {
             r = enc_sock_read_some(fd, x->hdr + x->hdr_done, ENC_FRAME_HDR_SIZE - x->hdr_done);
             if (r <= 0)
-                return (int)r;
+                return r == 0 ? ENC_INPROGRESS : (enc_status_t)r;
             x->hdr_done += (size_t)r;
             if (x->hdr_done < ENC_FRAME_HDR_SIZE)
                 continue;
@@ -139,40 +148,41 @@ static int recv_step(struct enc_xfer *x, int fd, const struct enc_coll_ctx *c, s
                 return rv == ENC_ERR_MISMATCH ? rv : ENC_ERR_PEER_RESET;
             x->hdr_done = 0;
             x->frame_left = h.len;
-            x->in_frame = 1;
+            x->in_frame = true;
         }
         if (x->frame_left > 0) {
             r = enc_sock_read_some(fd, x->buf + x->done, x->frame_left);
             if (r <= 0)
-                return (int)r;
+                return r == 0 ? ENC_INPROGRESS : (enc_status_t)r;
             x->done += (size_t)r;
             x->frame_left -= (size_t)r;
         }
         if (x->frame_left == 0) {
-            x->in_frame = 0;
+            x->in_frame = false;
             x->frames++;
         }
     }
-    return 1;
+    return ENC_OK;
 }
 
-/* Advances one transfer; fills the poll events it waits for. */
-static int step(struct enc_xfer *x, const struct enc_coll_ctx *c, int *fd, short *ev)
+/* Advances one transfer (ENC_OK when complete, ENC_INPROGRESS while not);
+ * fills the poll events it waits for. */
+static enc_status_t step(struct enc_xfer *x, const struct enc_coll_ctx *c, int *fd, short *ev)
 {
-    int rv;
+    enc_status_t rv;
 
     *ev = 0;
     if ((rv = enc_link_fd(world_peer(x, c), fd)) != ENC_OK)
         return rv;
     if (*fd < 0)
-        return 0; /* the peer will connect to us */
+        return ENC_INPROGRESS; /* the peer will connect to us */
     rv = x->dir == ENC_XFER_SEND ? send_step(x, *fd, c, ev) : recv_step(x, *fd, c, ev);
     if (rv < 0 && rv != ENC_ERR_MISMATCH)
         ENC_DEBUG("xfer", "link to rank %d failed: %s", x->peer, encore_strerror(rv));
     return rv;
 }
 
-/* Poll entries beyond the transfers: listener, tracker, log service. */
+/* Poll entries beyond the transfers: listener, tracker (the layer's follow). */
 static int add_watch(struct pollfd *p, int n)
 {
     p[n++] = (struct pollfd){.fd = enc_eng.lst.wake_fd, .events = POLLIN};
@@ -180,31 +190,33 @@ static int add_watch(struct pollfd *p, int n)
     return n;
 }
 
-static int handle_tracker(void)
+static enc_status_t handle_tracker(void)
 {
     struct enc_tclient_event ev;
-    int rv, got;
+    enc_status_t rv;
+    int got;
 
-    while ((got = enc_tclient_next(enc_eng.tc, &ev)) == 1)
+    while ((got = enc_tclient_poll_event(enc_eng.tc, &ev)) == ENC_OK)
         if ((rv = enc_engine_handle_event(&ev)) != ENC_OK)
             return rv;
     return got < 0 ? ENC_ERR_ABORTED : ENC_OK;
 }
 
-int enc_xfer_run(struct enc_xfer *x, int n, const struct enc_coll_ctx *c)
+enc_status_t enc_xfer_run(struct enc_xfer *x, int n, const struct enc_coll_ctx *c)
 {
     struct pollfd stackp[16];
     struct pollfd *p = stackp;
     int cap = n + 2 + enc_eng.size;
     uint64_t deadline = enc_deadline_ms(enc_eng.coll_timeout_ms);
-    int rv = ENC_OK;
+    enc_status_t rv = ENC_OK;
 
     if (cap > (int)ENC_ARRAY_SIZE(stackp) && (p = malloc((size_t)cap * sizeof(*p))) == NULL)
         return ENC_ERR_NOMEM;
     uint64_t spin_until = enc_now_ns() + enc_eng.spin_ns;
 
     for (;;) {
-        int np = 0, pending = 0, progressed = 0;
+        int np = 0, pending = 0;
+        bool progressed = false;
 
         enc_links_poll_accepted();
         for (int i = 0; i < n; i++) {
@@ -217,7 +229,7 @@ int enc_xfer_run(struct enc_xfer *x, int n, const struct enc_coll_ctx *c)
             if ((rv = step(&x[i], c, &fd, &ev)) < 0)
                 goto out;
             progressed |= before != x[i].done + (size_t)x[i].frames + x[i].hdr_done;
-            if (rv == 1)
+            if (rv == ENC_OK)
                 continue;
             pending++;
             if (fd >= 0 && ev)
@@ -238,14 +250,14 @@ int enc_xfer_run(struct enc_xfer *x, int n, const struct enc_coll_ctx *c)
         int nx = np;
 
         np = add_watch(p, np);
-        np = enc_serve_add_pollfds(p, np);
+        np += enc_layer_pollfds(p + np, cap - np);
         if (poll(p, (nfds_t)np, enc_ms_left(deadline)) < 0 && errno != EINTR) {
             rv = ENC_ERR_SYS;
             goto out;
         }
         if (p[nx + 1].revents && (rv = handle_tracker()) != ENC_OK)
             goto out;
-        if ((rv = enc_serve_handle_pollfds(p + nx + 2, np - nx - 2)) != ENC_OK)
+        if ((rv = enc_layer_serve(p + nx + 2, np - nx - 2)) != ENC_OK)
             goto out;
         if (enc_ms_left(deadline) == 0) {
             ENC_ERROR("xfer", "collective #%llu made no progress for %d ms",

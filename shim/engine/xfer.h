@@ -1,20 +1,23 @@
 /*
  * xfer.h - framed, non-blocking transfers on data links and the one
- * progress loop that drives them (private to the engine).
+ * progress loop that drives them (the engine's algorithms and a layer's
+ * registered exchange use it).
  *
  * An algorithm describes one step as an array of transfers (send this
  * buffer to rank a, receive that one from rank b) and calls
  * enc_xfer_run(), which moves them all concurrently with poll(2) while also
  * watching the tracker (a death notice interrupts the wait), new
- * connections and log-service requests.  Every wait is bounded by
- * ENCORE_COLL_TIMEOUT_MS without progress.
+ * connections and the registered layer's connections (engine/layer.h).
+ * Every wait is bounded by ENCORE_COLL_TIMEOUT_MS without progress.
  */
 #ifndef ENC_ENGINE_XFER_H
 #define ENC_ENGINE_XFER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/status.h"
 #include "proto/frame.h"
 
 enum enc_xfer_dir { ENC_XFER_SEND, ENC_XFER_RECV };
@@ -29,8 +32,9 @@ struct enc_xfer {
     uint8_t hdr[ENC_FRAME_HDR_SIZE];
     size_t hdr_done;
     size_t frame_left;      /* payload bytes left in the current frame */
-    int in_frame;
+    bool in_frame;
     int frames;
+    size_t max_frame;       /* SEND: largest frame payload; 0 = ENC_DATA_MAX_PAYLOAD */
 };
 
 /* What every data frame of the current collective carries. */
@@ -51,8 +55,6 @@ static inline struct enc_xfer enc_xfer_recv(int peer, void *buf, size_t len)
 }
 
 /* Drives all n transfers to completion. */
-int enc_xfer_run(struct enc_xfer *x, int n, const struct enc_coll_ctx *c);
-/* Largest frame payload: ENCORE_BCAST_SEGMENT_BYTES for pipelined sends. */
-extern size_t enc_xfer_max_frame;
+enc_status_t enc_xfer_run(struct enc_xfer *x, int n, const struct enc_coll_ctx *c);
 
 #endif

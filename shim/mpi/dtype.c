@@ -14,6 +14,7 @@
 
 #include "engine/engine.h"
 #include "mpi/mpi_layer.h"
+#include "reduce/reduce.h"
 
 enum kind { K_FIXED, K_SINT, K_UINT, K_FLOAT, K_CPLX };
 

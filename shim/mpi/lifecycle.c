@@ -12,8 +12,10 @@
 
 #include <mpi.h>
 
+#include "core/limits.h"
 #include "engine/engine.h"
 #include "mpi/mpi_layer.h"
+#include "recovery/recovery.h"
 
 /* The engine is not thread-safe beyond serialized calls. */
 #define THREAD_MAX MPI_THREAD_SERIALIZED
@@ -25,14 +27,31 @@ static void prepare_singleton(void)
     setenv("OMPI_MCA_ess_singleton_isolated", "1", 1);
 }
 
+/* Before anything starts: every ENCORE_* variable well-formed (one line
+ * naming the first bad one, as encore-run prints it) and enough open
+ * files for a link to every peer. */
+static void preflight(const char *fn)
+{
+    char msg[512];
+
+    if (enc_tunables_check(ENC_TCLASS_ALL, msg, sizeof(msg)) != ENC_OK ||
+        enc_limits_nofile(enc_tunable_uint(ENC_TUNE_SIZE) + 64, msg, sizeof(msg)) != ENC_OK) {
+        fprintf(stderr, "encore: %s: %s\n", fn, msg);
+        exit(1);
+    }
+    if (enc_tunable_uint(ENC_TUNE_RANK) == 0 && enc_tunable_uint(ENC_TUNE_INCARNATION) == 0)
+        enc_tunables_warn_unknown("encore", stderr);
+}
+
 /* The process cannot be part of the job without the engine: one line, exit. */
 static void join(const char *fn)
 {
-    enc_status_t rv = enc_engine_init();
+    enc_status_t rv;
 
-    if (rv != ENC_OK) {
+    /* recovery registers as the layer above the engine before it joins */
+    if ((rv = enc_recovery_register()) != ENC_OK || (rv = enc_engine_init()) != ENC_OK) {
         fprintf(stderr, "encore: %s: cannot join the encore job (tracker %s): %s\n", fn,
-                getenv("ENCORE_TRACKER"), encore_strerror(rv));
+                enc_tunable_str(ENC_TUNE_TRACKER), encore_strerror(rv));
         exit(1);
     }
     enc_mpi_world_set_ready(1);
@@ -42,6 +61,7 @@ int enc_mpi_Init(const void *site, int *argc, char ***argv)
 {
     int rv;
 
+    preflight("MPI_Init");
     prepare_singleton();
     if ((rv = enc_real_Init(argc, argv)) != MPI_SUCCESS)
         return rv;
@@ -54,6 +74,7 @@ int enc_mpi_Init_thread(const void *site, int *argc, char ***argv, int required,
     int real = MPI_THREAD_SINGLE;
     int rv;
 
+    preflight("MPI_Init_thread");
     prepare_singleton();
     if ((rv = enc_real_Init_thread(argc, argv, required, &real)) != MPI_SUCCESS)
         return rv;

@@ -23,6 +23,7 @@
 #include "core/status.h"
 #include "engine/engine.h"
 #include "mpi/gen/entries.h"
+#include "reduce/reduce.h"
 
 /* ---- mode.c: mode, world state, re-entry guard, real symbols ---- */
 

@@ -14,6 +14,7 @@
 
 #include "engine/engine.h"
 #include "mpi/mpi_layer.h"
+#include "reduce/reduce.h"
 
 /* The engine hands us contiguous element data; the user function expects
  * buffers laid out as the datatype says (data at buf + lb). */

@@ -13,6 +13,7 @@
 
 #include "engine/engine.h"
 #include "mpi/mpi_layer.h"
+#include "reduce/reduce.h"
 
 static const struct { MPI_Op h; enum enc_op op; } opmap[] = {
     { MPI_MAX, ENC_OP_MAX }, { MPI_MIN, ENC_OP_MIN }, { MPI_SUM, ENC_OP_SUM },

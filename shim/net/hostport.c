@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "net/sock.h"
+
 static int parse_port(const char *s, uint16_t *port)
 {
     char *end;
@@ -46,7 +48,7 @@ static int split(const char *s, const char **h, size_t *hl, const char **port)
     return ENC_OK;
 }
 
-int enc_parse_hostport(const char *s, char *host, size_t hostcap, uint16_t *port)
+enc_status_t enc_parse_hostport(const char *s, char *host, size_t hostcap, uint16_t *port)
 {
     const char *h, *p;
     size_t hl;

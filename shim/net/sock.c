@@ -19,6 +19,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "net/sock.h"
+
 #define ENC_LISTEN_BACKLOG 4096
 
 static int set_nodelay(int fd)
@@ -32,7 +34,7 @@ static int set_nodelay(int fd)
     return ENC_OK;
 }
 
-int enc_sock_set_nonblock(int fd)
+enc_status_t enc_sock_set_nonblock(int fd)
 {
     int fl = fcntl(fd, F_GETFL);
 
@@ -104,7 +106,7 @@ static int listen_one(const struct addrinfo *ai)
     return fd;
 }
 
-int enc_sock_listen(const char *host, uint16_t port, int *fd, uint16_t *bound_port)
+enc_status_t enc_sock_listen(const char *host, uint16_t port, int *fd, uint16_t *bound_port)
 {
     struct addrinfo *res, *ai;
     int rv, lfd = -1;
@@ -165,7 +167,7 @@ static int connect_one(const struct addrinfo *ai, uint64_t deadline, int *fd)
     return 0;
 }
 
-int enc_sock_connect(const char *host, uint16_t port, uint64_t deadline, int *fd)
+enc_status_t enc_sock_connect(const char *host, uint16_t port, uint64_t deadline, int *fd)
 {
     struct addrinfo *res, *ai;
     int rv, err = ENOENT;
@@ -185,7 +187,7 @@ int enc_sock_connect(const char *host, uint16_t port, uint64_t deadline, int *fd
     return err == ETIMEDOUT ? ENC_ERR_TIMEOUT : ENC_ERR_PEER_RESET;
 }
 
-int enc_sock_accept(int lfd, int *fd)
+enc_status_t enc_sock_accept(int lfd, int *fd)
 {
     int s;
 

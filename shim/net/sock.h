@@ -13,18 +13,18 @@
 #include <sys/types.h>
 
 /* Listens on host (NULL: all addresses) and port (0: kernel's choice). */
-int enc_sock_listen(const char *host, uint16_t port, int *fd, uint16_t *bound_port);
+enc_status_t enc_sock_listen(const char *host, uint16_t port, int *fd, uint16_t *bound_port);
 /* Connects with a deadline; the result is non-blocking. */
-int enc_sock_connect(const char *host, uint16_t port, uint64_t deadline, int *fd);
+enc_status_t enc_sock_connect(const char *host, uint16_t port, uint64_t deadline, int *fd);
 /* Accepts one pending connection (non-blocking result); ENC_ERR_TIMEOUT
  * when none is pending (EAGAIN). */
-int enc_sock_accept(int lfd, int *fd);
-int enc_sock_set_nonblock(int fd);
+enc_status_t enc_sock_accept(int lfd, int *fd);
+enc_status_t enc_sock_set_nonblock(int fd);
 void enc_sock_close(int *fd);
 
 /* Whole-buffer I/O on a non-blocking fd, polling until deadline. */
-int enc_sock_write_all(int fd, const void *buf, size_t len, uint64_t deadline);
-int enc_sock_read_all(int fd, void *buf, size_t len, uint64_t deadline);
+enc_status_t enc_sock_write_all(int fd, const void *buf, size_t len, uint64_t deadline);
+enc_status_t enc_sock_read_all(int fd, void *buf, size_t len, uint64_t deadline);
 
 /* One non-blocking attempt: returns bytes moved (>= 0; 0 means EAGAIN) or a
  * negative status.  read returns ENC_ERR_PEER_CLOSED on EOF. */
@@ -32,6 +32,6 @@ ssize_t enc_sock_write_some(int fd, const void *buf, size_t len);
 ssize_t enc_sock_read_some(int fd, void *buf, size_t len);
 
 /* "host:port" -> host, port.  IPv6 as "[::1]:port". */
-int enc_parse_hostport(const char *s, char *host, size_t hostcap, uint16_t *port);
+enc_status_t enc_parse_hostport(const char *s, char *host, size_t hostcap, uint16_t *port);
 
 #endif

@@ -13,6 +13,8 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "net/sock.h"
+
 static ssize_t io_error(int err)
 {
     if (err == EAGAIN || err == EWOULDBLOCK)
@@ -90,13 +92,13 @@ static int io_all(int fd, uint8_t *p, size_t len, uint64_t deadline, io_fn fn, s
     return ENC_OK;
 }
 
-int enc_sock_write_all(int fd, const void *buf, size_t len, uint64_t deadline)
+enc_status_t enc_sock_write_all(int fd, const void *buf, size_t len, uint64_t deadline)
 {
     /* The cast only lets one loop serve both directions; writes never store. */
     return io_all(fd, (uint8_t *)(uintptr_t)buf, len, deadline, write_some_cb, POLLOUT);
 }
 
-int enc_sock_read_all(int fd, void *buf, size_t len, uint64_t deadline)
+enc_status_t enc_sock_read_all(int fd, void *buf, size_t len, uint64_t deadline)
 {
     return io_all(fd, buf, len, deadline, enc_sock_read_some, POLLIN);
 }

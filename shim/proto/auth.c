@@ -3,7 +3,10 @@
  * MAC and identity encoding both sides share (see proto/auth.h).
  */
 #include "enc.h"
+#include "proto/auth.h"
 #include "proto/auth_int.h"
+#include "proto/frame.h"
+#include "proto/wire.h"
 
 #include <netdb.h>
 #include <stdio.h>
@@ -34,9 +37,9 @@ void enc_auth_id_read(struct enc_rbuf *r, struct enc_auth_id *id)
     enc_r_u32(r, &id->epoch);
 }
 
-int enc_auth_mac(const struct enc_secret *s, const char *label, const uint8_t *first,
-                 const uint8_t *second, const struct enc_auth_id *id,
-                 uint8_t out[ENC_MAC_LEN])
+enc_status_t enc_auth_mac(const struct enc_secret *s, const char *label, const uint8_t *first,
+                          const uint8_t *second, const struct enc_auth_id *id,
+                          uint8_t out[ENC_MAC_LEN])
 {
     uint8_t msg[ENC_AUTH_MSG_LEN];
     unsigned int outlen = 0;
@@ -143,8 +146,8 @@ static int client_run(int fd, const struct enc_secret *s, const struct enc_auth_
     return ENC_OK;
 }
 
-int enc_auth_client(int fd, const struct enc_secret *s, const struct enc_auth_id *self,
-                    uint64_t deadline)
+enc_status_t enc_auth_client(int fd, const struct enc_secret *s, const struct enc_auth_id *self,
+                             uint64_t deadline)
 {
     const char *why = "internal error";
     char peer[NI_MAXHOST + NI_MAXSERV + 4];

@@ -19,6 +19,8 @@
 
 #include <stdint.h>
 
+#include "proto/frame.h"
+
 #define ENC_SECRET_LEN 32
 #define ENC_NONCE_LEN 32
 #define ENC_MAC_LEN 32
@@ -41,16 +43,16 @@ struct enc_auth_id {
     uint32_t epoch;
 };
 
-int enc_secret_generate(struct enc_secret *s);
+enc_status_t enc_secret_generate(struct enc_secret *s);
 /* ENC_ERR_INVAL unless hex is exactly 2*ENC_SECRET_LEN hex digits. */
-int enc_secret_from_hex(struct enc_secret *s, const char *hex);
+enc_status_t enc_secret_from_hex(struct enc_secret *s, const char *hex);
 void enc_secret_to_hex(const struct enc_secret *s, char out[2 * ENC_SECRET_LEN + 1]);
 /* From ENCORE_SECRET or ENCORE_SECRET_FILE; ENC_ERR_INVAL when neither is set or valid. */
-int enc_secret_from_env(struct enc_secret *s);
+enc_status_t enc_secret_from_env(struct enc_secret *s);
 
 /* Client side, blocking until deadline. */
-int enc_auth_client(int fd, const struct enc_secret *s, const struct enc_auth_id *self,
-                    uint64_t deadline);
+enc_status_t enc_auth_client(int fd, const struct enc_secret *s, const struct enc_auth_id *self,
+                             uint64_t deadline);
 
 /* Server side as a non-blocking state machine for poll loops:
  * enc_auth_server_start() sends the challenge; call
@@ -64,7 +66,7 @@ struct enc_auth_server {
     int done;
 };
 
-int enc_auth_server_start(struct enc_auth_server *a, int fd, const struct enc_secret *s);
+enc_status_t enc_auth_server_start(struct enc_auth_server *a, int fd, const struct enc_secret *s);
 int enc_auth_server_progress(struct enc_auth_server *a, int fd, struct enc_auth_id *peer);
 
 #endif

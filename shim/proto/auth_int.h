@@ -8,15 +8,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "proto/wire.h"
+#include "proto/auth.h"
+
 /* role u8, rank u32, incarnation u32, epoch u32 */
 #define ENC_AUTH_ID_LEN 13
 /* AUTH payload: id, nonce_c, client MAC */
 #define ENC_AUTH_LEN (ENC_AUTH_ID_LEN + ENC_NONCE_LEN + ENC_MAC_LEN)
 
 /* HMAC-SHA256(k, label | first | second | id); label is 8 bytes. */
-int enc_auth_mac(const struct enc_secret *s, const char *label, const uint8_t *first,
-                 const uint8_t *second, const struct enc_auth_id *id,
-                 uint8_t out[ENC_MAC_LEN]);
+enc_status_t enc_auth_mac(const struct enc_secret *s, const char *label, const uint8_t *first,
+                          const uint8_t *second, const struct enc_auth_id *id,
+                          uint8_t out[ENC_MAC_LEN]);
 void enc_auth_id_write(struct enc_wbuf *w, const struct enc_auth_id *id);
 void enc_auth_id_read(struct enc_rbuf *r, struct enc_auth_id *id);
 /* "addr:port" of the peer for log lines, "local" for non-IP sockets. */

@@ -5,7 +5,11 @@
  * waiting.  The caller bounds how long a connection may stay unauthenticated.
  */
 #include "enc.h"
+#include "net/sock.h"
+#include "proto/auth.h"
 #include "proto/auth_int.h"
+#include "proto/frame.h"
+#include "proto/wire.h"
 
 #include <netdb.h>
 #include <string.h>
@@ -44,7 +48,7 @@ static void log_reject(int fd, const char *why)
     ENC_WARN("auth", "rejected connection from %s: %s", peer, why);
 }
 
-int enc_auth_server_start(struct enc_auth_server *a, int fd, const struct enc_secret *s)
+enc_status_t enc_auth_server_start(struct enc_auth_server *a, int fd, const struct enc_secret *s)
 {
     const char *why = "RAND_bytes failed";
     int rv = ENC_ERR_SYS;

@@ -7,6 +7,9 @@
  */
 #include "enc.h"
 
+#include "proto/wire.h"
+#include "proto/frame.h"
+
 /* Handshake frames carry a nonce and a MAC or two: a few dozen bytes. */
 #define ENC_HS_MAX_PAYLOAD 256u
 /* A log request or "missing" answer names one collective: a few fields. */
@@ -55,7 +58,7 @@ void enc_frame_encode(const struct enc_frame_hdr *h, uint8_t out[ENC_FRAME_HDR_S
     enc_w_u64(&w, h->len);
 }
 
-int enc_frame_decode(const uint8_t in[ENC_FRAME_HDR_SIZE], struct enc_frame_hdr *h)
+enc_status_t enc_frame_decode(const uint8_t in[ENC_FRAME_HDR_SIZE], struct enc_frame_hdr *h)
 {
     struct enc_rbuf r;
     uint32_t magic;

@@ -58,15 +58,15 @@ struct enc_frame_hdr {
 uint64_t enc_frame_max_payload(uint8_t type);
 void enc_frame_encode(const struct enc_frame_hdr *h, uint8_t out[ENC_FRAME_HDR_SIZE]);
 /* ENC_OK, or ENC_ERR_PROTO for bad magic/version/type/length. */
-int enc_frame_decode(const uint8_t in[ENC_FRAME_HDR_SIZE], struct enc_frame_hdr *h);
+enc_status_t enc_frame_decode(const uint8_t in[ENC_FRAME_HDR_SIZE], struct enc_frame_hdr *h);
 
 /* Blocking (poll-driven, bounded by deadline) send and receive of a whole
  * frame on a non-blocking socket.  enc_frame_recv fails with ENC_ERR_PROTO
  * when the payload is larger than cap. */
-int enc_frame_send(int fd, const struct enc_frame_hdr *h, const void *payload,
-                   uint64_t deadline);
-int enc_frame_recv(int fd, struct enc_frame_hdr *h, void *payload, size_t cap,
-                   uint64_t deadline);
+enc_status_t enc_frame_send(int fd, const struct enc_frame_hdr *h, const void *payload,
+                            uint64_t deadline);
+enc_status_t enc_frame_recv(int fd, struct enc_frame_hdr *h, void *payload, size_t cap,
+                            uint64_t deadline);
 
 /*
  * Incremental frame reader for poll loops (tracker, engine side channels).

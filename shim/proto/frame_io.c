@@ -9,10 +9,13 @@
 
 #include <string.h>
 
+#include "proto/frame.h"
+#include "net/sock.h"
+
 #define ENC_COALESCE_MAX 4096
 
-int enc_frame_send(int fd, const struct enc_frame_hdr *h, const void *payload,
-                   uint64_t deadline)
+enc_status_t enc_frame_send(int fd, const struct enc_frame_hdr *h, const void *payload,
+                            uint64_t deadline)
 {
     uint8_t buf[ENC_FRAME_HDR_SIZE + ENC_COALESCE_MAX];
     int rv;
@@ -30,8 +33,8 @@ int enc_frame_send(int fd, const struct enc_frame_hdr *h, const void *payload,
     return enc_sock_write_all(fd, payload, (size_t)h->len, deadline);
 }
 
-int enc_frame_recv(int fd, struct enc_frame_hdr *h, void *payload, size_t cap,
-                   uint64_t deadline)
+enc_status_t enc_frame_recv(int fd, struct enc_frame_hdr *h, void *payload, size_t cap,
+                            uint64_t deadline)
 {
     uint8_t raw[ENC_FRAME_HDR_SIZE];
     int rv;

@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proto/frame.h"
+#include "net/sock.h"
+
 void enc_frame_reader_init(struct enc_frame_reader *r, uint64_t max_payload)
 {
     memset(r, 0, sizeof(*r));

@@ -15,6 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proto/wire.h"
+#include "proto/msgs.h"
+
 /* One direction of a walk.  When writing, the walk only reads the message. */
 struct codec {
     bool reading;
@@ -124,11 +127,11 @@ static int msg_encode(walk_fn walk, const void *m, void *buf, size_t cap)
     return (int)c.w.len;
 }
 
-static int msg_decode(walk_fn walk, valid_fn valid, release_fn release, void *m,
-                      const void *buf, size_t len)
+static enc_status_t msg_decode(walk_fn walk, valid_fn valid, release_fn release, void *m,
+                               const void *buf, size_t len)
 {
     struct codec c = {.reading = true};
-    int rv;
+    enc_status_t rv;
 
     enc_r_init(&c.r, buf, len);
     walk(&c, m);
@@ -149,7 +152,7 @@ static int msg_decode(walk_fn walk, valid_fn valid, release_fn release, void *m,
     {                                                                               \
         return msg_encode(T##_walk, m, buf, cap);                                   \
     }                                                                               \
-    int enc_msg_##T##_decode(struct enc_msg_##T *m, const void *buf, size_t len)      \
+    enc_status_t enc_msg_##T##_decode(struct enc_msg_##T *m, const void *buf, size_t len) \
     {                                                                               \
         memset(m, 0, sizeof(*m));                                                   \
         return msg_decode(T##_walk, valid, release, m, buf, len);                   \

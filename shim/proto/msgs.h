@@ -12,10 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/limits.h"
 #include "topo/topo.h"
 
-#define ENC_MAX_RANKS 4096
-#define ENC_HOST_MAX 64
 #define ENC_REASON_MAX 512
 
 /* rank -> tracker, first message after authentication. */
@@ -91,22 +90,22 @@ struct enc_msg_stats {
 };
 
 int enc_msg_register_encode(const struct enc_msg_register *m, void *buf, size_t cap);
-int enc_msg_register_decode(struct enc_msg_register *m, const void *buf, size_t len);
+enc_status_t enc_msg_register_decode(struct enc_msg_register *m, const void *buf, size_t len);
 int enc_msg_world_encode(const struct enc_msg_world *m, void *buf, size_t cap);
-int enc_msg_world_decode(struct enc_msg_world *m, const void *buf, size_t len);
+enc_status_t enc_msg_world_decode(struct enc_msg_world *m, const void *buf, size_t len);
 void enc_msg_world_free(struct enc_msg_world *m);
 int enc_msg_heartbeat_encode(const struct enc_msg_heartbeat *m, void *buf, size_t cap);
-int enc_msg_heartbeat_decode(struct enc_msg_heartbeat *m, const void *buf, size_t len);
+enc_status_t enc_msg_heartbeat_decode(struct enc_msg_heartbeat *m, const void *buf, size_t len);
 int enc_msg_event_encode(const struct enc_msg_event *m, void *buf, size_t cap);
-int enc_msg_event_decode(struct enc_msg_event *m, const void *buf, size_t len);
+enc_status_t enc_msg_event_decode(struct enc_msg_event *m, const void *buf, size_t len);
 int enc_msg_status_encode(const struct enc_msg_status *m, void *buf, size_t cap);
-int enc_msg_status_decode(struct enc_msg_status *m, const void *buf, size_t len);
+enc_status_t enc_msg_status_decode(struct enc_msg_status *m, const void *buf, size_t len);
 int enc_msg_resume_encode(const struct enc_msg_resume *m, void *buf, size_t cap);
-int enc_msg_resume_decode(struct enc_msg_resume *m, const void *buf, size_t len);
+enc_status_t enc_msg_resume_decode(struct enc_msg_resume *m, const void *buf, size_t len);
 void enc_msg_resume_free(struct enc_msg_resume *m);
 int enc_msg_abort_encode(const struct enc_msg_abort *m, void *buf, size_t cap);
-int enc_msg_abort_decode(struct enc_msg_abort *m, const void *buf, size_t len);
+enc_status_t enc_msg_abort_decode(struct enc_msg_abort *m, const void *buf, size_t len);
 int enc_msg_stats_encode(const struct enc_msg_stats *m, void *buf, size_t cap);
-int enc_msg_stats_decode(struct enc_msg_stats *m, const void *buf, size_t len);
+enc_status_t enc_msg_stats_decode(struct enc_msg_stats *m, const void *buf, size_t len);
 
 #endif

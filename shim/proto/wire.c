@@ -8,6 +8,8 @@
 
 #include <string.h>
 
+#include "proto/wire.h"
+
 void enc_w_init(struct enc_wbuf *w, void *buf, size_t cap)
 {
     w->p = buf;
@@ -137,7 +139,7 @@ void enc_r_str(struct enc_rbuf *r, char *s, size_t cap)
     s[n] = '\0';
 }
 
-int enc_r_done(const struct enc_rbuf *r)
+enc_status_t enc_r_done(const struct enc_rbuf *r)
 {
     return (r->err || r->off != r->len) ? ENC_ERR_PROTO : ENC_OK;
 }

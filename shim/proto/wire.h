@@ -45,6 +45,6 @@ void enc_r_bytes(struct enc_rbuf *r, void *b, size_t n);
  * that does not fit in cap, or contains NUL, sets err. */
 void enc_r_str(struct enc_rbuf *r, char *s, size_t cap);
 /* ENC_OK when no error and every byte was consumed, else ENC_ERR_PROTO. */
-int enc_r_done(const struct enc_rbuf *r);
+enc_status_t enc_r_done(const struct enc_rbuf *r);
 
 #endif

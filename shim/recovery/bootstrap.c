@@ -23,10 +23,10 @@ struct site_count {
 
 static struct site_count *table;
 static size_t table_cap;
-static int ended;
+static bool ended;
 
-int enc_bootstrap_active(void) { return !ended; }
-void enc_bootstrap_end(void) { ended = 1; }
+bool enc_bootstrap_active(void) { return !ended; }
+void enc_bootstrap_end(void) { ended = true; }
 
 static size_t hash(const char *mod, uint64_t off)
 {
@@ -46,7 +46,7 @@ static struct site_count *lookup(const char *mod, uint64_t off)
     return &table[i];
 }
 
-static int grow(void)
+static enc_status_t grow(void)
 {
     struct site_count *old = table;
     size_t old_cap = table_cap;

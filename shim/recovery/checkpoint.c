@@ -14,12 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/coll.h"
-#include "engine/state.h"
+#include "engine/layer.h"
 #include "recovery/ckpt.h"
 #include "recovery/reclog.h"
-
-struct enc_ckpt enc_ckpt_committed = {.rep_rank = {-1, -1}};
+#include "recovery/recovery.h"
 
 void enc_ckpt_free(struct enc_ckpt *c)
 {
@@ -42,14 +40,14 @@ const void *enc_ckpt_replica(const struct enc_ckpt *c, int rank, size_t *len)
     return NULL;
 }
 
-int encore_version(void) { return (int)enc_ckpt_committed.version; }
+int encore_version(void) { return (int)enc_rec.committed.version; }
 
 int encore_is_replaying(void)
 {
-    return enc_eng.active && enc_eng.seq < enc_eng.replay_until;
+    return enc_engine_active() && enc_engine_seq() < enc_rec.replay_until;
 }
 
-static int dup_state(void **dst, size_t *dlen, const void *src, size_t len)
+static enc_status_t dup_state(void **dst, size_t *dlen, const void *src, size_t len)
 {
     *dlen = len;
     if ((*dst = malloc(len ? len : 1)) == NULL)
@@ -59,17 +57,20 @@ static int dup_state(void **dst, size_t *dlen, const void *src, size_t len)
     return ENC_OK;
 }
 
-static int take(struct enc_ckpt *next, size_t glen, const void *site)
+/* Phase one as a collective whose algorithm is enc_ckpt_exchange. */
+static enc_status_t take(struct enc_ckpt *next, size_t glen, const void *site)
 {
     struct enc_callsig sig = {.kind = ENC_COLL_CHECKPOINT, .count = glen,
                               .dtype = ENC_SIG_DTYPE_BYTES, .op = ENC_SIG_OP_NONE,
                               .root = -1, .site = site};
-    struct enc_coll co = {.sig = &sig, .ckpt = next, .root = -1};
-    int rv;
+    enc_status_t rv;
 
-    if ((rv = enc_run_coll(&co)) != ENC_OK)
+    enc_rec.taking = next;
+    rv = enc_layer_coll(&sig);
+    enc_rec.taking = NULL;
+    if (rv != ENC_OK)
         return rv;
-    next->seq_after = enc_eng.seq;
+    next->seq_after = enc_engine_seq();
     /* Every rank finished phase one; none needs results before the
      * checkpoint itself again (a rank still inside it may need its entry). */
     enc_reclog_truncate_below(next->seq_after - 1);
@@ -78,18 +79,19 @@ static int take(struct enc_ckpt *next, size_t glen, const void *site)
 
 int encore_checkpoint(const void *global, size_t global_len, const void *local, size_t local_len)
 {
-    struct enc_ckpt next = {.version = enc_ckpt_committed.version + 1, .rep_rank = {-1, -1}};
-    int rv;
+    struct enc_ckpt next = {.version = enc_rec.committed.version + 1, .rep_rank = {-1, -1}};
+    enc_status_t rv;
 
     if ((global_len && !global) || (local_len && !local))
         return ENC_ERR_INVAL;
     if ((rv = dup_state(&next.global, &next.glen, global, global_len)) != ENC_OK ||
         (rv = dup_state(&next.local, &next.llen, local, local_len)) != ENC_OK)
         goto fail;
-    if (enc_eng.active && (rv = take(&next, global_len, __builtin_return_address(0))) != ENC_OK)
+    /* without recovery (ENCORE_RECOVERY=0) nobody needs replicas */
+    if (enc_engine_active() && enc_rec.on && (rv = take(&next, global_len, __builtin_return_address(0))) != ENC_OK)
         goto fail;
-    enc_ckpt_free(&enc_ckpt_committed);
-    enc_ckpt_committed = next;
+    enc_ckpt_free(&enc_rec.committed);
+    enc_rec.committed = next;
     ENC_INFO("ckpt", "checkpoint %u committed (global %zu B, local %zu B), log truncated "
              "below seq %llu", next.version, global_len, local_len,
              (unsigned long long)next.seq_after);
@@ -109,36 +111,36 @@ static void copy_out(const void *src, size_t srclen, void *dst, size_t *len)
 }
 
 /* A rank behind the survivors with no checkpoint of its own loads theirs. */
-static int load_from_survivors(void)
+static enc_status_t load_from_survivors(void)
 {
     struct enc_ckpt got;
-    int rv;
+    enc_status_t rv;
 
     if ((rv = enc_ckpt_fetch(&got)) != ENC_OK) {
         char msg[160];
 
         snprintf(msg, sizeof(msg), "rank %d cannot load its checkpoint from the survivors: %s",
-                 enc_eng.rank, encore_strerror(rv));
+                 enc_engine_rank(), encore_strerror(rv));
         enc_engine_abort(1, msg);
     }
     if (got.version == 0)
         return ENC_OK;
-    enc_ckpt_free(&enc_ckpt_committed);
-    enc_ckpt_committed = got;
+    enc_ckpt_free(&enc_rec.committed);
+    enc_rec.committed = got;
     ENC_INFO("ckpt", "loaded checkpoint %u from the survivors; resuming at seq %llu "
              "(skipping %llu collectives)", got.version, (unsigned long long)got.seq_after,
-             (unsigned long long)(got.seq_after - enc_eng.seq));
-    enc_eng.seq = got.seq_after;
+             (unsigned long long)(got.seq_after - enc_engine_seq()));
+    enc_engine_skip_to(got.seq_after);
     return ENC_OK;
 }
 
 int encore_load_checkpoint(void *global, size_t *global_len, void *local, size_t *local_len)
 {
-    struct enc_ckpt *c = &enc_ckpt_committed;
+    struct enc_ckpt *c = &enc_rec.committed;
 
     enc_bootstrap_end();
-    if (enc_eng.active && enc_eng.recovery && c->version == 0 &&
-        enc_eng.seq < enc_eng.replay_until)
+    if (enc_engine_active() && enc_rec.on && c->version == 0 &&
+        enc_engine_seq() < enc_rec.replay_until)
         load_from_survivors();
     if (c->version == 0)
         return 0;

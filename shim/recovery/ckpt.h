@@ -10,8 +10,11 @@
 #ifndef ENC_RECOVERY_CKPT_H
 #define ENC_RECOVERY_CKPT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "core/status.h"
 
 struct enc_ckpt {
     uint32_t version;
@@ -25,15 +28,16 @@ struct enc_ckpt {
     size_t rep_len[2];
 };
 
-extern struct enc_ckpt enc_ckpt_committed;
-
 void enc_ckpt_free(struct enc_ckpt *c);
 /* Replica of rank's local state in c, or NULL. */
 const void *enc_ckpt_replica(const struct enc_ckpt *c, int rank, size_t *len);
 
 /* ckpt_fetch.c: a restarted rank loads the newest checkpoint any survivor
  * committed; ENC_OK with *out filled (version 0 when there is none). */
-int enc_ckpt_fetch(struct enc_ckpt *out);
+enc_status_t enc_ckpt_fetch(struct enc_ckpt *out);
+/* ckpt_exchange.c: the checkpoint's collective part (the exchange op). */
+struct enc_coll;
+enc_status_t enc_ckpt_exchange(void *ctx, struct enc_coll *co);
 
 /* reclog.c: drop logged results below seq, except bootstrap ones. */
 void enc_reclog_truncate_below(uint64_t seq);
@@ -41,7 +45,7 @@ void enc_reclog_truncate_below(uint64_t seq);
 /* bootstrap.c: occurrence number of the next collective from site (counted
  * until the first encore_load_checkpoint of this process). */
 uint32_t enc_bootstrap_occurrence(const char *mod, uint64_t off);
-int enc_bootstrap_active(void);
+bool enc_bootstrap_active(void);
 void enc_bootstrap_end(void);
 
 #endif

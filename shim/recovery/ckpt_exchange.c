@@ -13,21 +13,21 @@
 #include <stdlib.h>
 
 #include "engine/coll.h"
-#include "engine/state.h"
+#include "engine/layer.h"
+#include "engine/xfer.h"
 #include "recovery/ckpt.h"
+#include "recovery/recovery.h"
 
 /* Local states are bounded only by memory; refuse absurd lengths from the
  * wire rather than trying to allocate them. */
 #define CKPT_LOCAL_MAX (1ull << 40)
 
-static int mod(int a, int n) { return ((a % n) + n) % n; }
-
-static int swap_with(struct enc_coll *co, int to, int from, int slot)
+static enc_status_t swap_with(struct enc_coll *co, struct enc_ckpt *ck, int to, int from,
+                              int slot)
 {
-    struct enc_ckpt *ck = co->ckpt;
     uint64_t mine = htobe64(ck->llen), theirs;
     struct enc_xfer x[2] = {enc_xfer_send(to, &mine, 8), enc_xfer_recv(from, &theirs, 8)};
-    int rv;
+    enc_status_t rv;
 
     if ((rv = enc_xfer_run(x, 2, &co->ctx)) != ENC_OK)
         return rv;
@@ -44,17 +44,20 @@ static int swap_with(struct enc_coll *co, int to, int from, int slot)
     return enc_xfer_run(x, 2, &co->ctx);
 }
 
-int enc_ckpt_exchange(struct enc_coll *co)
+enc_status_t enc_ckpt_exchange(void *ctx, struct enc_coll *co)
 {
-    int n = enc_eng.size, pos = enc_topo_pos(enc_eng.ring, n, enc_eng.rank);
-    int next = enc_eng.ring[mod(pos + 1, n)], prev = enc_eng.ring[mod(pos - 1, n)];
+    struct enc_ckpt *ck = ((struct enc_recovery *)ctx)->taking;
     struct enc_coll barrier = *co;
-    int rv;
+    int next, prev;
+    enc_status_t rv;
 
+    if (ck == NULL)
+        return ENC_ERR_STATE;
+    enc_engine_ring_neighbours(&next, &prev);
     /* one direction at a time: with two ranks next == prev, and a link
      * carries one message per direction at a time */
-    if ((rv = swap_with(co, next, prev, 0)) != ENC_OK ||
-        (rv = swap_with(co, prev, next, 1)) != ENC_OK)
+    if ((rv = swap_with(co, ck, next, prev, 0)) != ENC_OK ||
+        (rv = swap_with(co, ck, prev, next, 1)) != ENC_OK)
         return rv;
     barrier.bytes = 0;
     barrier.count = 0;

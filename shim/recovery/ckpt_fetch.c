@@ -11,21 +11,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/state.h"
+#include "engine/layer.h"
 #include "recovery/ckpt.h"
 #include "recovery/logreq.h"
 #include "recovery/reclog.h"
 #include "recovery/recovery.h"
 
-static int newest(int *who, uint32_t *version, uint64_t *seq_after)
+static enc_status_t newest(int *who, uint32_t *version, uint64_t *seq_after)
 {
     struct enc_logreq q = {.what = ENC_LOGREQ_CKPT_INFO};
     struct enc_sigrec sig;
 
     *who = -1;
     *version = 0;
-    for (int r = 0; r < enc_eng.size; r++) {
-        if (r == enc_eng.rank || enc_eng.peer_completed[r] <= enc_eng.seq)
+    for (int r = 0; r < enc_engine_size(); r++) {
+        if (r == enc_engine_rank() || enc_rec.peer_completed[r] <= enc_engine_seq())
             continue;
         if (enc_log_fetch(r, &q, &sig, NULL, 0, NULL) != ENC_OK)
             continue; /* that survivor may have died too: ask the others */
@@ -38,11 +38,11 @@ static int newest(int *who, uint32_t *version, uint64_t *seq_after)
     return ENC_OK;
 }
 
-static int fetch_global(int who, struct enc_ckpt *out)
+static enc_status_t fetch_global(int who, struct enc_ckpt *out)
 {
     struct enc_logreq q = {.what = ENC_LOGREQ_CKPT_GLOBAL, .version = out->version};
     struct enc_sigrec sig;
-    int rv;
+    enc_status_t rv;
 
     rv = enc_log_fetch(who, &q, &sig, NULL, ENC_LOG_ANY_LEN, &out->global);
     out->glen = rv == ENC_OK ? sig.len : 0;
@@ -50,14 +50,14 @@ static int fetch_global(int who, struct enc_ckpt *out)
 }
 
 /* Our local state lives on both ring neighbours; either will do. */
-static int fetch_local(struct enc_ckpt *out)
+static enc_status_t fetch_local(struct enc_ckpt *out)
 {
-    int n = enc_eng.size, pos = enc_topo_pos(enc_eng.ring, n, enc_eng.rank);
-    int nb[2] = {enc_eng.ring[(pos + 1) % n], enc_eng.ring[(pos + n - 1) % n]};
+    int nb[2];
     struct enc_logreq q = {.what = ENC_LOGREQ_CKPT_LOCAL, .version = out->version,
-                           .rank = (uint32_t)enc_eng.rank};
+                           .rank = (uint32_t)enc_engine_rank()};
     struct enc_sigrec sig;
 
+    enc_engine_ring_neighbours(&nb[0], &nb[1]);
     for (int i = 0; i < 2; i++) {
         if (enc_log_fetch(nb[i], &q, &sig, NULL, ENC_LOG_ANY_LEN, &out->local) == ENC_OK) {
             out->llen = sig.len;
@@ -65,14 +65,15 @@ static int fetch_local(struct enc_ckpt *out)
         }
     }
     ENC_ERROR("ckpt", "local state of rank %d for checkpoint %u is lost: both ring "
-              "neighbours (ranks %d and %d) lost their replica", enc_eng.rank, out->version,
+              "neighbours (ranks %d and %d) lost their replica", enc_engine_rank(), out->version,
               nb[0], nb[1]);
     return ENC_ERR_LOST;
 }
 
-int enc_ckpt_fetch(struct enc_ckpt *out)
+enc_status_t enc_ckpt_fetch(struct enc_ckpt *out)
 {
-    int who, rv;
+    enc_status_t rv;
+    int who;
 
     memset(out, 0, sizeof(*out));
     out->rep_rank[0] = out->rep_rank[1] = -1;

@@ -17,7 +17,7 @@
 
 #include "engine/coll.h"
 #include "engine/scratch.h"
-#include "engine/state.h"
+#include "engine/layer.h"
 #include "recovery/logreq.h"
 #include "recovery/reclog.h"
 #include "recovery/recovery.h"
@@ -47,7 +47,7 @@ static struct centry *probe(struct centry *e, size_t cap, uint64_t ctx, uint64_t
             return &e[i];
 }
 
-static int grow(void)
+static enc_status_t grow(void)
 {
     size_t cap = comm_log.cap ? comm_log.cap * 2 : 1024;
     struct centry *e = calloc(cap, sizeof(*e));
@@ -63,10 +63,12 @@ static int grow(void)
     return ENC_OK;
 }
 
-int enc_commlog_record(const struct enc_coll *co, uint64_t ctx, uint64_t seq)
+enc_status_t enc_commlog_record(void *rc, const struct enc_coll *co, uint64_t ctx,
+                                uint64_t seq)
 {
     struct centry *x;
 
+    (void)rc;
     if (2 * (comm_log.n + 1) > comm_log.cap && grow() != ENC_OK)
         return ENC_ERR_NOMEM;
     x = probe(comm_log.e, comm_log.cap, ctx, seq);
@@ -77,7 +79,7 @@ int enc_commlog_record(const struct enc_coll *co, uint64_t ctx, uint64_t seq)
     }
     x->ctx = ctx;
     x->seq = seq;
-    enc_sigrec_from_coll(&x->sig, co, co->bytes);
+    enc_sigrec_from_coll(&x->sig, co, &enc_rec.cur, co->bytes);
     if ((x->data = malloc(co->bytes ? co->bytes : 1)) == NULL)
         return ENC_ERR_NOMEM;
     if (co->sig->kind == ENC_COLL_ALLGATHERV)
@@ -87,13 +89,13 @@ int enc_commlog_record(const struct enc_coll *co, uint64_t ctx, uint64_t seq)
     return ENC_OK;
 }
 
-int enc_commlog_find(uint64_t ctx, uint64_t seq, struct enc_sigrec *sig, const void **data,
+enc_status_t enc_commlog_find(uint64_t ctx, uint64_t seq, struct enc_sigrec *sig, const void **data,
                      size_t *len)
 {
     struct centry *x;
 
     if (comm_log.cap == 0 || (x = probe(comm_log.e, comm_log.cap, ctx, seq))->ctx == 0)
-        return ENC_ERR_LOST;
+        return ENC_ERR_NOT_FOUND;
     *sig = x->sig;
     *data = x->data;
     *len = x->sig.len;
@@ -108,33 +110,28 @@ void enc_commlog_fini(void)
     memset(&comm_log, 0, sizeof(comm_log));
 }
 
-static int same_call(const struct enc_sigrec *a, const struct enc_sigrec *b)
-{
-    return a->kind == b->kind && a->count == b->count && a->dtype == b->dtype &&
-           a->op == b->op && a->root == b->root && a->len == b->len;
-}
-
 static void diverged(const struct enc_coll *co, const struct enc_sigrec *logged)
 {
     char a[200], b[200], msg[700];
     struct enc_sigrec mine;
 
-    enc_sigrec_from_coll(&mine, co, co->bytes);
+    enc_sigrec_from_coll(&mine, co, &enc_rec.cur, co->bytes);
     enc_sigrec_format(&mine, a, sizeof(a));
     enc_sigrec_format(logged, b, sizeof(b));
     snprintf(msg, sizeof(msg), "replay divergence on a communicator (rank %d of %d, its "
              "collective #%llu) on world rank %d: this call is %s; the log has %s", co->me,
-             co->n, (unsigned long long)(co->ctx.seq & ((1ull << 40) - 1)), enc_eng.rank, a, b);
+             co->n, (unsigned long long)(co->ctx.seq & ((1ull << 40) - 1)), enc_engine_rank(), a, b);
     ENC_ERROR("replay", "%s", msg);
     enc_engine_abort(1, msg);
 }
 
 /* Asks every other member; ENC_ERR_NOT_FOUND when all answered that they
  * do not have it, a peer failure when one could not answer. */
-static int ask_members(const struct enc_coll *co, const struct enc_logreq *q, uint8_t *dst,
+static enc_status_t ask_members(const struct enc_coll *co, const struct enc_logreq *q, uint8_t *dst,
                        struct enc_sigrec *sig)
 {
-    int unreachable = 0, rv;
+    int unreachable = 0;
+    enc_status_t rv;
 
     for (int i = 0; i < co->n; i++) {
         if (i == co->me)
@@ -150,26 +147,27 @@ static int ask_members(const struct enc_coll *co, const struct enc_logreq *q, ui
     return unreachable ? ENC_ERR_PEER_RESET : ENC_ERR_NOT_FOUND;
 }
 
-int enc_commlog_replay(struct enc_coll *co, uint64_t ctx, uint64_t seq)
+enc_status_t enc_commlog_replay(void *rc, struct enc_coll *co, uint64_t ctx, uint64_t seq)
 {
     struct enc_logreq q = {.what = ENC_LOGREQ_COMM, .seq = seq, .site_off = ctx};
     int gather = co->sig->kind == ENC_COLL_ALLGATHERV;
     uint8_t *dst = gather ? enc_scratch_get(ENC_SCRATCH_ALGO, co->bytes) : co->result;
     struct enc_sigrec mine, logged;
-    int rv;
+    enc_status_t rv;
 
+    (void)rc;
     if (gather && dst == NULL)
         return ENC_ERR_NOMEM;
     memset(&logged, 0, sizeof(logged));
     rv = ask_members(co, &q, dst, &logged);
-    enc_sigrec_from_coll(&mine, co, co->bytes);
-    if (rv == ENC_ERR_DIVERGED || (rv == ENC_OK && !same_call(&mine, &logged)))
+    enc_sigrec_from_coll(&mine, co, &enc_rec.cur, co->bytes);
+    if (rv == ENC_ERR_DIVERGED || (rv == ENC_OK && !enc_sigrec_same_call(&mine, &logged)))
         diverged(co, &logged);
     if (rv != ENC_OK)
         return rv;
     if (gather)
         enc_coll_result_unpack(co, dst);
-    enc_eng.replayed++;
-    enc_eng.replayed_bytes += co->bytes;
+    enc_rec.replayed++;
+    enc_rec.replayed_bytes += co->bytes;
     return ENC_OK;
 }

@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/state.h"
+#include "engine/layer.h"
+#include "net/sock.h"
+#include "proto/frame.h"
 #include "recovery/logreq.h"
 #include "recovery/reclog.h"
 #include "recovery/recovery.h"
@@ -17,44 +19,25 @@
 
 /* Waits for the answer on fd, watching the tracker too: a survivor that
  * learnt of a new death stops serving and waits for the new epoch, and so
- * must we (ENC_ERR_EPOCH), or each would wait for the other. */
-/* Meanwhile it answers requests itself: members of a communicator that is
+ * must we (ENC_ERR_EPOCH), or each would wait for the other.  Meanwhile
+ * this rank answers requests itself: members of a communicator that is
  * uncertain after a failure ask each other at the same time. */
-int enc_log_wait(int fd, uint64_t deadline)
+enc_status_t enc_log_wait(int fd, uint64_t deadline)
 {
-    struct pollfd p[3 + ENC_MAX_RANKS];
-
-    for (;;) {
-        int rv, np, left = enc_ms_left(deadline);
-
-        if (left == 0)
-            return ENC_ERR_TIMEOUT;
-        enc_links_poll_accepted();
-        p[0] = (struct pollfd){.fd = fd, .events = POLLIN};
-        p[1] = (struct pollfd){.fd = enc_tclient_event_fd(enc_eng.tc), .events = POLLIN};
-        p[2] = (struct pollfd){.fd = enc_eng.lst.wake_fd, .events = POLLIN};
-        np = enc_serve_add_pollfds(p, 3);
-        if (poll(p, (nfds_t)np, left) < 0 && errno != EINTR)
-            return ENC_ERR_SYS;
-        if (p[1].revents && (rv = enc_engine_poll_tracker()) != ENC_OK)
-            return rv;
-        if (p[0].revents)
-            return ENC_OK;
-        enc_serve_handle_pollfds(p + 3, np - 3);
-    }
+    return enc_engine_wait_readable(fd, deadline);
 }
 
 int enc_log_candidates(uint64_t seq, int root, uint64_t need, int *peers)
 {
     /* walk from the first holder, so the nearest copies are asked first */
-    int first = root >= 0 ? root : (int)((seq / ENC_HOLDER_RUN) % (uint64_t)enc_eng.size);
+    int first = root >= 0 ? root : (int)((seq / ENC_HOLDER_RUN) % (uint64_t)enc_engine_size());
     int n = 0;
 
     for (int pass = 0; pass < 2; pass++) {
-        for (int i = 0; i < enc_eng.size; i++) {
-            int peer = (first + i) % enc_eng.size;
+        for (int i = 0; i < enc_engine_size(); i++) {
+            int peer = (first + i) % enc_engine_size();
 
-            if (peer == enc_eng.rank || enc_eng.peer_completed[peer] <= need ||
+            if (peer == enc_engine_rank() || enc_rec.peer_completed[peer] <= need ||
                 enc_reclog_is_holder(seq, root, peer) != (pass == 0))
                 continue;
             peers[n++] = peer;
@@ -63,12 +46,13 @@ int enc_log_candidates(uint64_t seq, int root, uint64_t need, int *peers)
     return n;
 }
 
-int enc_log_read_data(int fd, uint64_t seq, uint8_t *dst, uint64_t len, uint64_t deadline)
+enc_status_t enc_log_read_data(int fd, uint64_t seq, uint8_t *dst, uint64_t len,
+                               uint64_t deadline)
 {
     for (uint64_t off = 0; off < len;) {
         uint8_t raw[ENC_FRAME_HDR_SIZE];
         struct enc_frame_hdr h;
-        int rv;
+        enc_status_t rv;
 
         if ((rv = enc_sock_read_all(fd, raw, sizeof(raw), deadline)) != ENC_OK ||
             (rv = enc_frame_decode(raw, &h)) != ENC_OK)
@@ -82,15 +66,16 @@ int enc_log_read_data(int fd, uint64_t seq, uint8_t *dst, uint64_t len, uint64_t
     return ENC_OK;
 }
 
-int enc_log_fetch(int peer, const struct enc_logreq *q, struct enc_sigrec *sig, uint8_t *dst,
-                  uint64_t expect, void **alloc)
+enc_status_t enc_log_fetch(int peer, const struct enc_logreq *q, struct enc_sigrec *sig,
+                           uint8_t *dst, uint64_t expect, void **alloc)
 {
-    uint64_t deadline = enc_deadline_ms(enc_eng.coll_timeout_ms);
+    uint64_t deadline = enc_deadline_ms(enc_engine_coll_timeout_ms());
     uint64_t seq = q->seq;
-    struct enc_frame_hdr h = {.type = ENC_MSG_LOG_REQ, .src = (uint16_t)enc_eng.rank,
-                              .epoch = enc_eng.epoch, .seq = seq, .len = ENC_LOGREQ_WIRE};
+    struct enc_frame_hdr h = {.type = ENC_MSG_LOG_REQ, .src = (uint16_t)enc_engine_rank(),
+                              .epoch = enc_engine_epoch(), .seq = seq, .len = ENC_LOGREQ_WIRE};
     uint8_t wire[ENC_SIGREC_WIRE], req[ENC_LOGREQ_WIRE];
-    int fd, rv;
+    enc_status_t rv;
+    int fd;
 
     if (alloc != NULL)
         *alloc = NULL;
@@ -108,7 +93,7 @@ int enc_log_fetch(int peer, const struct enc_logreq *q, struct enc_sigrec *sig, 
         goto fail;
     }
     if (expect != ENC_LOG_ANY_LEN && sig->len != expect) {
-        enc_sock_close(&enc_eng.log_fd[peer]); /* the data stays unread */
+        enc_log_conn_close(peer); /* the data stays unread */
         return ENC_ERR_DIVERGED; /* reported by the caller with both signatures */
     }
     if (alloc != NULL && (dst = *alloc = malloc(sig->len ? sig->len : 1)) == NULL) {
@@ -123,7 +108,7 @@ fail:
         free(*alloc);
         *alloc = NULL;
     }
-    enc_sock_close(&enc_eng.log_fd[peer]);
+    enc_log_conn_close(peer);
     ENC_DEBUG("replay", "fetching seq %llu from rank %d failed: %s", (unsigned long long)seq,
               peer, encore_strerror(rv));
     return rv == ENC_ERR_EPOCH ? rv : ENC_ERR_PEER_RESET;

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "proto/wire.h"
 #include "recovery/logreq.h"
 
 void enc_logreq_encode(const struct enc_logreq *q, uint8_t out[ENC_LOGREQ_WIRE])
@@ -26,7 +27,7 @@ void enc_logreq_encode(const struct enc_logreq *q, uint8_t out[ENC_LOGREQ_WIRE])
         enc_w_u8(&w, 0);
 }
 
-int enc_logreq_decode(struct enc_logreq *q, const uint8_t *in, size_t len)
+enc_status_t enc_logreq_decode(struct enc_logreq *q, const uint8_t *in, size_t len)
 {
     struct enc_rbuf r;
     uint32_t root;

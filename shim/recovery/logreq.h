@@ -48,6 +48,6 @@ struct enc_logreq {
 #define ENC_LOGREQ_WIRE 96
 
 void enc_logreq_encode(const struct enc_logreq *q, uint8_t out[ENC_LOGREQ_WIRE]);
-int enc_logreq_decode(struct enc_logreq *q, const uint8_t *in, size_t len);
+enc_status_t enc_logreq_decode(struct enc_logreq *q, const uint8_t *in, size_t len);
 
 #endif

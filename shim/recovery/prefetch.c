@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/state.h"
+#include "engine/layer.h"
+#include "proto/frame.h"
+#include "proto/msgs.h"
 #include "recovery/logreq.h"
 #include "recovery/reclog.h"
 #include "recovery/recovery.h"
@@ -35,18 +37,18 @@ void enc_prefetch_clear(void)
     pf.n = 0;
 }
 
-static int read_entry(int fd, uint64_t seq, uint64_t deadline, int *end)
+static enc_status_t read_entry(int fd, uint64_t seq, uint64_t deadline, bool *end)
 {
     uint8_t wire[ENC_SIGREC_WIRE];
     struct pf_entry *x = &pf.e[pf.n];
     struct enc_frame_hdr h;
-    int rv;
+    enc_status_t rv;
 
     if ((rv = enc_log_wait(fd, deadline)) != ENC_OK ||
         (rv = enc_frame_recv(fd, &h, wire, sizeof(wire), deadline)) != ENC_OK)
         return rv;
     if (h.type == ENC_MSG_LOG_MISSING && h.seq == seq) {
-        *end = 1;
+        *end = true;
         return ENC_OK;
     }
     if (h.type != ENC_MSG_LOG_RESULT || h.seq != seq || h.len != ENC_SIGREC_WIRE ||
@@ -62,14 +64,16 @@ static int read_entry(int fd, uint64_t seq, uint64_t deadline, int *end)
     return ENC_OK;
 }
 
-static int fetch_run(int peer, uint64_t seq)
+static enc_status_t fetch_run(int peer, uint64_t seq)
 {
-    uint64_t deadline = enc_deadline_ms(enc_eng.coll_timeout_ms);
+    uint64_t deadline = enc_deadline_ms(enc_engine_coll_timeout_ms());
     struct enc_logreq q = {.what = ENC_LOGREQ_RUN, .seq = seq, .rank = ENC_HOLDER_RUN};
-    struct enc_frame_hdr h = {.type = ENC_MSG_LOG_REQ, .src = (uint16_t)enc_eng.rank,
-                              .epoch = enc_eng.epoch, .seq = seq, .len = ENC_LOGREQ_WIRE};
+    struct enc_frame_hdr h = {.type = ENC_MSG_LOG_REQ, .src = (uint16_t)enc_engine_rank(),
+                              .epoch = enc_engine_epoch(), .seq = seq, .len = ENC_LOGREQ_WIRE};
     uint8_t req[ENC_LOGREQ_WIRE];
-    int fd, rv, end = 0;
+    enc_status_t rv;
+    bool end = false;
+    int fd;
 
     enc_logreq_encode(&q, req);
     if ((rv = enc_log_conn(peer, &fd)) != ENC_OK ||
@@ -80,18 +84,18 @@ static int fetch_run(int peer, uint64_t seq)
     if (rv == ENC_OK)
         return pf.n > 0 ? ENC_OK : ENC_ERR_LOST;
 fail:
-    enc_sock_close(&enc_eng.log_fd[peer]);
+    enc_log_conn_close(peer);
     return rv == ENC_ERR_EPOCH ? rv : ENC_ERR_PEER_RESET;
 }
 
-static int fill(uint64_t seq, int root)
+static enc_status_t fill(uint64_t seq, int root)
 {
     int peers[ENC_MAX_RANKS], n = enc_log_candidates(seq, root, seq, peers);
 
     enc_prefetch_clear();
     pf.from = seq;
     for (int i = 0; i < n; i++) {
-        int rv = fetch_run(peers[i], seq);
+        enc_status_t rv = fetch_run(peers[i], seq);
 
         if (rv == ENC_OK)
             return ENC_OK;
@@ -102,9 +106,10 @@ static int fill(uint64_t seq, int root)
     return ENC_ERR_LOST;
 }
 
-int enc_prefetch_get(uint64_t seq, int root, const struct enc_sigrec **sig, const void **data)
+enc_status_t enc_prefetch_get(uint64_t seq, int root, const struct enc_sigrec **sig,
+                              const void **data)
 {
-    int rv;
+    enc_status_t rv;
 
     if ((seq < pf.from || seq >= pf.from + pf.n) && (rv = fill(seq, root)) != ENC_OK)
         return rv;

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "engine/coll.h"
-#include "engine/state.h"
+#include "engine/layer.h"
 #include "recovery/bufpool.h"
 #include "recovery/ckpt.h"
 #include "recovery/reclog.h"
@@ -31,8 +31,8 @@ struct entry {
     void *data;              /* NULL when spilled or dropped */
     size_t cap;              /* bytes allocated at data */
     off_t spill_off;         /* >= 0 when spilled */
-    int holder;
-    int present;
+    bool holder;
+    bool present;
 };
 
 struct enc_reclog {
@@ -50,9 +50,9 @@ struct enc_reclog {
 
 static struct enc_reclog reclog;
 
-int enc_reclog_is_holder(uint64_t seq, int root, int rank)
+bool enc_reclog_is_holder(uint64_t seq, int root, int rank)
 {
-    int n = enc_eng.size;
+    int n = enc_engine_size();
     /* runs of ENC_HOLDER_RUN consecutive results share their holders, so a
      * replaying rank can fetch a run with one request */
     int first = root >= 0 ? root : (int)((seq / ENC_HOLDER_RUN) % (uint64_t)n);
@@ -61,7 +61,7 @@ int enc_reclog_is_holder(uint64_t seq, int root, int rank)
     return dist < ENC_MIN(reclog.replicas, n);
 }
 
-static int open_spill(void)
+static enc_status_t open_spill(void)
 {
     const char *dir = enc_tunable_str(ENC_TUNE_SPILL_DIR);
     char path[4096];
@@ -78,12 +78,12 @@ static int open_spill(void)
     return ENC_OK;
 }
 
-int enc_recovery_init(void)
+enc_status_t enc_reclog_init(void)
 {
     memset(&reclog, 0, sizeof(reclog));
     reclog.replicas = (int)ENC_MAX(1, enc_tunable_ll(ENC_TUNE_REPLICAS));
     reclog.mem_max = (size_t)enc_tunable_ll(ENC_TUNE_LOG_MEM_MAX);
-    return enc_eng.recovery ? open_spill() : ENC_OK;
+    return open_spill();
 }
 
 static void entry_clear(struct entry *x)
@@ -95,7 +95,7 @@ static void entry_clear(struct entry *x)
     memset(x, 0, sizeof(*x));
 }
 
-void enc_recovery_fini(void)
+void enc_reclog_fini(void)
 {
     for (uint64_t s = reclog.base; s < reclog.end; s++)
         entry_clear(&reclog.e[s - reclog.base]);
@@ -155,15 +155,13 @@ static void enforce_cap(void)
     reclog.mem_oldest = s;
 }
 
-int enc_reclog_record(const struct enc_coll *co)
+enc_status_t enc_reclog_record(const struct enc_coll *co)
 {
     struct enc_sigrec sig;
     struct entry *x;
     uint64_t len = co->bytes;
 
-    if (!enc_eng.recovery)
-        return ENC_OK;
-    enc_sigrec_from_coll(&sig, co, len);
+    enc_sigrec_from_coll(&sig, co, &enc_rec.cur, len);
     if ((x = slot(co->ctx.seq)) == NULL)
         return ENC_ERR_NOMEM;
     entry_clear(x);
@@ -171,7 +169,7 @@ int enc_reclog_record(const struct enc_coll *co)
     x->spill_off = -1;
     x->holder = enc_reclog_is_holder(co->ctx.seq,
                                      co->sig->kind == ENC_COLL_BCAST ? co->sig->root : -1,
-                                     enc_eng.rank);
+                                     enc_engine_rank());
     if (len > 0 && (x->data = enc_bufpool_get(len, &x->cap)) == NULL)
         return ENC_ERR_NOMEM;
     if (co->sig->kind == ENC_COLL_ALLGATHERV) {
@@ -179,7 +177,7 @@ int enc_reclog_record(const struct enc_coll *co)
     } else if (len > 0) {
         memcpy(x->data, co->result, len);
     }
-    x->present = 1;
+    x->present = true;
     reclog.mem += len;
     if (reclog.mem > reclog.mem_max)
         enforce_cap();
@@ -208,10 +206,11 @@ void enc_reclog_truncate_below(uint64_t seq)
     }
 }
 
-static int entry_data(struct entry *x, struct enc_sigrec *sig, const void **data, size_t *len);
+static enc_status_t entry_data(struct entry *x, struct enc_sigrec *sig, const void **data,
+                               size_t *len);
 
-int enc_reclog_find_bootstrap(const char *mod, uint64_t off, uint32_t occ,
-                              struct enc_sigrec *sig, const void **data, size_t *len)
+enc_status_t enc_reclog_find_bootstrap(const char *mod, uint64_t off, uint32_t occ,
+                                       struct enc_sigrec *sig, const void **data, size_t *len)
 {
     for (uint64_t s = reclog.base; s < reclog.end; s++) {
         struct entry *x = &reclog.e[s - reclog.base];
@@ -220,22 +219,24 @@ int enc_reclog_find_bootstrap(const char *mod, uint64_t off, uint32_t occ,
             strcmp(x->sig.site_mod, mod) == 0)
             return entry_data(x, sig, data, len);
     }
-    return ENC_ERR_LOST;
+    return ENC_ERR_NOT_FOUND;
 }
 
-int enc_reclog_find(uint64_t seq, struct enc_sigrec *sig, const void **data, size_t *len)
+enc_status_t enc_reclog_find(uint64_t seq, struct enc_sigrec *sig, const void **data,
+                             size_t *len)
 {
     if (seq < reclog.base || seq >= reclog.end)
-        return ENC_ERR_LOST;
+        return ENC_ERR_NOT_FOUND;
     return entry_data(&reclog.e[seq - reclog.base], sig, data, len);
 }
 
-static int entry_data(struct entry *x, struct enc_sigrec *sig, const void **data, size_t *len)
+static enc_status_t entry_data(struct entry *x, struct enc_sigrec *sig, const void **data,
+                               size_t *len)
 {
     static void *spill_buf;
 
     if (!x->present || (x->data == NULL && x->spill_off < 0 && x->sig.len > 0))
-        return ENC_ERR_LOST;
+        return ENC_ERR_NOT_FOUND;
     *sig = x->sig;
     *len = x->sig.len;
     *data = x->data;
@@ -243,7 +244,7 @@ static int entry_data(struct entry *x, struct enc_sigrec *sig, const void **data
         free(spill_buf);
         if ((spill_buf = malloc(x->sig.len)) == NULL ||
             pread(reclog.spill_fd, spill_buf, x->sig.len, x->spill_off) != (ssize_t)x->sig.len)
-            return ENC_ERR_LOST;
+            return ENC_ERR_NOT_FOUND;
         *data = spill_buf;
     }
     return ENC_OK;

@@ -1,33 +1,77 @@
 /*
- * recovery.h - retry-one recovery: the result log, replay and the recovery
- * handshake with the tracker (private to libencore).
+ * recovery.h - retry-one recovery, a layer above the engine (private to
+ * shim/recovery; the MPI layer calls only enc_recovery_register()).
  *
  * Every completed collective's result is recorded under its sequence number
  * with its caller signature.  Each rank keeps the entries it is a holder of
  * (ENCORE_REPLICAS ranks per entry) for the job's lifetime, and every recent
  * entry until all ranks are known to have completed it, so whichever ranks
- * survive a failure can answer a restarted or lagging rank.
+ * survive a failure can answer a restarted or lagging rank.  Recovery
+ * registers its ops with the engine (engine/layer.h) and keeps its own
+ * state here.
  */
 #ifndef ENC_RECOVERY_RECOVERY_H
 #define ENC_RECOVERY_RECOVERY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/status.h"
+#include "proto/msgs.h"
+#include "recovery/ckpt.h"
+
 struct enc_coll;
+struct enc_msg_resume;
 
-int enc_recovery_init(void);
-void enc_recovery_fini(void);
-/* After registering: wait for the world (and, for a new epoch, RESUME). */
-int enc_recovery_join(void);
-/* After a peer failure or a death notice inside a collective: report where
- * this rank stands, wait for the new world, adopt it. */
-int enc_recover(void);
+/* A collective's call site as module + offset (stable across ASLR), and its
+ * occurrence number while the bootstrap phase lasts. */
+struct enc_sitekey {
+    uint64_t off;
+    char mod[40];
+    uint32_t occ;
+    bool bootstrap;
+};
 
+/* Recovery's own state, one per process. */
+struct enc_recovery {
+    bool on;                  /* registered with the engine */
+    uint64_t replay_until;    /* collectives below this are answered from the log */
+    uint64_t *peer_completed; /* per rank, from the last RESUME */
+    uint64_t replayed;        /* collectives answered from the log */
+    uint64_t replayed_bytes;  /* result bytes they carried */
+    double replay_s;          /* time spent fetching them */
+    double recovery_s;        /* time spent waiting in recovery */
+    struct enc_sitekey cur;   /* key of the collective in progress */
+    struct enc_ckpt committed;/* the newest committed checkpoint (its version) */
+    struct enc_ckpt *taking;  /* checkpoint being exchanged, NULL outside one */
+};
+
+extern struct enc_recovery enc_rec;
+
+/* With ENCORE_RECOVERY on (the default), sets up the result log and
+ * registers recovery's ops with the engine; call before enc_engine_init. */
+enc_status_t enc_recovery_register(void);
+
+/* recover.c: every rank's progress from RESUME (what to replay), and the
+ * recover op: regroup with the engine, then that. */
+enc_status_t enc_recovery_apply_resume(const struct enc_msg_resume *r);
+enc_status_t enc_recover(void);
+
+/* reclog.c */
+enc_status_t enc_reclog_init(void);
+void enc_reclog_fini(void);
 /* Records the result of the collective that just completed. */
-int enc_reclog_record(const struct enc_coll *co);
-/* Answers the collective from the log (this rank is behind). */
-int enc_replay(struct enc_coll *co);
+enc_status_t enc_reclog_record(const struct enc_coll *co);
+/* Every rank has completed every collective below seq. */
+void enc_reclog_all_done_below(uint64_t seq);
+
+/* replay.c: answers the collective from the log (this rank is behind). */
+enc_status_t enc_replay(struct enc_coll *co);
+
+/* sigrec.c: the key of the call site of co (occurrence counted). */
+void enc_sitekey_of(struct enc_sitekey *k, const struct enc_coll *co);
+
 struct enc_logreq;
 struct enc_sigrec;
 #define ENC_LOG_ANY_LEN UINT64_MAX
@@ -35,35 +79,35 @@ struct enc_sigrec;
  * bytes, or any length with ENC_LOG_ANY_LEN) lands in dst, or in a new
  * malloc'd buffer stored in *alloc when alloc is not NULL.  ENC_ERR_LOST
  * when the peer lacks it. */
-int enc_log_fetch(int peer, const struct enc_logreq *q, struct enc_sigrec *sig, uint8_t *dst,
-                  uint64_t expect, void **alloc);
+enc_status_t enc_log_fetch(int peer, const struct enc_logreq *q, struct enc_sigrec *sig,
+                           uint8_t *dst, uint64_t expect, void **alloc);
 /* Survivors to ask for seq, holders first, among those that completed more
  * than need collectives; returns how many were written to peers. */
 int enc_log_candidates(uint64_t seq, int root, uint64_t need, int *peers);
 /* Waits until fd is readable, or ENC_ERR_EPOCH when the tracker announces
  * a new epoch meanwhile. */
-int enc_log_wait(int fd, uint64_t deadline);
+enc_status_t enc_log_wait(int fd, uint64_t deadline);
 /* Reads len bytes of DATA frames for seq. */
-int enc_log_read_data(int fd, uint64_t seq, uint8_t *dst, uint64_t len, uint64_t deadline);
+enc_status_t enc_log_read_data(int fd, uint64_t seq, uint8_t *dst, uint64_t len,
+                               uint64_t deadline);
 /* prefetch.c: the logged entry seq from a run fetched ahead (filling the
  * run from the survivors if needed); ENC_OK with *sig and *data, which stay
  * valid until the next call. */
-int enc_prefetch_get(uint64_t seq, int root, const struct enc_sigrec **sig, const void **data);
+enc_status_t enc_prefetch_get(uint64_t seq, int root, const struct enc_sigrec **sig,
+                              const void **data);
 void enc_prefetch_clear(void);
 
 /* commlog.c: results of collectives on derived communicators, keyed by
- * (context id, sequence number on the communicator). */
-int enc_commlog_record(const struct enc_coll *co, uint64_t ctx, uint64_t seq);
+ * (context id, sequence number on the communicator); the group_record and
+ * group_replay ops. */
+enc_status_t enc_commlog_record(void *ctx, const struct enc_coll *co, uint64_t gctx,
+                                uint64_t gseq);
 /* Answers co from another member's log; ENC_ERR_NOT_FOUND when no member
  * has it (it then runs live), a peer failure or ENC_ERR_EPOCH to recover
  * first.  A different logged call ends the job (replay divergence). */
-int enc_commlog_replay(struct enc_coll *co, uint64_t ctx, uint64_t seq);
-struct enc_sigrec;
-int enc_commlog_find(uint64_t ctx, uint64_t seq, struct enc_sigrec *sig, const void **data,
-                     size_t *len);
+enc_status_t enc_commlog_replay(void *ctx, struct enc_coll *co, uint64_t gctx, uint64_t gseq);
+enc_status_t enc_commlog_find(uint64_t gctx, uint64_t gseq, struct enc_sigrec *sig,
+                              const void **data, size_t *len);
 void enc_commlog_fini(void);
-
-/* Every rank has completed every collective below seq. */
-void enc_reclog_all_done_below(uint64_t seq);
 
 #endif

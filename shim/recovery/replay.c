@@ -14,17 +14,11 @@
 #include <string.h>
 
 #include "engine/coll.h"
-#include "engine/scratch.h"
-#include "engine/state.h"
+#include "engine/layer.h"
+#include "proto/msgs.h"
 #include "recovery/logreq.h"
 #include "recovery/reclog.h"
 #include "recovery/recovery.h"
-
-static int same_call(const struct enc_sigrec *a, const struct enc_sigrec *b)
-{
-    return a->kind == b->kind && a->count == b->count && a->dtype == b->dtype &&
-           a->op == b->op && a->root == b->root && a->len == b->len;
-}
 
 static void diverged(const struct enc_sigrec *mine, const struct enc_sigrec *logged)
 {
@@ -33,7 +27,7 @@ static void diverged(const struct enc_sigrec *mine, const struct enc_sigrec *log
     enc_sigrec_format(mine, a, sizeof(a));
     enc_sigrec_format(logged, b, sizeof(b));
     snprintf(msg, sizeof(msg), "replay divergence at seq %llu on rank %d: this call is %s; "
-             "the log has %s", (unsigned long long)enc_eng.seq, enc_eng.rank, a, b);
+             "the log has %s", (unsigned long long)enc_engine_seq(), enc_engine_rank(), a, b);
     ENC_ERROR("replay", "%s", msg);
     enc_engine_abort(1, msg);
 }
@@ -41,13 +35,14 @@ static void diverged(const struct enc_sigrec *mine, const struct enc_sigrec *log
 /* Asks each candidate in turn; "lost" only when every one answered: an
  * unreachable one means a new failure, and the caller recovers and asks
  * again in the new epoch. */
-static int try_peers(const struct enc_logreq *q, int root, struct enc_sigrec *sig,
-                     uint8_t *dst, uint64_t len)
+static enc_status_t try_peers(const struct enc_logreq *q, int root, struct enc_sigrec *sig,
+                              uint8_t *dst, uint64_t len)
 {
     /* a bootstrap entry may sit at any seq the peer completed */
     uint64_t need = q->what == ENC_LOGREQ_BOOTSTRAP ? 0 : q->seq;
     int peers[ENC_MAX_RANKS], n = enc_log_candidates(q->seq, root, need, peers);
-    int rv, unreachable = 0;
+    int unreachable = 0;
+    enc_status_t rv;
 
     for (int i = 0; i < n; i++) {
         rv = enc_log_fetch(peers[i], q, sig, dst, len, NULL);
@@ -66,19 +61,19 @@ static int try_peers(const struct enc_logreq *q, int root, struct enc_sigrec *si
 /* The usual case: the entry came with a prefetched run and is this very
  * call (in the bootstrap phase: the same site and occurrence too).  Any
  * doubt goes to the exact lookups below. */
-static int from_prefetch(struct enc_coll *co, uint8_t *dst, struct enc_sigrec *logged)
+static enc_status_t from_prefetch(struct enc_coll *co, uint8_t *dst, struct enc_sigrec *logged)
 {
+    const struct enc_sitekey *k = &enc_rec.cur;
     int root = co->sig->kind == ENC_COLL_BCAST ? co->root : -1;
     const struct enc_sigrec *s;
     const void *data;
     struct enc_sigrec mine;
-
-    int rv;
+    enc_status_t rv;
 
     if ((rv = enc_prefetch_get(co->ctx.seq, root, &s, &data)) != ENC_OK)
         return rv == ENC_ERR_EPOCH ? rv : ENC_ERR_LOST;
-    enc_sigrec_from_coll(&mine, co, co->bytes);
-    if (!same_call(&mine, s) || (co->bootstrap && (s->occ != mine.occ ||
+    enc_sigrec_from_coll(&mine, co, k, co->bytes);
+    if (!enc_sigrec_same_call(&mine, s) || (k->bootstrap && (s->occ != mine.occ ||
                                                    s->site_off != mine.site_off ||
                                                    strcmp(s->site_mod, mine.site_mod) != 0)))
         return ENC_ERR_LOST;
@@ -91,21 +86,22 @@ static int from_prefetch(struct enc_coll *co, uint8_t *dst, struct enc_sigrec *l
 /* Asks the survivors: by call site and occurrence first while this rank is
  * in its bootstrap phase (it may make those collectives in another order),
  * then by sequence number, checking the logged signature. */
-static int fetch_result(struct enc_coll *co, uint8_t *dst, struct enc_sigrec *logged)
+static enc_status_t fetch_result(struct enc_coll *co, uint8_t *dst, struct enc_sigrec *logged)
 {
+    const struct enc_sitekey *k = &enc_rec.cur;
     int root = co->sig->kind == ENC_COLL_BCAST ? co->root : -1;
     struct enc_logreq q = {.what = ENC_LOGREQ_BOOTSTRAP, .seq = co->ctx.seq,
-                           .site_off = co->site_off, .occ = co->occ,
+                           .site_off = k->off, .occ = k->occ,
                            .kind = (uint8_t)enc_coll_what(co->sig), .root = co->sig->root,
                            .count = co->sig->count, .dtype = co->sig->dtype,
                            .op = co->sig->op};
-    int rv;
+    enc_status_t rv;
 
-    snprintf(q.site_mod, sizeof(q.site_mod), "%s", co->site_mod);
+    snprintf(q.site_mod, sizeof(q.site_mod), "%s", k->mod);
     /* large results go straight into the caller's buffer instead */
     if (co->bytes < ENC_PREFETCH_MAX_BYTES && (rv = from_prefetch(co, dst, logged)) != ENC_ERR_LOST)
         return rv;
-    if (co->bootstrap) {
+    if (k->bootstrap) {
         rv = try_peers(&q, root, logged, dst, co->bytes);
         if (rv != ENC_ERR_LOST)
             return rv;
@@ -114,20 +110,38 @@ static int fetch_result(struct enc_coll *co, uint8_t *dst, struct enc_sigrec *lo
     return try_peers(&q, root, logged, dst, co->bytes);
 }
 
-int enc_replay(struct enc_coll *co)
+/* Packed allgatherv results land here before they are spread out. */
+static uint8_t *gather_buf(size_t bytes)
+{
+    static uint8_t *buf;
+    static size_t cap;
+
+    if (buf != NULL && bytes <= cap)
+        return buf;
+    free(buf);
+    cap = 0;
+    if ((buf = malloc(bytes ? bytes : 1)) == NULL) {
+        ENC_ERROR("replay", "cannot allocate %zu bytes for an allgatherv result", bytes);
+        return NULL;
+    }
+    cap = bytes;
+    return buf;
+}
+
+enc_status_t enc_replay(struct enc_coll *co)
 {
     uint64_t seq = co->ctx.seq;
     struct enc_sigrec mine, logged;
-    int gather = co->sig->kind == ENC_COLL_ALLGATHERV;
-    uint8_t *dst = gather ? enc_scratch_get(ENC_SCRATCH_ALGO, co->bytes) : co->result;
+    bool gather = co->sig->kind == ENC_COLL_ALLGATHERV;
+    uint8_t *dst = gather ? gather_buf(co->bytes) : co->result;
     double t0 = enc_now_s();
-    int rv;
+    enc_status_t rv;
 
     if (gather && dst == NULL)
         return ENC_ERR_NOMEM;
-    enc_sigrec_from_coll(&mine, co, co->bytes);
+    enc_sigrec_from_coll(&mine, co, &enc_rec.cur, co->bytes);
     rv = fetch_result(co, dst, &logged);
-    if (rv == ENC_ERR_DIVERGED || (rv == ENC_OK && !same_call(&mine, &logged)))
+    if (rv == ENC_ERR_DIVERGED || (rv == ENC_OK && !enc_sigrec_same_call(&mine, &logged)))
         diverged(&mine, &logged);
     if (rv == ENC_ERR_LOST) {
         ENC_ERROR("replay", "result of collective seq %llu is lost: no surviving rank holds "
@@ -140,15 +154,15 @@ int enc_replay(struct enc_coll *co)
         return rv;
     if (gather)
         enc_coll_result_unpack(co, dst);
-    enc_eng.replayed++;
-    enc_eng.replayed_bytes += co->bytes;
-    enc_eng.replay_s += enc_now_s() - t0;
-    if (seq + 1 == enc_eng.replay_until) {
+    enc_rec.replayed++;
+    enc_rec.replayed_bytes += co->bytes;
+    enc_rec.replay_s += enc_now_s() - t0;
+    if (seq + 1 == enc_rec.replay_until) {
         enc_prefetch_clear();
         ENC_INFO("replay", "caught up with the survivors at seq %llu: %llu collectives, "
                  "%llu bytes replayed in %.6f s",
-                 (unsigned long long)enc_eng.replay_until, (unsigned long long)enc_eng.replayed,
-                 (unsigned long long)enc_eng.replayed_bytes, enc_eng.replay_s);
+                 (unsigned long long)enc_rec.replay_until, (unsigned long long)enc_rec.replayed,
+                 (unsigned long long)enc_rec.replayed_bytes, enc_rec.replay_s);
     }
     return ENC_OK;
 }

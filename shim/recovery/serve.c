@@ -10,28 +10,32 @@
 
 #include <string.h>
 
-#include "engine/state.h"
+#include "engine/layer.h"
+#include "proto/frame.h"
 #include "recovery/ckpt.h"
 #include "recovery/logreq.h"
 #include "recovery/reclog.h"
 #include "recovery/recovery.h"
 #include "recovery/serve.h"
 
-int enc_serve_add_pollfds(struct pollfd *p, int n)
+int enc_serve_pollfds(void *ctx, struct pollfd *p, int cap)
 {
-    for (int i = 0; i < enc_eng.size; i++)
-        if (enc_eng.serve_fd[i] >= 0)
-            p[n++] = (struct pollfd){.fd = enc_eng.serve_fd[i], .events = POLLIN};
+    int n = 0;
+
+    (void)ctx;
+    for (int i = 0; i < enc_engine_size() && n < cap; i++)
+        if (enc_log_served_fd(i) >= 0)
+            p[n++] = (struct pollfd){.fd = enc_log_served_fd(i), .events = POLLIN};
     return n;
 }
 
-static int send_result(int fd, uint64_t seq, const struct enc_sigrec *sig, const uint8_t *data,
+static enc_status_t send_result(int fd, uint64_t seq, const struct enc_sigrec *sig, const uint8_t *data,
                        uint64_t deadline)
 {
-    struct enc_frame_hdr h = {.type = ENC_MSG_LOG_RESULT, .src = (uint16_t)enc_eng.rank,
-                              .epoch = enc_eng.epoch, .seq = seq, .len = ENC_SIGREC_WIRE};
+    struct enc_frame_hdr h = {.type = ENC_MSG_LOG_RESULT, .src = (uint16_t)enc_engine_rank(),
+                              .epoch = enc_engine_epoch(), .seq = seq, .len = ENC_SIGREC_WIRE};
     uint8_t wire[ENC_SIGREC_WIRE];
-    int rv;
+    enc_status_t rv;
 
     enc_sigrec_encode(sig, wire);
     if ((rv = enc_frame_send(fd, &h, wire, deadline)) != ENC_OK)
@@ -51,7 +55,7 @@ static int send_result(int fd, uint64_t seq, const struct enc_sigrec *sig, const
 /* A bootstrap entry answers only the same call: site, occurrence and
  * arguments.  Anything less falls back to the lookup by sequence number,
  * where a difference is reported as a replay divergence. */
-static int key_match(const struct enc_logreq *q, const struct enc_sigrec *s)
+static bool key_match(const struct enc_logreq *q, const struct enc_sigrec *s)
 {
     return s->bootstrap && s->occ == q->occ && s->site_off == q->site_off &&
            strcmp(s->site_mod, q->site_mod) == 0 && q->kind == s->kind &&
@@ -59,12 +63,12 @@ static int key_match(const struct enc_logreq *q, const struct enc_sigrec *s)
            q->op == s->op;
 }
 
-/* Finds what q asks for; ENC_ERR_LOST when this rank does not have it. */
-static int lookup(const struct enc_logreq *q, struct enc_sigrec *sig, const void **data,
-                  size_t *len)
+/* Finds what q asks for; ENC_ERR_NOT_FOUND when this rank does not have it. */
+static enc_status_t lookup(const struct enc_logreq *q, struct enc_sigrec *sig,
+                           const void **data, size_t *len)
 {
-    const struct enc_ckpt *c = &enc_ckpt_committed;
-    int rv;
+    const struct enc_ckpt *c = &enc_rec.committed;
+    enc_status_t rv;
 
     switch (q->what) {
     case ENC_LOGREQ_SEQ:
@@ -77,7 +81,7 @@ static int lookup(const struct enc_logreq *q, struct enc_sigrec *sig, const void
         if (rv == ENC_OK && key_match(q, sig))
             return ENC_OK;
         rv = enc_reclog_find_bootstrap(q->site_mod, q->site_off, q->occ, sig, data, len);
-        return rv == ENC_OK && key_match(q, sig) ? ENC_OK : ENC_ERR_LOST;
+        return rv == ENC_OK && key_match(q, sig) ? ENC_OK : ENC_ERR_NOT_FOUND;
     default:
         break;
     }
@@ -90,12 +94,12 @@ static int lookup(const struct enc_logreq *q, struct enc_sigrec *sig, const void
     if (q->what == ENC_LOGREQ_CKPT_INFO)
         return ENC_OK;
     if (q->version != c->version || c->version == 0)
-        return ENC_ERR_LOST;
+        return ENC_ERR_NOT_FOUND;
     if (q->what == ENC_LOGREQ_CKPT_GLOBAL) {
         *data = c->global;
         *len = c->glen;
     } else if ((*data = enc_ckpt_replica(c, (int)q->rank, len)) == NULL) {
-        return ENC_ERR_LOST;
+        return ENC_ERR_NOT_FOUND;
     }
     sig->len = *len;
     return ENC_OK;
@@ -103,15 +107,15 @@ static int lookup(const struct enc_logreq *q, struct enc_sigrec *sig, const void
 
 /* A run of consecutive results, ended by LOG_MISSING for the first one not
  * sent (absent here, or over the count or byte budget). */
-static int serve_run(int fd, const struct enc_logreq *q, uint64_t deadline)
+static enc_status_t serve_run(int fd, const struct enc_logreq *q, uint64_t deadline)
 {
-    struct enc_frame_hdr m = {.type = ENC_MSG_LOG_MISSING, .src = (uint16_t)enc_eng.rank,
-                              .epoch = enc_eng.epoch};
+    struct enc_frame_hdr m = {.type = ENC_MSG_LOG_MISSING, .src = (uint16_t)enc_engine_rank(),
+                              .epoch = enc_engine_epoch()};
     uint64_t s = q->seq, bytes = 0;
     struct enc_sigrec sig;
     const void *data;
     size_t len;
-    int rv;
+    enc_status_t rv;
 
     for (uint32_t i = 0; i < q->rank && bytes < ENC_LOGREQ_RUN_BYTES; i++, s++) {
         if (enc_reclog_find(s, &sig, &data, &len) != ENC_OK)
@@ -124,16 +128,16 @@ static int serve_run(int fd, const struct enc_logreq *q, uint64_t deadline)
     return enc_frame_send(fd, &m, NULL, deadline);
 }
 
-static int serve_one(int fd)
+static enc_status_t serve_one(int fd)
 {
-    uint64_t deadline = enc_deadline_ms(enc_eng.coll_timeout_ms);
+    uint64_t deadline = enc_deadline_ms(enc_engine_coll_timeout_ms());
     uint8_t payload[ENC_LOGREQ_WIRE];
     struct enc_frame_hdr h;
     struct enc_logreq q;
     struct enc_sigrec sig;
     const void *data;
     size_t len;
-    int rv;
+    enc_status_t rv;
 
     if ((rv = enc_frame_recv(fd, &h, payload, sizeof(payload), deadline)) != ENC_OK)
         return rv;
@@ -145,24 +149,25 @@ static int serve_one(int fd)
     if (q.what == ENC_LOGREQ_RUN)
         return serve_run(fd, &q, deadline);
     if (lookup(&q, &sig, &data, &len) != ENC_OK) {
-        struct enc_frame_hdr m = {.type = ENC_MSG_LOG_MISSING, .src = (uint16_t)enc_eng.rank,
-                                  .epoch = enc_eng.epoch, .seq = h.seq};
+        struct enc_frame_hdr m = {.type = ENC_MSG_LOG_MISSING, .src = (uint16_t)enc_engine_rank(),
+                                  .epoch = enc_engine_epoch(), .seq = h.seq};
 
         return enc_frame_send(fd, &m, NULL, deadline);
     }
     return send_result(fd, h.seq, &sig, data, deadline);
 }
 
-int enc_serve_handle_pollfds(const struct pollfd *p, int n)
+enc_status_t enc_serve_ready(void *ctx, const struct pollfd *p, int n)
 {
+    (void)ctx;
     for (int i = 0; i < n; i++) {
         if (!p[i].revents)
             continue;
-        for (int r = 0; r < enc_eng.size; r++) {
-            if (enc_eng.serve_fd[r] != p[i].fd)
+        for (int r = 0; r < enc_engine_size(); r++) {
+            if (enc_log_served_fd(r) != p[i].fd)
                 continue;
             if (serve_one(p[i].fd) != ENC_OK)
-                enc_sock_close(&enc_eng.serve_fd[r]); /* the requester retries elsewhere */
+                enc_log_served_close(r); /* the requester retries elsewhere */
             break;
         }
     }

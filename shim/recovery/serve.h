@@ -1,15 +1,18 @@
 /*
  * serve.h - answering log requests from replaying ranks inside the
- * engine's progress loop (private to libencore).
+ * engine's progress loop (recovery's pollfds and serve ops).
  */
 #ifndef ENC_RECOVERY_SERVE_H
 #define ENC_RECOVERY_SERVE_H
 
 #include <poll.h>
 
-/* Appends poll entries for log-service connections; returns the new count. */
-int enc_serve_add_pollfds(struct pollfd *p, int n);
-/* Serves the ready ones among the n entries added above. */
-int enc_serve_handle_pollfds(const struct pollfd *p, int n);
+#include "core/status.h"
+
+/* Writes poll entries (at most cap) for log-service connections; returns
+ * how many. */
+int enc_serve_pollfds(void *ctx, struct pollfd *p, int cap);
+/* Serves the ready ones among the n entries written above. */
+enc_status_t enc_serve_ready(void *ctx, const struct pollfd *p, int n);
 
 #endif

@@ -9,9 +9,12 @@
 #include <string.h>
 
 #include "engine/coll.h"
-#include "engine/state.h"
+#include "engine/layer.h"
+#include "proto/wire.h"
 #include "recovery/ckpt.h"
 #include "recovery/reclog.h"
+#include "recovery/recovery.h"
+#include "reduce/reduce.h"
 
 /* dladdr() is not free; a small cache keyed by the return address keeps
  * the fault-free path cheap. */
@@ -38,7 +41,8 @@ static void site_key(const void *site, uint64_t *off, char *mod, size_t cap)
     snprintf(site_cache[h].mod, sizeof(site_cache[h].mod), "%s", mod);
 }
 
-void enc_sigrec_from_coll(struct enc_sigrec *s, const struct enc_coll *co, uint64_t len)
+void enc_sigrec_from_coll(struct enc_sigrec *s, const struct enc_coll *co,
+                          const struct enc_sitekey *k, uint64_t len)
 {
     memset(s, 0, sizeof(*s));
     s->kind = (uint8_t)enc_coll_what(co->sig);
@@ -47,17 +51,17 @@ void enc_sigrec_from_coll(struct enc_sigrec *s, const struct enc_coll *co, uint6
     s->dtype = co->sig->dtype;
     s->op = co->sig->op;
     s->len = len;
-    s->site_off = co->site_off;
-    snprintf(s->site_mod, sizeof(s->site_mod), "%s", co->site_mod);
-    s->occ = co->occ;
-    s->bootstrap = (uint8_t)co->bootstrap;
+    s->site_off = k->off;
+    snprintf(s->site_mod, sizeof(s->site_mod), "%s", k->mod);
+    s->occ = k->occ;
+    s->bootstrap = (uint8_t)k->bootstrap;
 }
 
-void enc_coll_site(struct enc_coll *co)
+void enc_sitekey_of(struct enc_sitekey *k, const struct enc_coll *co)
 {
-    site_key(co->sig->site, &co->site_off, co->site_mod, sizeof(co->site_mod));
-    co->bootstrap = enc_bootstrap_active();
-    co->occ = co->bootstrap ? enc_bootstrap_occurrence(co->site_mod, co->site_off) : 0;
+    site_key(co->sig->site, &k->off, k->mod, sizeof(k->mod));
+    k->bootstrap = enc_bootstrap_active();
+    k->occ = k->bootstrap ? enc_bootstrap_occurrence(k->mod, k->off) : 0;
 }
 
 void enc_sigrec_encode(const struct enc_sigrec *s, uint8_t out[ENC_SIGREC_WIRE])
@@ -79,7 +83,7 @@ void enc_sigrec_encode(const struct enc_sigrec *s, uint8_t out[ENC_SIGREC_WIRE])
         enc_w_u8(&w, 0);
 }
 
-int enc_sigrec_decode(struct enc_sigrec *s, const uint8_t in[ENC_SIGREC_WIRE])
+enc_status_t enc_sigrec_decode(struct enc_sigrec *s, const uint8_t in[ENC_SIGREC_WIRE])
 {
     struct enc_rbuf r;
     uint32_t root;
@@ -128,4 +132,10 @@ void enc_sigrec_format(const struct enc_sigrec *s, char *out, size_t cap)
              enc_coll_kind_name(s->kind), (unsigned long long)s->count,
              dtype_name(s->dtype, d, sizeof(d)), op_name(s->op, o, sizeof(o)), s->root,
              s->site_mod, (unsigned long long)s->site_off);
+}
+
+bool enc_sigrec_same_call(const struct enc_sigrec *a, const struct enc_sigrec *b)
+{
+    return a->kind == b->kind && a->count == b->count && a->dtype == b->dtype &&
+           a->op == b->op && a->root == b->root && a->len == b->len;
 }

@@ -8,6 +8,7 @@
 #include "enc.h"
 
 #include "reduce/elem.h"
+#include "reduce/reduce.h"
 
 /* Element-wise expressions over a = in[i], b = inout[i] of C type T. */
 #define EXPR_MAX(T, a, b) ((a) > (b) ? (a) : (b))

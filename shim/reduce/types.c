@@ -5,6 +5,7 @@
 #include "enc.h"
 
 #include "reduce/elem.h"
+#include "reduce/reduce.h"
 
 #define SIZE_ENTRY(tag, T, name, cls) [ENC_T_##tag] = sizeof(T),
 #define NAME_ENTRY(tag, T, name, cls) [ENC_T_##tag] = name,

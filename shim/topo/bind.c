@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "topo/topo.h"
+
 static const struct {
     const char *name;
     hwloc_obj_type_t type;
@@ -68,7 +70,7 @@ static int bind_type(hwloc_obj_type_t type, int index)
     return rv;
 }
 
-int enc_topo_bind(const char *policy, int index)
+enc_status_t enc_topo_bind(const char *policy, int index)
 {
     if (policy == NULL || index < 0)
         return ENC_ERR_INVAL;

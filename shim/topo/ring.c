@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "topo/topo.h"
+
 static int cmp_i32(int32_t a, int32_t b)
 {
     return (a > b) - (a < b);

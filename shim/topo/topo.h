@@ -26,7 +26,7 @@ struct enc_locality {
 /* Fills loc for the calling process: ENCORE_HOST overrides the hostname
  * (tests use it to fake several hosts); package/NUMA/core come from hwloc
  * and the process binding (HWLOC_SYNTHETIC / HWLOC_XMLFILE are honoured). */
-int enc_locality_detect(struct enc_locality *loc);
+enc_status_t enc_locality_detect(struct enc_locality *loc);
 
 /* order[pos] = rank, sorted by (host, package, numa, core, rank). */
 void enc_topo_ring_order(const struct enc_locality *locs, int n, int *order);
@@ -49,7 +49,7 @@ int enc_topo_pos(const int *order, int n, int rank);
 
 /* Binds the calling process: policy "core", "package" or "none"; index
  * selects the core/package (round robin) among those hwloc sees. */
-int enc_topo_bind(const char *policy, int index);
+enc_status_t enc_topo_bind(const char *policy, int index);
 
 /* hwloc cannot bind against a synthetic or XML topology (HWLOC_SYNTHETIC,
  * HWLOC_XMLFILE without HWLOC_THISSYSTEM=1): there enc_topo_bind() records

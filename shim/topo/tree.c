@@ -9,6 +9,8 @@
  */
 #include "enc.h"
 
+#include "topo/topo.h"
+
 int enc_topo_pos(const int *order, int n, int rank)
 {
     for (int i = 0; i < n; i++)

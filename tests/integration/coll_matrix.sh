@@ -14,8 +14,9 @@
 # COLL_COUNTS, COLL_REDUCED_ABOVE, COLL_BIG=0 (skip the 2 GiB case) and
 # lib.sh's (ENC_TEST_TIMEOUT: per job, default 300 s).
 set -eu
+# shellcheck disable=SC2034 # read by lib.sh
 ENC_LIMIT=300
-. "${top_srcdir:-.}/tests/integration/lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 ranks=${COLL_RANKS:-1 2 3 4 7 8}
 counts=${COLL_COUNTS:-0,1,1000,1048576}
@@ -45,14 +46,14 @@ run_one() {
     fi
     enc_log "$_side -n $_n $*: exit $_rc, $(enc_seconds_since "$_t0") s"
     if [ "$_rc" -ne 0 ]; then
-        tail -n 20 "$_dir/stderr" >&2
+        enc_show "$_dir/stderr"
         enc_fail "$_side -n $_n coll_check $* exited with status $_rc"
     fi
     if [ -s "$_dir/stdout" ]; then
-        head -n 5 "$_dir/stdout" >&2
+        enc_show "$_dir/stdout" 5
         enc_fail "$_side -n $_n: coll_check must print nothing on stdout with --out-dir"
     fi
-    _files=$(find "$_dir/out" -type f | wc -l)
+    _files=$(enc_file_count "$_dir/out")
     [ "$_files" -eq "$_n" ] || enc_fail "$_side -n $_n: $_files rank files, expected $_n"
 }
 
@@ -71,11 +72,12 @@ check_big() {
 for n in $ranks; do
     run_one native "$n" "$ENC_TMP/native.$n" --counts "$counts" --reduced-above "$reduced"
     run_one encore "$n" "$ENC_TMP/encore.$n" --counts "$counts" --reduced-above "$reduced"
-    enc_compare_dirs "$ENC_TMP/native.$n/out" "$ENC_TMP/encore.$n/out" "coll_check -n $n" ||
-        enc_fail "coll_check -n $n: encore-run results differ from native mpirun"
-    lines=$(cat "$ENC_TMP/native.$n/out/"* | wc -l)
+    enc_compare_dirs "$ENC_TMP/native.$n/out" "$ENC_TMP/encore.$n/out" \
+        "coll_check -n $n: encore-run results differ from native mpirun"
+    cat "$ENC_TMP/native.$n/out/"* >"$ENC_TMP/all.$n" || enc_fail "cannot read the results"
+    lines=$(wc -l <"$ENC_TMP/all.$n")
     enc_log "-n $n: $lines result lines identical"
-    rm -rf "$ENC_TMP/native.$n" "$ENC_TMP/encore.$n"
+    rm -rf "$ENC_TMP/native.$n" "$ENC_TMP/encore.$n" "$ENC_TMP/all.$n"
 done
 
 if [ "$big" = 1 ]; then
@@ -83,7 +85,7 @@ if [ "$big" = 1 ]; then
     check_big "$ENC_TMP/native.big" 2
     run_one encore 2 "$ENC_TMP/encore.big" --big
     check_big "$ENC_TMP/encore.big" 2
-    enc_compare_dirs "$ENC_TMP/native.big/out" "$ENC_TMP/encore.big/out" "coll_check --big" ||
-        enc_fail "coll_check --big: encore-run output differs from native mpirun"
+    enc_compare_dirs "$ENC_TMP/native.big/out" "$ENC_TMP/encore.big/out" \
+        "coll_check --big: encore-run output differs from native mpirun"
 fi
 enc_finish

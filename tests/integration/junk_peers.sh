@@ -13,7 +13,7 @@
 set -eu
 # shellcheck disable=SC2034 # read by lib.sh
 ENC_LIMIT=180
-. "${top_srcdir:-.}/tests/integration/lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 prog="$ENC_PROGRAMS/junk_target"
 py=${JUNK_PYTHON:-/usr/bin/python3}
@@ -35,32 +35,33 @@ job=$!
 # Bounded wait (no fixed sleeps): ready files or the job ending.
 i=0
 while ! { [ -e "$d/ready.0" ] && [ -e "$d/ready.1" ] && [ -e "$d/ready.2" ]; }; do
-    kill -0 "$job" 2>/dev/null || { cat "$ENC_TMP/stderr" >&2; enc_fail "job ended early"; }
+    kill -0 "$job" 2>/dev/null || { enc_show "$ENC_TMP/stderr" 40; enc_fail "job ended early"; }
     i=$((i + 1))
     [ "$i" -lt 600 ] || { kill "$job"; enc_fail "ranks not ready within 60 s"; }
     sleep 0.1
 done
 
 crc=0
-enc_run_with_timeout 120 "$py" "$ENC_SRCDIR/tests/integration/junk_client.py" "$d" 15 \
+enc_bounded 120 "$py" "$ENC_SRCDIR/tests/integration/junk_client.py" "$d" 15 \
     >"$ENC_TMP/client" 2>&1 || crc=$?
 touch "$d/go-on"
 jrc=0
 wait "$job" || jrc=$?
-cat "$ENC_TMP/client" >&2
+enc_show "$ENC_TMP/client" 100
 [ "$crc" -eq 0 ] || enc_fail "junk_client: an attack was not rejected (status $crc)"
 if [ "$jrc" -ne 0 ]; then
-    tail -n 20 "$ENC_TMP/stderr" >&2
+    enc_show "$ENC_TMP/stderr"
     enc_fail "the attacked job exited with status $jrc"
 fi
 grep -q '^junk_target: 3 ranks ok after [0-9]* iterations$' "$ENC_TMP/stdout" ||
-    enc_fail "missing exact-result line: $(cat "$ENC_TMP/stdout")"
-n=$(grep -c 'rejected connection' "$ENC_TMP/stderr" || true)
+    { enc_show "$ENC_TMP/stdout"; enc_fail "missing exact-result line"; }
+n=$(enc_count "$ENC_TMP/stderr" 'rejected connection')
 [ "$n" -ge 4 ] || enc_fail "expected 'rejected connection' warnings in stderr, found $n"
-secret=$(cat "$d/secret")
+secret=$(cat "$d/secret") || enc_fail "the ranks wrote no secret file"
 [ -n "$secret" ] || enc_fail "ENCORE_SECRET was not set in the ranks"
 if grep -qiF "$secret" "$ENC_TMP/stdout" "$ENC_TMP/stderr" "$ENC_TMP/client"; then
     enc_fail "the job secret appears in the job's output"
 fi
-enc_log "$(tail -n 1 "$ENC_TMP/client"); $n rejections logged"
+last=$(tail -n 1 "$ENC_TMP/client")
+enc_log "$last; $n rejections logged"
 enc_finish

@@ -1,46 +1,37 @@
 #!/bin/sh
 # launcher_basic.sh - encore-run with fake ranks (no MPI): exit statuses and
 # the one-line reasons, exactly.  Every run is bounded by timeout(1).
-# Run from the build directory (make check does), or set ENCORE_BUILDDIR.
-B=${ENCORE_BUILDDIR:-.}
-RUN="$B/encore-run"
-FAKE="$B/tests/programs/fake_rank"
-T=${TMPDIR:-/tmp}/launcher_basic.$$
-fails=0
-trap 'rm -f "$T".*' EXIT
+set -eu
+# shellcheck disable=SC2034 # read by lib.sh
+ENC_LIMIT=60
+. "$(dirname "$0")/lib.sh"
 
-[ -x "$RUN" ] && [ -x "$FAKE" ] || { echo "encore-run or fake_rank not built"; exit 99; }
+FAKE="$ENC_PROGRAMS/fake_rank"
+enc_require_program "$ENC_ENCORE_RUN"
+enc_require_program "$FAKE"
+enc_tmpdir
 
-# check NAME EXPECTED_STATUS EXPECTED_LAST_STDERR_LINE encore-run-args...
-check() {
-    name=$1 want=$2 line=$3
-    shift 3
-    timeout 60 "$RUN" "$@" >"$T.out" 2>"$T.err"
-    got=$?
-    last=$(grep '^encore-run: ' "$T.err" | tail -n 1)
-    if [ "$got" -ne "$want" ] || [ "$last" != "$line" ]; then
-        echo "FAIL $name: status $got (want $want), line '$last' (want '$line')"
-        sed 's/^/    /' "$T.err"
-        fails=$((fails + 1))
-    else
-        echo "ok   $name"
-    fi
+# launch encore-run-args...: encore-run (no --timeout of its own, so that
+# the --timeout case is the only one) bounded by ENC_LIMIT seconds; stdout in
+# $ENC_TMP/job.raw (sorted: job.out), stderr in job.err, status in ENC_RC.
+launch() {
+    enc_run job enc_bounded "$ENC_LIMIT" "$ENC_ENCORE_RUN" "$@"
 }
 
-# Lines naming a pid are checked up to the pid.
-check_pid() {
-    name=$1 want=$2 pattern=$3
+# check NAME EXPECTED_STATUS EXPECTED_LAST_LINE encore-run-args...: the exit
+# status and encore-run's last "encore-run: " line on stderr, exactly (a pid
+# in the line, "(pid N)", is compared as "(pid P)").
+check() {
+    _k_name=$1 _k_want=$2 _k_line=$3
     shift 3
-    timeout 60 "$RUN" "$@" >"$T.out" 2>"$T.err"
-    got=$?
-    last=$(grep '^encore-run: ' "$T.err" | tail -n 1 | sed 's/(pid [0-9]*)/(pid P)/')
-    if [ "$got" -ne "$want" ] || [ "$last" != "$pattern" ]; then
-        echo "FAIL $name: status $got (want $want), line '$last' (want '$pattern')"
-        sed 's/^/    /' "$T.err"
-        fails=$((fails + 1))
-    else
-        echo "ok   $name"
-    fi
+    launch "$@"
+    _k_last=$(enc_last_line "$ENC_TMP/job.err" '^encore-run: ')
+    _k_last=$(printf '%s\n' "$_k_last" | sed 's/(pid [0-9]*)/(pid P)/')
+    [ "$ENC_RC" -eq "$_k_want" ] || enc_log "$_k_name: exit status $ENC_RC, want $_k_want"
+    enc_expect_status job "$_k_want"
+    [ "$_k_last" = "$_k_line" ] ||
+        { enc_show "$ENC_TMP/job.err"; enc_fail "$_k_name: line '$_k_last', want '$_k_line'"; }
+    enc_log "ok   $_k_name"
 }
 
 check "all ranks finalize" 0 "" -n 4 "$FAKE"
@@ -57,14 +48,14 @@ check "MPI_Abort code" 5 \
 check "MPI_Abort code out of range" 1 \
     "encore-run: rank 0 called MPI_Abort (errorcode 300): fake_rank abort" \
     -n 2 "$FAKE" rank=0 abort=300
-check_pid "kill -9 with --max-restarts 0" 1 \
+check "kill -9 with --max-restarts 0" 1 \
     "encore-run: rank 2 (pid P) killed by signal 9 (Killed); restart budget (0) spent" \
     -n 3 --max-restarts 0 "$FAKE" rank=2 kill
 check "kill -9 once is recovered" 0 "" -n 4 "$FAKE" rank=3 kill-once
-grep -q "recovery 1: rank 3 died, epoch 1 resumed after" "$T.err" ||
-    { echo "FAIL recovery summary"; sed 's/^/    /' "$T.err"; fails=$((fails + 1)); }
+enc_expect_grep "$ENC_TMP/job.err" "recovery 1: rank 3 died, epoch 1 resumed after" \
+    "recovery summary"
 check "fail-all recovers" 0 "" -n 3 --policy fail-all "$FAKE" rank=1 kill-once
-ENCORE_HEARTBEAT_MS=50 ENCORE_HEARTBEAT_TIMEOUT_MS=400 check_pid "SIGSTOP is detected" 1 \
+ENCORE_HEARTBEAT_MS=50 ENCORE_HEARTBEAT_TIMEOUT_MS=400 check "SIGSTOP is detected" 1 \
     "encore-run: rank 1 (pid P) silent for more than 400 ms; killed; restart budget (0) spent" \
     -n 2 --max-restarts 0 "$FAKE" rank=1 stop
 ENCORE_REGISTER_TIMEOUT_MS=1500 check "a rank that never arrives" 1 \
@@ -75,13 +66,14 @@ check "--timeout" 1 "encore-run: job timed out after 1 s (--timeout); killed all
 check "plain program without MPI_Init" 0 "" -n 2 sh -c "exit 0"
 check "command not found" 127 "encore-run: ./no-such-program: command not found or not executable" \
     -n 2 ./no-such-program
-timeout 30 "$RUN" -n 2 --tag-output sh -c 'echo "hi $ENCORE_RANK"' >"$T.out" 2>"$T.err"
-if [ "$(sort "$T.out")" != "$(printf '[1,0]<stdout>: hi 0\n[1,1]<stdout>: hi 1')" ]; then
-    echo "FAIL --tag-output"; cat "$T.out"; fails=$((fails + 1))
-else
-    echo "ok   --tag-output"
-fi
-timeout 30 "$RUN" -n 1 -x FOO=bar -x HOME sh -c \
-    'test "$FOO" = bar && test -n "$HOME" && test -z "$OMPI_COMM_WORLD_RANK" && test "$ENCORE_SIZE" = 1 && test "$OMPI_MCA_ess_singleton_isolated" = 1 && test ${#ENCORE_SECRET} = 64' \
-    && echo "ok   rank environment" || { echo "FAIL rank environment"; fails=$((fails + 1)); }
-[ "$fails" -eq 0 ]
+
+# --tag-output prefixes each line as mpirun does.
+check "--tag-output" 0 "" -n 2 --tag-output sh -c 'echo "hi $ENCORE_RANK"'
+printf '[1,0]<stdout>: hi 0\n[1,1]<stdout>: hi 1\n' >"$ENC_TMP/tag.want"
+enc_expect_same "$ENC_TMP/tag.want" "$ENC_TMP/job.out" "--tag-output"
+
+# The rank's environment: -x forwards and sets, encore's variables are set,
+# Open MPI's rank variables are not.
+check "rank environment" 0 "" -n 1 -x FOO=bar -x HOME sh -c \
+    'test "$FOO" = bar && test -n "$HOME" && test -z "$OMPI_COMM_WORLD_RANK" && test "$ENCORE_SIZE" = 1 && test "$OMPI_MCA_ess_singleton_isolated" = 1 && test ${#ENCORE_SECRET} = 64'
+enc_pass

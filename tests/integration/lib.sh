@@ -1,87 +1,144 @@
-# lib.sh - shared helpers of the integration tests (sourced, POSIX sh).
+# lib.sh - the one helper library of the integration tests (sourced, POSIX sh).
+#
+# Every script starts with
+#     . "$(dirname "$0")/lib.sh"
+# (after setting ENC_LIMIT if it wants another per-job bound).  Every job runs
+# under timeout(1); every command's exit status is checked (no status is lost
+# in a pipe: outputs go to files under $ENC_TMP first).  A test exits 0
+# (pass), 1 (enc_fail) or 77 (enc_skip, with a message).
 #
 # The automake test environment exports top_builddir, top_srcdir and
-# MPI4PY_PYTHON (tests/local.mk); run by hand, set top_builddir to the build
-# directory, e.g.  top_builddir=/tmp/b top_srcdir=. sh tests/integration/x.sh
+# MPI4PY_PYTHON (tests/local.mk) and runs the scripts from the build
+# directory; run by hand, set top_builddir to the build directory, e.g.
+#     top_builddir=_build sh tests/integration/x.sh
 #
 # Environment knobs:
-#   ENC_MPIRUN          native launcher (default: mpirun on PATH)
+#   ENC_MPIRUN          native launcher (default: mpirun on PATH; the Fortran
+#                       tests use configure's MPIRUN)
 #   ENC_NATIVE_ONLY=1   do not use encore-run: the native run is compared with
 #                       a second native run and the test then exits 77 (skip),
 #                       for validating a test before encore-run works
 #   ENC_TEST_TIMEOUT    seconds one job may take (default ENC_LIMIT, which a
 #                       test may set before sourcing this file; else 300)
+#   ENC_KEEP_TMP=1      keep the test's temporary directory (its path is logged)
 # shellcheck shell=sh disable=SC2034 # variables are for the tests that source this
 
 : "${top_builddir:=.}"
-: "${top_srcdir:=.}"
+: "${top_srcdir:=$(dirname "$0")/../..}"
 ENC_BUILDDIR=$(cd "$top_builddir" && pwd)
 ENC_SRCDIR=$(cd "$top_srcdir" && pwd)
 ENC_ENCORE_RUN="$ENC_BUILDDIR/encore-run"
+ENC_LIBENCORE="$ENC_BUILDDIR/.libs/libencore.so"
 ENC_PROGRAMS="$ENC_BUILDDIR/tests/programs"
 : "${ENC_MPIRUN:=mpirun}"
 : "${ENC_NATIVE_ONLY:=0}"
+: "${ENC_KEEP_TMP:=0}"
 : "${MPI4PY_PYTHON:=/usr/bin/python3}"
 : "${ENC_LIMIT:=300}"
 ENC_LIMIT=${ENC_TEST_TIMEOUT:-$ENC_LIMIT}
 ENC_TEST_NAME=$(basename "$0" .sh)
+ENC_RC=0
+ENC_MS=0
+
+# ---- reporting ---------------------------------------------------------------
 
 enc_log() { printf '%s: %s\n' "$ENC_TEST_NAME" "$*" >&2; }
 enc_skip() { enc_log "SKIP: $*"; exit 77; }
 enc_fail() { enc_log "FAIL: $*"; exit 1; }
 
+# enc_show FILE [LINES]: the last LINES (default 20) lines of FILE on stderr.
+enc_show() { tail -n "${2:-20}" "$1" >&2 || true; }
+
+# enc_pass: the test passed (exit 0).
+enc_pass() { enc_log "PASS"; exit 0; }
+
+# enc_finish: the end of a test comparing encore-run with native mpirun
+# (enc_second): passes, or skips under ENC_NATIVE_ONLY=1.
+enc_finish() {
+    if [ "$ENC_NATIVE_ONLY" = 1 ]; then
+        enc_skip "ENC_NATIVE_ONLY=1: native runs agreed, encore-run not exercised"
+    fi
+    enc_pass
+}
+
+# ---- setup -------------------------------------------------------------------
+
 # enc_tmpdir: a fresh directory removed when the test exits; sets ENC_TMP.
 enc_tmpdir() {
-    ENC_TMP=$(mktemp -d "${TMPDIR:-/tmp}/encore-$ENC_TEST_NAME.XXXXXX")
-    # shellcheck disable=SC2064 # expand now: the path is fixed
-    trap "rm -rf '$ENC_TMP'" EXIT
+    ENC_TMP=$(mktemp -d "${TMPDIR:-/tmp}/encore-$ENC_TEST_NAME.XXXXXX") ||
+        enc_fail "cannot make a temporary directory"
+    if [ "$ENC_KEEP_TMP" = 1 ]; then
+        enc_log "temporary files in $ENC_TMP (kept)"
+    else
+        # shellcheck disable=SC2064 # expand now: the path is fixed
+        trap "rm -rf '$ENC_TMP'" EXIT
+    fi
     trap 'exit 130' INT TERM
 }
 
-# enc_run_with_timeout SECS cmd...: runs cmd, killing its process group
-# (TERM, then KILL 10 s later) when it takes longer; status 124 on timeout.
-enc_run_with_timeout() {
-    _secs=$1
-    shift
-    _rc=0
-    timeout --kill-after=10 "$_secs" "$@" || _rc=$?
-    if [ "$_rc" -eq 124 ] || [ "$_rc" -eq 137 ]; then
-        enc_log "timed out after ${_secs}s: $*"
-        return 124
-    fi
-    return "$_rc"
-}
-
-# enc_mpirun N cmd...: native Open MPI with the flags root and
-# oversubscription (8 ranks on 2 cores) need, bounded by ENC_LIMIT seconds.
-enc_mpirun() {
-    _n=$1
-    shift
-    enc_run_with_timeout "$ENC_LIMIT" env OMPI_ALLOW_RUN_AS_ROOT=1 \
-        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "$ENC_MPIRUN" -n "$_n" --oversubscribe "$@"
-}
-
-# enc_encore N cmd...: encore-run from the build tree, bounded by ENC_LIMIT
-# seconds (encore-run's own --timeout a little earlier, so it reports).
-enc_encore() {
-    _n=$1
-    shift
-    enc_run_with_timeout "$ENC_LIMIT" "$ENC_ENCORE_RUN" -n "$_n" \
-        --timeout "$((ENC_LIMIT > 20 ? ENC_LIMIT - 10 : ENC_LIMIT))" "$@"
-}
-
-# enc_require_program PATH: fails (not skips) when a test program was not built.
+# enc_require_program PATH: fails (not skips) when a program the build makes is missing.
 enc_require_program() {
     [ -x "$1" ] || enc_fail "$1 not built (run make check, or make $1)"
 }
 
-# enc_require_launchers: native mpirun must exist; encore-run too unless
-# ENC_NATIVE_ONLY=1.
+# enc_require_file PATH: fails when a file the build makes is missing.
+enc_require_file() {
+    [ -f "$1" ] || enc_fail "$1 not built (run make check)"
+}
+
+# enc_require_command CMD WHAT: skips when a tool the test needs is not installed.
+enc_require_command() {
+    command -v "$1" >/dev/null 2>&1 || enc_skip "$1 not found ($2)"
+}
+
+# enc_require_launchers: native mpirun must exist; encore-run and libencore
+# too unless ENC_NATIVE_ONLY=1.
 enc_require_launchers() {
     command -v "$ENC_MPIRUN" >/dev/null 2>&1 || enc_fail "$ENC_MPIRUN not found (openmpi-bin)"
     if [ "$ENC_NATIVE_ONLY" != 1 ]; then
         [ -x "$ENC_ENCORE_RUN" ] || enc_fail "$ENC_ENCORE_RUN not built"
+        [ -f "$ENC_LIBENCORE" ] || enc_fail "$ENC_LIBENCORE not built"
     fi
+}
+
+# ---- running (every job bounded) ----------------------------------------------
+
+enc_now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# enc_seconds_since T0: whole seconds elapsed since T0 (from date +%s).
+enc_seconds_since() { echo $(($(date +%s) - $1)); }
+
+# enc_bounded SECS cmd...: runs cmd, killing it (TERM, then KILL 10 s later)
+# when it takes longer; returns cmd's status, or 124 on timeout.
+enc_bounded() {
+    _b_secs=$1
+    shift
+    _b_rc=0
+    timeout --kill-after=10 "$_b_secs" "$@" || _b_rc=$?
+    if [ "$_b_rc" -eq 124 ] || [ "$_b_rc" -eq 137 ]; then
+        enc_log "timed out after ${_b_secs}s: $*"
+        return 124
+    fi
+    return "$_b_rc"
+}
+
+# enc_mpirun N cmd...: native Open MPI with the variables root needs and
+# --oversubscribe (8 ranks on 2 cores), bounded by ENC_LIMIT seconds.
+enc_mpirun() {
+    _m_n=$1
+    shift
+    enc_bounded "$ENC_LIMIT" env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+        "$ENC_MPIRUN" -n "$_m_n" --oversubscribe "$@"
+}
+
+# enc_encore N [encore-run options] cmd...: encore-run from the build tree,
+# bounded by ENC_LIMIT seconds (encore-run's own --timeout a little earlier,
+# so that it reports which rank hung).
+enc_encore() {
+    _e_n=$1
+    shift
+    enc_bounded "$ENC_LIMIT" "$ENC_ENCORE_RUN" -n "$_e_n" \
+        --timeout "$((ENC_LIMIT > 20 ? ENC_LIMIT - 10 : ENC_LIMIT))" "$@"
 }
 
 # enc_second N cmd...: the run compared with native: encore-run, or native
@@ -94,24 +151,280 @@ enc_second() {
     fi
 }
 
+# enc_run NAME cmd...: runs cmd, which bounds itself (enc_mpirun, enc_encore,
+# enc_second, enc_bounded SECS ..., or a function built on them);
+# stdout goes to $ENC_TMP/NAME.raw and, sorted (ranks print in any order),
+# to NAME.out; stderr to NAME.err.  Sets ENC_RC (cmd's exit status) and
+# ENC_MS (elapsed milliseconds).  Never fails by itself: check ENC_RC.
+enc_run() {
+    _r_name=$1
+    shift
+    _r_t0=$(enc_now_ms)
+    ENC_RC=0
+    "$@" >"$ENC_TMP/$_r_name.raw" 2>"$ENC_TMP/$_r_name.err" || ENC_RC=$?
+    ENC_MS=$(($(enc_now_ms) - _r_t0))
+    sort "$ENC_TMP/$_r_name.raw" >"$ENC_TMP/$_r_name.out" || enc_fail "$_r_name: sort failed"
+}
+
+# enc_run_ok NAME cmd...: enc_run, and cmd must exit 0.
+enc_run_ok() {
+    enc_run "$@"
+    enc_expect_status "$1" 0
+}
+
+# ---- checking ------------------------------------------------------------------
+
+# enc_expect_status NAME WANT [GOT]: the exit status GOT (default ENC_RC) of
+# run NAME is exactly WANT; otherwise shows NAME's stderr and fails.
+enc_expect_status() {
+    _s_got=${3:-$ENC_RC}
+    if [ "$_s_got" -ne "$2" ]; then
+        [ ! -f "$ENC_TMP/$1.err" ] || enc_show "$ENC_TMP/$1.err" 30
+        enc_fail "$1: exit status $_s_got, want $2"
+    fi
+}
+
+# enc_expect_same A B WHAT: files A and B are byte-identical (diff shown).
+enc_expect_same() {
+    if ! cmp -s "$1" "$2"; then
+        diff "$1" "$2" >"$ENC_TMP/same.diff" 2>&1 || true
+        enc_show "$ENC_TMP/same.diff" 20
+        enc_fail "$3: $2 differs from $1"
+    fi
+}
+
 # enc_compare_dirs A B WHAT: every file of A equals the same file of B and the
 # two hold the same file names; shows the first differences on failure.
 enc_compare_dirs() {
     if ! diff -r "$1" "$2" >"$ENC_TMP/diff.out" 2>&1; then
-        enc_log "$3: native ($1) and encore ($2) differ:"
+        enc_log "$3: $1 and $2 differ:"
         head -n 40 "$ENC_TMP/diff.out" >&2
-        return 1
+        enc_fail "$3: results differ"
     fi
 }
 
-# enc_seconds_since T0: whole seconds elapsed since T0 (from date +%s).
-enc_seconds_since() { echo $(($(date +%s) - $1)); }
+# enc_expect_grep FILE PATTERN WHAT: a line of FILE matches PATTERN (grep -E).
+enc_expect_grep() {
+    grep -qE -e "$2" "$1" || { enc_show "$1" 30; enc_fail "$3 (no line matching '$2' in $1)"; }
+}
 
-# enc_finish: exit status at the end of a comparing test.
-enc_finish() {
-    if [ "$ENC_NATIVE_ONLY" = 1 ]; then
-        enc_skip "ENC_NATIVE_ONLY=1: native runs agreed, encore-run not exercised"
-    fi
-    enc_log "PASS"
-    exit 0
+# enc_expect_no_grep FILE PATTERN WHAT: no line of FILE matches PATTERN.
+enc_expect_no_grep() {
+    ! grep -qE -e "$2" "$1" || { enc_show "$1" 30; enc_fail "$3 (a line matches '$2' in $1)"; }
+}
+
+# enc_count FILE PATTERN: number of lines of FILE matching PATTERN (grep -E).
+enc_count() {
+    _c_rc=0
+    grep -cE -e "$2" "$1" || _c_rc=$?
+    [ "$_c_rc" -le 1 ] || enc_fail "grep failed on $1"
+}
+
+# enc_last_line FILE PATTERN: the last line of FILE matching PATTERN (awk ERE),
+# empty when none does.
+enc_last_line() {
+    awk -v re="$2" '$0 ~ re { l = $0 } END { print l }' "$1" || enc_fail "awk failed on $1"
+}
+
+# enc_file_count DIR: number of regular files under DIR.
+enc_file_count() {
+    find "$1" -type f >"$ENC_TMP/files.list" || enc_fail "find failed in $1"
+    wc -l <"$ENC_TMP/files.list"
+}
+
+# enc_exports LIB: the names of the dynamic symbols LIB defines, one a line.
+enc_exports() {
+    nm -D --defined-only "$1" >"$ENC_TMP/nm.out" || enc_fail "nm failed on $1"
+    awk 'NF >= 3 { print $3 }' "$ENC_TMP/nm.out"
+}
+
+# enc_expect_exports LIB SYMBOL...: LIB exports every SYMBOL.
+enc_expect_exports() {
+    _x_lib=$1
+    shift
+    enc_exports "$_x_lib" >"$ENC_TMP/exports" || exit 1
+    for _x_s in "$@"; do
+        grep -qx -e "$_x_s" "$ENC_TMP/exports" || enc_fail "$_x_s is not exported by $_x_lib"
+    done
+}
+
+# ---- recovery jobs (encore-run with ENCORE_LOG=info) --------------------------
+# rec_run leaves $ENC_TMP/NAME.out (sorted stdout) and NAME.err and sets
+# REC_RC / REC_MS; the other rec_* helpers read those files.
+
+REC_ITER="$ENC_PROGRAMS/recov_iter"
+REC_KMEANS="$ENC_BUILDDIR/bench/kmeans"
+
+# rec_begin PROGRAM: PROGRAM and the launchers must be built; makes ENC_TMP.
+rec_begin() {
+    enc_require_program "$1"
+    enc_require_launchers
+    enc_tmpdir
+}
+
+# rec_encore N args...: enc_encore with ENCORE_LOG=info and REC_ENV (a list
+# of VAR=value) exported to it only.
+rec_encore() (
+    export ENCORE_LOG=info
+    # shellcheck disable=SC2086,SC2163 # REC_ENV is a list of assignments
+    [ -z "${REC_ENV:-}" ] || export ${REC_ENV}
+    enc_encore "$@"
+)
+
+# rec_run NAME N encore-run-args...: runs encore-run -n N with ENCORE_LOG=info
+# (plus REC_ENV); sets REC_RC and REC_MS.
+rec_run() {
+    _q_name=$1
+    shift
+    enc_run "$_q_name" rec_encore "$@"
+    REC_RC=$ENC_RC
+    REC_MS=$ENC_MS
+    enc_log "$_q_name: exit $REC_RC after $REC_MS ms"
+}
+
+# rec_ref NAME N prog args...: the fault-free result, once under native
+# mpirun and once under encore-run; both must exit 0 and agree bit for bit.
+# Leaves $ENC_TMP/NAME.ref (sorted stdout).
+rec_ref() {
+    _f_name=$1 _f_n=$2
+    shift 2
+    enc_run_ok "$_f_name.native" enc_mpirun "$_f_n" "$@"
+    cp "$ENC_TMP/$_f_name.native.out" "$ENC_TMP/$_f_name.ref" || enc_fail "cp failed"
+    _f_lines=$(wc -l <"$ENC_TMP/$_f_name.ref")
+    [ "$_f_lines" -ge "$_f_n" ] ||
+        enc_fail "$_f_name: native run printed $_f_lines lines, want >= $_f_n"
+    rec_run "$_f_name.free" "$_f_n" "$@"
+    enc_expect_status "$_f_name.free" 0 "$REC_RC"
+    rec_same "$_f_name.free" "$_f_name"
+    [ "$(enc_count "$ENC_TMP/$_f_name.free.err" "restarts [1-9]")" -eq 0 ] ||
+        enc_fail "$_f_name: fault-free run restarted a rank"
+}
+
+# rec_show NAME: the run's stderr without the per-collective lines.
+rec_show() {
+    grep -v -e ' coll: ' -e 'registered from' -e 'passed MPI_Finalize' "$ENC_TMP/$1.err" \
+        >"$ENC_TMP/$1.shown" || true
+    enc_show "$ENC_TMP/$1.shown" 60
+}
+
+# rec_same NAME REF: NAME's sorted stdout equals REF's reference, bit for bit.
+rec_same() {
+    cmp -s "$ENC_TMP/$2.ref" "$ENC_TMP/$1.out" || rec_show "$1"
+    enc_expect_same "$ENC_TMP/$2.ref" "$ENC_TMP/$1.out" "$1: output differs from the fault-free run ($2)"
+}
+
+# rec_ok NAME REF: exit 0 and output identical to REF.
+rec_ok() {
+    [ "$REC_RC" -eq 0 ] || rec_show "$1"
+    enc_expect_status "$1" 0 "$REC_RC"
+    rec_same "$1" "$2"
+}
+
+# rec_fails NAME: exit status exactly 1 (the job ended with one reason, not
+# a timeout), no program output, within 15 s.
+rec_fails() {
+    [ "$REC_RC" -eq 1 ] || rec_show "$1"
+    enc_expect_status "$1" 1 "$REC_RC"
+    [ ! -s "$ENC_TMP/$1.out" ] || { enc_show "$ENC_TMP/$1.out"; enc_fail "$1: ranks printed results"; }
+    rec_within "$1" 15000
+}
+
+# rec_summary NAME RANK FIELD: a number from the job summary line of RANK
+# ("  rank R restarts X collectives Y replayed Z"); FIELD is restarts,
+# collectives or replayed.  Empty when the line is missing.
+rec_summary() {
+    awk -v r="$2" -v f="$3" '$1 == "rank" && $2 == r && $3 == "restarts" {
+        for (i = 3; i < NF; i++) if ($i == f) { print $(i + 1); exit } }' "$ENC_TMP/$1.err" ||
+        enc_fail "awk failed on $1.err"
+}
+
+# rec_expect NAME RANK FIELD VALUE...: the summary field is one of VALUEs.
+rec_expect() {
+    _x_name=$1 _x_rank=$2 _x_field=$3
+    shift 3
+    _x_got=$(rec_summary "$_x_name" "$_x_rank" "$_x_field") || exit 1
+    for _x_want in "$@"; do
+        [ "$_x_got" = "$_x_want" ] && return 0
+    done
+    rec_show "$_x_name"
+    enc_fail "$_x_name: rank $_x_rank $_x_field is '$_x_got', want $*"
+}
+
+# rec_restarts NAME SPEC: exact restarts per rank for ranks 0..N-1; SPEC is
+# the list of the N values, e.g. "1 1 0 0".
+rec_restarts() {
+    _t_name=$1 _t_r=0 _t_total=0
+    for _t_want in $2; do
+        rec_expect "$_t_name" "$_t_r" restarts "$_t_want"
+        _t_r=$((_t_r + 1))
+        _t_total=$((_t_total + _t_want))
+    done
+    grep -q "^encore: job summary: $_t_r ranks, $_t_total restarts," "$ENC_TMP/$_t_name.err" ||
+        { rec_show "$_t_name"; enc_fail "$_t_name: summary does not report $_t_total restarts of $_t_r ranks"; }
+}
+
+# rec_grep NAME PATTERN WHAT: PATTERN (grep -E) occurs in NAME's stderr.
+rec_grep() {
+    grep -qE -e "$2" "$ENC_TMP/$1.err" || { rec_show "$1"; enc_fail "$1: $3 (no line matching '$2')"; }
+}
+
+# rec_count NAME PATTERN: number of stderr lines matching PATTERN (grep -E).
+rec_count() { enc_count "$ENC_TMP/$1.err" "$2"; }
+
+# rec_within NAME MS: the run took at most MS milliseconds (a bound on a
+# failure's detection, not a performance assertion).
+rec_within() {
+    [ "$REC_MS" -le "$2" ] || { rec_show "$1"; enc_fail "$1: took $REC_MS ms, bound $2 ms"; }
+}
+
+# ---- Fortran programs ----------------------------------------------------------
+
+# enc_fortran_begin: skips (77) when configure left Fortran out; otherwise
+# reads fortran/test.env (MPIFC, ENC_FMODDIR, MPIRUN, FC_MODOUT), uses its
+# MPIRUN as the native launcher, checks what the tests need and makes ENC_TMP.
+enc_fortran_begin() {
+    [ -f "$ENC_BUILDDIR/fortran/test.env" ] ||
+        enc_skip "Fortran support was not configured (see configure's 'Fortran' line)"
+    . "$ENC_BUILDDIR/fortran/test.env"
+    ENC_MPIRUN=$MPIRUN
+    enc_require_launchers
+    enc_require_file "$ENC_FMODDIR/encore.mod"
+    unset ENCORE_TRACKER
+    enc_tmpdir
+}
+
+# enc_fortran_flags STYLE: compile flags of tests/programs/fortran_coll.F90
+# for STYLE mpifh, usempi or f08.  mpif.h has no interfaces: gfortran >= 10
+# needs -fallow-argument-mismatch for it.
+enc_fortran_flags() {
+    case $1 in
+        mpifh) echo "-DSTYLE=1 -fallow-argument-mismatch -w" ;;
+        usempi) echo "-DSTYLE=2" ;;
+        f08) echo "-DSTYLE=3" ;;
+        *) enc_fail "unknown Fortran style $1" ;;
+    esac
+}
+
+# enc_fortran_build_enc OUT SOURCE FLAGS...: OUT.enc, relinked with -lencore
+# ahead of Open MPI's libraries.
+enc_fortran_build_enc() {
+    _fe_out=$1 _fe_src=$2
+    shift 2
+    # shellcheck disable=SC2086 # FC_MODOUT and MPIFC are words
+    $MPIFC "$@" -I"$ENC_FMODDIR" ${FC_MODOUT}"$(dirname "$_fe_out")" -o "$_fe_out.enc" \
+        "$_fe_src" -L"$ENC_BUILDDIR/.libs" -lencore -Wl,-rpath,"$ENC_BUILDDIR/.libs" \
+        >>"$_fe_out.build.log" 2>&1 ||
+        { enc_show "$_fe_out.build.log" 40; enc_fail "cannot relink $_fe_out"; }
+}
+
+# enc_fortran_build OUT SOURCE FLAGS...: plain OUT (libencore comes in through
+# encore-run's LD_PRELOAD) and relinked OUT.enc.
+enc_fortran_build() {
+    _fb_out=$1 _fb_src=$2
+    shift 2
+    # shellcheck disable=SC2086 # FC_MODOUT and MPIFC are words
+    $MPIFC "$@" ${FC_MODOUT}"$(dirname "$_fb_out")" -o "$_fb_out" "$_fb_src" \
+        >"$_fb_out.build.log" 2>&1 ||
+        { enc_show "$_fb_out.build.log" 40; enc_fail "cannot build $_fb_out"; }
+    enc_fortran_build_enc "$_fb_out" "$_fb_src" "$@"
 }

@@ -8,12 +8,12 @@
 set -eu
 # shellcheck disable=SC2034 # read by lib.sh
 ENC_LIMIT=120
-. "${top_srcdir:-.}/tests/integration/lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 ranks=${MPI4PY_RANKS:-1 2 3 4}
 prog="$ENC_SRCDIR/tests/programs/mpi4py_coll.py"
 
-"$MPI4PY_PYTHON" -c 'import mpi4py.MPI' >/dev/null 2>&1 ||
+enc_bounded 60 "$MPI4PY_PYTHON" -c 'import mpi4py.MPI' >/dev/null 2>&1 ||
     enc_skip "$MPI4PY_PYTHON has no mpi4py (install python3-mpi4py or set MPI4PY_PYTHON)"
 enc_require_launchers
 enc_tmpdir
@@ -31,14 +31,14 @@ for n in $ranks; do
                 >"$d/stdout" 2>"$d/stderr" || rc=$?
         fi
         if [ "$rc" -ne 0 ]; then
-            tail -n 20 "$d/stderr" >&2
+            enc_show "$d/stderr"
             enc_fail "$side -n $n mpi4py_coll.py exited with status $rc"
         fi
-        files=$(find "$d/out" -type f | wc -l)
+        files=$(enc_file_count "$d/out")
         [ "$files" -eq "$n" ] || enc_fail "$side -n $n: $files rank files, expected $n"
     done
-    enc_compare_dirs "$ENC_TMP/native.$n/out" "$ENC_TMP/encore.$n/out" "mpi4py -n $n" ||
-        enc_fail "mpi4py_coll.py -n $n: encore-run results differ from native mpirun"
+    enc_compare_dirs "$ENC_TMP/native.$n/out" "$ENC_TMP/encore.$n/out" \
+        "mpi4py_coll.py -n $n: encore-run results differ from native mpirun"
     grep -q "^allgather str " "$ENC_TMP/encore.$n/out/rank.0" ||
         enc_fail "mpi4py -n $n: output incomplete"
     enc_log "-n $n: identical on every rank"

@@ -4,52 +4,44 @@
 # tests/programs/passthrough_prog with LD_PRELOAD is identical to without.
 # Also checks that libencore.so exports only MPI_*/PMPI_*/mpi_*/pmpi_*/
 # encore_* and defines both MPI_Allreduce and PMPI_Allreduce.
-# Run by `make check` from the build directory.
-set -u
-b=$(pwd)
-lib=$b/.libs/libencore.so
-prog=$b/tests/programs/passthrough_prog
-out=$b/tests/integration/passthrough.dir
-limit=120
+set -eu
+# shellcheck disable=SC2034 # read by lib.sh
+ENC_LIMIT=120
+. "$(dirname "$0")/lib.sh"
 
-command -v mpirun >/dev/null 2>&1 || { echo "SKIP: mpirun not found"; exit 77; }
-command -v nm >/dev/null 2>&1 || { echo "SKIP: nm not found (binutils)"; exit 77; }
-for f in "$lib" "$prog"; do
-    [ -e "$f" ] || { echo "FAIL: $f was not built"; exit 1; }
-done
-fail() { echo "FAIL: $*"; exit 1; }
+prog="$ENC_PROGRAMS/passthrough_prog"
+enc_require_command "$ENC_MPIRUN" "openmpi-bin"
+enc_require_command nm "binutils"
+enc_require_program "$prog"
+enc_require_file "$ENC_LIBENCORE"
+unset ENCORE_TRACKER
+enc_tmpdir
 
 # -- exported symbols ---------------------------------------------------------
-bad=$(nm -D --defined-only "$lib" | awk 'NF >= 3 { print $3 }' |
-      grep -v -E '^(MPI_|PMPI_|mpi_|pmpi_|encore_)' | grep -v -E '^(_init|_fini)$')
-[ -z "$bad" ] || fail "libencore.so exports internal names: $(echo $bad | head -c 300)"
-for s in MPI_Allreduce PMPI_Allreduce MPI_Init_thread PMPI_Init_thread MPI_Send PMPI_Send encore_active; do
-    nm -D --defined-only "$lib" | awk '{ print $3 }' | grep -qx "$s" || fail "$s is not exported"
-done
-echo "ok: exports"
+enc_exports "$ENC_LIBENCORE" >"$ENC_TMP/exports"
+rc=0
+grep -v -E '^(MPI_|PMPI_|mpi_|pmpi_|encore_|_init$|_fini$)' "$ENC_TMP/exports" >"$ENC_TMP/bad" ||
+    rc=$?
+[ "$rc" -le 1 ] || enc_fail "grep failed on the export list"
+[ ! -s "$ENC_TMP/bad" ] || { enc_show "$ENC_TMP/bad"; enc_fail "libencore.so exports internal names"; }
+enc_expect_exports "$ENC_LIBENCORE" MPI_Allreduce PMPI_Allreduce MPI_Init_thread \
+    PMPI_Init_thread MPI_Send PMPI_Send encore_active
+enc_log "ok: exports"
 
 # -- output identical with and without the preload ----------------------------
-rm -rf "$out" && mkdir -p "$out"
-unset ENCORE_TRACKER
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_rmaps_base_oversubscribe=1
-run() { # name, env...
-    name=$1; shift
-    env "$@" timeout $limit mpirun -n 3 --oversubscribe "$prog" \
-        >"$out/$name.out" 2>"$out/$name.err"
-    rc=$?
-    [ $rc -eq 0 ] || { cat "$out/$name.err"; fail "$name run exited $rc"; }
-}
-run plain
-run preload LD_PRELOAD="$lib"
-grep -q "libencore not loaded" "$out/plain.err" || fail "plain run: libencore was loaded?"
-grep -q "libencore loaded" "$out/preload.err" || fail "preload run did not load libencore"
-[ -s "$out/plain.out" ] || fail "plain run printed nothing"
-if ! cmp -s "$out/plain.out" "$out/preload.out"; then
-    diff "$out/plain.out" "$out/preload.out"
-    fail "output differs with libencore preloaded"
-fi
-grep -q "self collectives ok on every rank: 1" "$out/plain.out" || fail "self collectives"
-cat "$out/preload.out"
-echo "ok: identical output with LD_PRELOAD=$lib"
-rm -rf "$out"
+# preloaded N cmd...: enc_mpirun with libencore preloaded (mpirun included).
+preloaded() (
+    LD_PRELOAD="$ENC_LIBENCORE"
+    export LD_PRELOAD
+    enc_mpirun "$@"
+)
+enc_run_ok plain enc_mpirun 3 "$prog"
+enc_run_ok preload preloaded 3 "$prog"
+enc_expect_grep "$ENC_TMP/plain.err" "libencore not loaded" "plain run: libencore was loaded?"
+enc_expect_grep "$ENC_TMP/preload.err" "libencore loaded" "preload run did not load libencore"
+[ -s "$ENC_TMP/plain.raw" ] || enc_fail "plain run printed nothing"
+enc_expect_same "$ENC_TMP/plain.raw" "$ENC_TMP/preload.raw" "output with libencore preloaded"
+enc_expect_grep "$ENC_TMP/plain.raw" "self collectives ok on every rank: 1" "self collectives"
+cat "$ENC_TMP/preload.raw"
+enc_log "ok: identical output with LD_PRELOAD=$ENC_LIBENCORE"
+enc_pass

@@ -1,16 +1,15 @@
 #!/bin/sh
 # recovery_ckpt.sh - recovery with the checkpoint API and the bootstrap
-# cache (issue 3, items 4 and 9), on tests/programs/recov_ckpt (4 ranks,
-# 40 iterations, a checkpoint every 5; the first is collective #9, the
-# second #15):
+# cache, on tests/programs/recov_ckpt (4 ranks, 40 iterations, a checkpoint
+# every 5; the first is collective 9, the second collective 15):
 #   mid       rank 2 killed at collective 20: it loads checkpoint 2 (taken
-#             at #15) from the survivors, its local state from a ring
+#             at collective 15) from the survivors, its local state from a ring
 #             neighbour, and replays only its 3 bootstrap collectives (made
 #             in another order, rank 0 drawing another seed) and the 4 after
 #             the checkpoint
-#   inckpt    rank 1 killed entering the first checkpoint (#9), and rank 3
-#             entering the second (#15)
-#   twonb     ring neighbours 1 and 2 killed at the same collective (#32):
+#   inckpt    rank 1 killed entering the first checkpoint (collective 9), and
+#             rank 3 entering the second (collective 15)
+#   twonb     ring neighbours 1 and 2 killed at the same collective (32):
 #             each one's local state survives on its other neighbour
 #   again     rank 2 killed at 20 and again at 6 in its replay
 # Every run must print exactly the fault-free result (native mpirun, where
@@ -18,8 +17,7 @@
 set -eu
 # shellcheck disable=SC2034 # read by lib.sh
 ENC_LIMIT=60
-. "${top_srcdir:-.}/tests/integration/lib.sh"
-. "$ENC_SRCDIR/tests/integration/recovery_lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 prog="$ENC_PROGRAMS/recov_ckpt"
 rec_begin "$prog"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# recovery_kill.sh - retry-one recovery of SIGKILLed ranks (issue 3, item 9):
+# recovery_kill.sh - retry-one recovery of SIGKILLed ranks:
 # an unmodified MPI program (tests/programs/recov_iter: Allreduce + Bcast,
 # integer-valued sums) ends bit-identical to its fault-free run, under native
 # mpirun and under encore-run, while ranks are killed under it:
@@ -22,8 +22,7 @@
 set -eu
 # shellcheck disable=SC2034 # read by lib.sh
 ENC_LIMIT=60
-. "${top_srcdir:-.}/tests/integration/lib.sh"
-. "$ENC_SRCDIR/tests/integration/recovery_lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 rec_begin "$REC_ITER"
 
@@ -39,8 +38,8 @@ for r in 0 4 9; do
     rec_expect seed "$r" replayed 49 50
 done
 rec_expect seed 1 replayed 50 51 # bcast 51 (root 4) may have reached some ranks
-[ "$(rec_count seed 'injecting SIGKILL at collective 50')" -eq 3 ] ||
-    enc_fail "seed: want 3 injected kills at collective 50"
+kills=$(rec_count seed 'injecting SIGKILL at collective 50')
+[ "$kills" -eq 3 ] || enc_fail "seed: want 3 injected kills at collective 50, got $kills"
 rec_grep seed 'rank 1\] inject: injecting SIGKILL at collective 51' "rank 1 was not killed at 51"
 enc_log "ok seed ($REC_MS ms)"
 

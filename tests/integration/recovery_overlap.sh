@@ -1,7 +1,7 @@
 #!/bin/sh
 # recovery_overlap.sh - a second failure while the first restarted rank
-# replays (issue 3, item 9: "any two simultaneous failures are survivable on
-# 4+ ranks" with the default ENCORE_REPLICAS=3).  Rank 1 is killed at its
+# replays: any two simultaneous failures are survivable on 4 or more ranks
+# with the default ENCORE_REPLICAS=3.  Rank 1 is killed at its
 # 1500th collective and replays ~1500 collectives (the program sleeps 1 ms
 # per iteration, so the replay lasts about a second); 200 ms into that replay
 # this script SIGKILLs rank 2, which holds (with ranks 1 and 3) every
@@ -10,8 +10,7 @@
 set -eu
 # shellcheck disable=SC2034 # read by lib.sh
 ENC_LIMIT=60
-. "${top_srcdir:-.}/tests/integration/lib.sh"
-. "$ENC_SRCDIR/tests/integration/recovery_lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 rec_begin "$REC_ITER"
 
@@ -35,7 +34,7 @@ pid=$(sed -n 's/.*tracker: rank 2 incarnation 0 (pid \([0-9][0-9]*\)) registered
 [ -n "$pid" ] || enc_fail "no pid of rank 2 in the log"
 sleep 0.2
 kill -KILL "$pid" || enc_fail "rank 2 (pid $pid) was already gone"
-wait "$job" || true
+wait "$job" || enc_fail "the job's runner failed (status $?)"
 read -r REC_RC REC_MS <"$ENC_TMP/overlap.rc"
 rec_ok overlap slow4
 rec_restarts overlap "0 1 1 0"

@@ -2,7 +2,7 @@
 # recovery_random.sh - 8 ranks of an iterative k-means (tests/programs/
 # bench/kmeans: Allreduce + Bcast only, int64 sums)
 # under --inject random:every=2:seed=S (a SIGKILL of a random rank every
-# 2 s; issue 3, item 9).  The fault-free run takes about 4 s here, so
+# 2 s).  The fault-free run takes about 4 s here, so
 # a few ranks die, some while others replay; the final centroids and
 # inertia (hex floats) must be bit-identical to the fault-free encore-run
 # (tests/integration/kmeans_native_vs_encore.sh shows that equals native
@@ -11,8 +11,7 @@
 set -eu
 # shellcheck disable=SC2034 # read by lib.sh
 ENC_LIMIT=150
-. "${top_srcdir:-.}/tests/integration/lib.sh"
-. "$ENC_SRCDIR/tests/integration/recovery_lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 rec_begin "$REC_KMEANS"
 
@@ -20,10 +19,12 @@ seed=${REC_RANDOM_SEED:-2}
 args="10000 42 400 16 8" # iterations seed points-per-rank k dim
 # shellcheck disable=SC2086 # args is a list
 rec_run free 8 "$REC_KMEANS" $args
-[ "$REC_RC" -eq 0 ] || { rec_show free; enc_fail "fault-free run exited $REC_RC"; }
-[ "$(grep -c '^centroid ' "$ENC_TMP/free.out")" -eq 16 ] && grep -q '^inertia 0x' "$ENC_TMP/free.out" ||
-    enc_fail "fault-free output incomplete: $(cat "$ENC_TMP/free.out")"
-cp "$ENC_TMP/free.out" "$ENC_TMP/free.ref"
+[ "$REC_RC" -eq 0 ] || rec_show free
+enc_expect_status free 0 "$REC_RC"
+centroids=$(enc_count "$ENC_TMP/free.out" '^centroid ')
+[ "$centroids" -eq 16 ] && grep -q '^inertia 0x' "$ENC_TMP/free.out" ||
+    { enc_show "$ENC_TMP/free.out"; enc_fail "fault-free output incomplete"; }
+cp "$ENC_TMP/free.out" "$ENC_TMP/free.ref" || enc_fail "cp failed"
 free_ms=$REC_MS
 
 # shellcheck disable=SC2086 # args is a list

@@ -1,13 +1,11 @@
 #!/bin/sh
-# recovery_stop.sh - a hung rank (SIGSTOP at its 40th collective, issue 3
-# item 9): with ENCORE_HEARTBEAT_TIMEOUT_MS=1500 the tracker declares it dead
+# recovery_stop.sh - a hung rank (SIGSTOP at its 40th collective): with ENCORE_HEARTBEAT_TIMEOUT_MS=1500 the tracker declares it dead
 # after 1.5 s of silence, encore-run kills and restarts it, it replays, and
 # the job ends bit-identical to the fault-free run within a bounded time.
 set -eu
 # shellcheck disable=SC2034 # read by lib.sh
 ENC_LIMIT=60
-. "${top_srcdir:-.}/tests/integration/lib.sh"
-. "$ENC_SRCDIR/tests/integration/recovery_lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 rec_begin "$REC_ITER"
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # tracker_standalone.sh - ranks started by another launcher join a
-# standalone encore-tracker (issue 2, item 5): encore-tracker -n 3 writes the
+# standalone encore-tracker: encore-tracker -n 3 writes the
 # job secret to a file and prints its address; three ranks of
 # tests/programs/passthrough_prog are started by hand with ENCORE_TRACKER,
 # ENCORE_SECRET_FILE, ENCORE_RANK, ENCORE_SIZE and LD_PRELOAD; their output
@@ -9,21 +9,21 @@
 set -eu
 # shellcheck disable=SC2034 # read by lib.sh
 ENC_LIMIT=60
-. "${top_srcdir:-.}/tests/integration/lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 prog="$ENC_PROGRAMS/passthrough_prog"
 tracker="$ENC_BUILDDIR/encore-tracker"
-lib="$ENC_BUILDDIR/.libs/libencore.so"
+lib="$ENC_LIBENCORE"
 enc_require_program "$prog"
 enc_require_program "$tracker"
 enc_require_launchers
 enc_tmpdir
 
 mkdir -p "$ENC_TMP/native" "$ENC_TMP/encore"
-enc_mpirun 3 "$prog" >"$ENC_TMP/native.all" 2>/dev/null || enc_fail "native run failed"
-sort "$ENC_TMP/native.all" >"$ENC_TMP/native/out"
+enc_run_ok native enc_mpirun 3 "$prog"
+cp "$ENC_TMP/native.out" "$ENC_TMP/native/out" || enc_fail "cp failed"
 
-timeout "$ENC_LIMIT" "$tracker" -n 3 --secret-file "$ENC_TMP/secret" \
+enc_bounded "$ENC_LIMIT" "$tracker" -n 3 --secret-file "$ENC_TMP/secret" \
     >"$ENC_TMP/tracker.out" 2>"$ENC_TMP/tracker.err" &
 tpid=$!
 addr=""
@@ -32,21 +32,28 @@ for _ in $(seq 1 100); do # the address line appears once it listens
     [ -n "$addr" ] && [ -s "$ENC_TMP/secret" ] && break
     sleep 0.1
 done
-[ -n "$addr" ] || { cat "$ENC_TMP/tracker.err" >&2; enc_fail "encore-tracker printed no address"; }
-[ "$(stat -c %a "$ENC_TMP/secret")" = 600 ] || enc_fail "secret file is not mode 0600"
+[ -n "$addr" ] || { enc_show "$ENC_TMP/tracker.err"; enc_fail "encore-tracker printed no address"; }
+mode=$(stat -c %a "$ENC_TMP/secret")
+[ "$mode" = 600 ] || enc_fail "secret file is mode $mode, want 0600"
 
 pids=""
 for r in 0 1 2; do
-    env -u ENCORE_SECRET ENCORE_TRACKER="$addr" ENCORE_SECRET_FILE="$ENC_TMP/secret" \
-        ENCORE_RANK=$r ENCORE_SIZE=3 LD_PRELOAD="$lib" OMPI_MCA_ess_singleton_isolated=1 \
-        timeout "$ENC_LIMIT" "$prog" >"$ENC_TMP/rank.$r" 2>"$ENC_TMP/rank.$r.err" &
+    enc_bounded "$ENC_LIMIT" env -u ENCORE_SECRET ENCORE_TRACKER="$addr" \
+        ENCORE_SECRET_FILE="$ENC_TMP/secret" ENCORE_RANK=$r ENCORE_SIZE=3 LD_PRELOAD="$lib" \
+        OMPI_MCA_ess_singleton_isolated=1 "$prog" >"$ENC_TMP/rank.$r" 2>"$ENC_TMP/rank.$r.err" &
     pids="$pids $!"
 done
 for p in $pids; do
-    wait "$p" || { cat "$ENC_TMP"/rank.*.err >&2; enc_fail "a rank failed"; }
+    prc=0
+    wait "$p" || prc=$?
+    [ "$prc" -eq 0 ] || { cat "$ENC_TMP"/rank.*.err >&2; enc_fail "a rank exited with status $prc"; }
 done
-wait "$tpid" || { cat "$ENC_TMP/tracker.err" >&2; enc_fail "encore-tracker exited non-zero"; }
+trc=0
+wait "$tpid" || trc=$?
+[ "$trc" -eq 0 ] || { enc_show "$ENC_TMP/tracker.err"; enc_fail "encore-tracker exited with status $trc"; }
 grep -q "libencore loaded" "$ENC_TMP/rank.0.err" || enc_fail "libencore was not loaded"
-cat "$ENC_TMP"/rank.0 "$ENC_TMP"/rank.1 "$ENC_TMP"/rank.2 | sort >"$ENC_TMP/encore/out"
-enc_compare_dirs "$ENC_TMP/native" "$ENC_TMP/encore" "standalone tracker" || exit 1
+sort "$ENC_TMP"/rank.0 "$ENC_TMP"/rank.1 "$ENC_TMP"/rank.2 >"$ENC_TMP/encore/out" ||
+    enc_fail "sort failed"
+enc_compare_dirs "$ENC_TMP/native" "$ENC_TMP/encore" "standalone tracker: output differs from native"
 enc_log "ok: 3 ranks joined a standalone tracker at $addr"
+enc_pass

@@ -1,6 +1,6 @@
 /*
  * fake_rank.c - a rank without MPI for launcher and tracker tests: joins
- * the tracker through the real client (libenccore), waits for WORLD, then
+ * the tracker through the real client (shim/tracker_client), waits for WORLD, then
  * does what its arguments say.  Arguments (all optional):
  *   rank=R       the action below applies to rank R only (default: all)
  *   exit=N       exit with status N after WORLD, without finalizing
@@ -15,7 +15,11 @@
  *                that never arrives)
  */
 #include "enc.h"
-#include "tracker/client.h"
+#include "proto/auth.h"
+#include "proto/frame.h"
+#include "proto/msgs.h"
+#include "topo/topo.h"
+#include "tracker_client/tclient.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -80,7 +84,7 @@ static void wait_for(struct enc_tclient *c, uint8_t type, uint64_t completed)
     struct enc_tclient_event ev;
 
     for (;;) {
-        if (enc_tclient_wait(c, &ev, enc_deadline_ms(20000)) != 1) {
+        if (enc_tclient_wait_event(c, &ev, enc_deadline_ms(20000)) != ENC_OK) {
             fprintf(stderr, "fake_rank: no event %u from the tracker\n", type);
             exit(4);
         }

@@ -11,6 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "proto/frame.h"
+#include "proto/auth.h"
+#include "net/sock.h"
+
 #define HEX_A "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
 #define HEX_B "ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100"
 

@@ -7,6 +7,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "proto/frame.h"
+#include "net/sock.h"
+
 static const struct enc_frame_hdr sample = {
     .type = ENC_MSG_DATA, .src = 0x0102, .epoch = 0x03040506,
     .check = 0x0708090a, .seq = 0x0b0c0d0e0f101112ull, .len = 5,

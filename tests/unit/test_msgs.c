@@ -8,6 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proto/wire.h"
+#include "proto/frame.h"
+#include "proto/msgs.h"
+
 static const struct enc_msg_register reg = {
     .rank = 2, .size = 4, .incarnation = 1, .pid = 4242, .data_port = 40001,
     .addr = "10.0.0.7", .loc = {.host = "node7", .package = 1, .numa = -1, .core = 5},

@@ -8,6 +8,8 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "reduce/reduce.h"
+
 /* The C layouts of MPI's pair types, spelled out independently of the
  * library so that sizes and kernels are checked against them. */
 struct float_int { float v; int i; };

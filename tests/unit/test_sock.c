@@ -12,6 +12,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "net/sock.h"
+
 static int lfd = -1, cfd = -1, sfd = -1;
 
 static void teardown(void)

@@ -10,6 +10,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "topo/topo.h"
+
 #define MAXN 64
 
 static struct enc_locality loc(const char *host, int package, int numa, int core)

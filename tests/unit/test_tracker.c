@@ -4,7 +4,11 @@
  * client (exit-on-lost off), hostile peers through raw sockets.
  */
 #include "enc.h"
-#include "tracker/client.h"
+#include "net/sock.h"
+#include "proto/auth.h"
+#include "proto/frame.h"
+#include "proto/msgs.h"
+#include "tracker_client/tclient.h"
 #include "tracker/tracker.h"
 
 #include <criterion/criterion.h>
@@ -35,7 +39,7 @@ static void start(int size, int64_t hb_timeout_ms, int64_t connect_timeout_ms)
                                      .heartbeat_timeout_ms = hb_timeout_ms,
                                      .connect_timeout_ms = connect_timeout_ms};
 
-    enc_tclient_set_exit_on_lost(0);
+    enc_tclient_set_exit_on_lost(false);
     setenv("ENCORE_HEARTBEAT_MS", "50", 1);
     cr_assert_eq(enc_secret_generate(&secret), 0);
     cr_assert_eq(enc_tracker_create(&trk, &cfg), 0);
@@ -76,9 +80,9 @@ static struct enc_tclient *join(int rank, int size, uint32_t inc)
 /* The next event, which must be of this type. */
 static void expect(struct enc_tclient *c, uint8_t type, struct enc_tclient_event *ev)
 {
-    int rv = enc_tclient_wait(c, ev, enc_deadline_ms(WAIT_MS));
+    int rv = enc_tclient_wait_event(c, ev, enc_deadline_ms(WAIT_MS));
 
-    cr_assert_eq(rv, 1, "wait: %d (%s)", rv, encore_strerror(rv));
+    cr_assert_eq(rv, ENC_OK, "wait: %d (%s)", rv, encore_strerror(rv));
     cr_assert_eq(ev->type, type, "got frame type %u, expected %u", ev->type, type);
 }
 
@@ -117,7 +121,7 @@ static void expect_lost(struct enc_tclient *c)
 {
     struct enc_tclient_event ev;
 
-    cr_assert_lt(enc_tclient_wait(c, &ev, enc_deadline_ms(WAIT_MS)), 0);
+    cr_assert_lt(enc_tclient_wait_event(c, &ev, enc_deadline_ms(WAIT_MS)), 0);
 }
 
 static void send_status(struct enc_tclient *c, uint32_t epoch, uint64_t completed)
@@ -324,7 +328,7 @@ Test(tracker, finalize_then_close_is_not_a_death)
     cr_assert_eq(enc_tclient_send_finalize(c[1], &st), 0);
     enc_tclient_close(c[1]);
     /* no EVENT for rank 0: a bounded wait must time out */
-    cr_assert_eq(enc_tclient_wait(c[0], &ev, enc_deadline_ms(300)), ENC_ERR_TIMEOUT);
+    cr_assert_eq(enc_tclient_wait_event(c[0], &ev, enc_deadline_ms(300)), ENC_ERR_TIMEOUT);
     enc_tclient_close(c[0]);
     stop();
 }

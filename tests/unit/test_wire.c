@@ -4,6 +4,8 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "proto/wire.h"
+
 Test(wire, integers_are_big_endian_and_round_trip)
 {
     static const uint8_t want[] = {0xab, 0x12, 0x34, 0xde, 0xad, 0xbe, 0xef,

@@ -1,0 +1,497 @@
+/*
+ * job.c - encore-run's event loop: the embedded tracker, the rank
+ * processes (SIGCHLD through a signalfd), their output, restart timers,
+ * random fault injection, and the job's end with exactly one line saying
+ * why it failed.
+ */
+#include "enc.h"
+#include "launcher/launcher.h"
+#include "proto/auth.h"
+#include "proto/msgs.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+enum rank_phase { R_RUNNING = 0, R_RESTART, R_DONE };
+
+struct rank_proc {
+    pid_t pid;                    /* 0 when no process */
+    uint32_t incarnation;
+    int restarts;
+    int phase;                    /* enum rank_phase */
+    bool registered;              /* this incarnation registered with the tracker */
+    bool finalized;
+    char lost[160];               /* why the tracker gave up on it, if it did */
+    uint64_t restart_at;
+    long maxrss_kb;               /* peak RSS over its incarnations (wait4) */
+    struct enc_run_stream out, err;
+};
+
+struct job {
+    const struct enc_run_opts *o;
+    const char *path;
+    struct enc_tracker *t;
+    char **env;
+    struct rank_proc *r;
+    int sfd;
+    bool failing;                 /* the job is ending; no more restarts */
+    int status;                   /* exit status once failing */
+    char line[600];
+    uint64_t kill_at;             /* SIGKILL stragglers at this time (0: not set) */
+    uint64_t deadline;            /* --timeout */
+    uint64_t next_random;
+    uint64_t rng;
+    int after_final_status;       /* exit status of a rank that failed after MPI_Finalize */
+};
+
+static void kill_rank(struct rank_proc *p, int sig)
+{
+    if (p->pid > 0)
+        kill(p->pid, sig);
+}
+
+static void kill_all(struct job *j, int sig)
+{
+    for (int i = 0; i < j->o->np; i++)
+        kill_rank(&j->r[i], sig);
+}
+
+/* Ends the job: one line, EVENT ABORT to the ranks, SIGKILL after a grace. */
+static void fail(struct job *j, int status, uint64_t grace_ms, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void fail(struct job *j, int status, uint64_t grace_ms, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (j->failing)
+        return;
+    j->failing = true;
+    j->status = status;
+    va_start(ap, fmt);
+    vsnprintf(j->line, sizeof(j->line), fmt, ap);
+    va_end(ap);
+    enc_tracker_abort(j->t, -1, status, j->line);
+    j->kill_at = enc_deadline_ms((int64_t)grace_ms);
+    for (int i = 0; i < j->o->np; i++)
+        if (j->r[i].phase == R_RESTART)
+            j->r[i].phase = R_DONE;
+    if (grace_ms == 0)
+        kill_all(j, SIGKILL);
+}
+
+static enc_status_t spawn(struct job *j, int rank)
+{
+    struct rank_proc *p = &j->r[rank];
+    char **env;
+    enc_status_t rv;
+
+    if ((rv = enc_run_env_for_rank(j->env, j->o, rank, p->incarnation, &env)) != ENC_OK)
+        return rv;
+    rv = enc_run_spawn(j->path, j->o->argv, env, j->o->bind_to, rank, j->o->tag_output,
+                       &p->out, &p->err, &p->pid);
+    enc_run_env_free(env);
+    p->phase = R_RUNNING;
+    p->registered = false;
+    p->lost[0] = '\0';
+    if (rv == ENC_OK)
+        ENC_DEBUG("run", "rank %d incarnation %u started as pid %d", rank, p->incarnation,
+                  (int)p->pid);
+    return rv;
+}
+
+static void schedule_restart(struct job *j, int rank)
+{
+    struct rank_proc *p = &j->r[rank];
+    int64_t ms = enc_run_backoff_ms(p->restarts);
+
+    p->restarts++;
+    p->incarnation++;
+    p->phase = R_RESTART;
+    p->restart_at = enc_deadline_ms(ms);
+}
+
+/* --policy fail-all: everyone goes down and comes back as a new incarnation. */
+static void restart_everyone(struct job *j, int dead, const char *why)
+{
+    for (int i = 0; i < j->o->np; i++) {
+        if (!enc_run_can_restart(j->o, j->r[i].restarts)) {
+            fail(j, 1, 0, "rank %d %s; restart budget (%d) of rank %d spent", dead, why,
+                 j->o->max_restarts, i);
+            return;
+        }
+    }
+    ENC_WARN("run", "rank %d %s; restarting all ranks (fail-all)", dead, why);
+    enc_tracker_restart_all(j->t);
+    for (int i = 0; i < j->o->np; i++) {
+        kill_rank(&j->r[i], SIGKILL);
+        j->r[i].finalized = false;
+        schedule_restart(j, i);
+    }
+}
+
+/* SIGINT/SIGTERM/SIGHUP to encore-run end the job.  Read them before
+ * deciding about a dead rank: a signal sent to the whole process group
+ * kills the ranks too, and those deaths are not faults to recover from. */
+static void read_signals(struct job *j)
+{
+    struct signalfd_siginfo si;
+
+    while (read(j->sfd, &si, sizeof(si)) == sizeof(si))
+        if (si.ssi_signo != SIGCHLD)
+            fail(j, 128 + (int)si.ssi_signo, 0, "interrupted by signal %d (%s); killed all ranks",
+                 (int)si.ssi_signo, strsignal((int)si.ssi_signo));
+}
+
+/* A rank died before MPI_Finalize (its process is gone or being killed). */
+static void rank_died(struct job *j, int rank, const char *why)
+{
+    struct rank_proc *p = &j->r[rank];
+
+    read_signals(j);
+    if (j->failing) {
+        p->phase = R_DONE;
+        return;
+    }
+    if (j->o->fail_all) {
+        restart_everyone(j, rank, why);
+        return;
+    }
+    if (!enc_run_can_restart(j->o, p->restarts)) {
+        p->phase = R_DONE;
+        enc_tracker_rank_dead(j->t, rank, p->incarnation, false);
+        fail(j, 1, 0, "rank %d %s; restart budget (%d) spent", rank, why, j->o->max_restarts);
+        return;
+    }
+    ENC_WARN("run", "rank %d %s; restarting it (%d of %d)", rank, why, p->restarts + 1,
+             j->o->max_restarts);
+    enc_tracker_rank_dead(j->t, rank, p->incarnation, true);
+    schedule_restart(j, rank);
+}
+
+static void rank_exited(struct job *j, int rank, int status)
+{
+    struct rank_proc *p = &j->r[rank];
+    char what[96], why[300];
+    pid_t pid = p->pid;
+
+    p->pid = 0;
+    if (p->phase == R_RESTART || (j->failing && p->phase != R_RUNNING))
+        return; /* killed on purpose (fail-all), already accounted for */
+    enc_run_describe_status(status, what, sizeof(what));
+    if (p->finalized) {
+        p->phase = R_DONE;
+        if (status != 0 && !j->after_final_status) {
+            j->after_final_status = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+            fprintf(stderr, "encore-run: rank %d %s after MPI_Finalize\n", rank, what);
+        }
+        return;
+    }
+    if (!p->registered && status == 0 && p->incarnation == 0) {
+        p->phase = R_DONE; /* never called MPI_Init: a plain program */
+        return;
+    }
+    if (p->lost[0] != '\0' && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+        snprintf(why, sizeof(why), "(pid %d) %s; killed", (int)pid, p->lost);
+    else if (WIFSIGNALED(status))
+        snprintf(why, sizeof(why), "(pid %d) %s", (int)pid, what);
+    else
+        snprintf(why, sizeof(why), "%s before MPI_Finalize", what);
+    rank_died(j, rank, why);
+}
+
+static enc_status_t rank_of_pid(const struct job *j, pid_t pid, int *rank)
+{
+    for (int i = 0; i < j->o->np; i++) {
+        if (j->r[i].pid == pid) {
+            *rank = i;
+            return ENC_OK;
+        }
+    }
+    return ENC_ERR_NOT_FOUND;
+}
+
+/* waitpid(pid, WNOHANG) that keeps the rank's peak RSS; the rank or -1. */
+static int wait_rank(struct job *j, pid_t pid, int *status)
+{
+    struct rusage ru;
+    int rank;
+
+    if ((pid = wait4(pid, status, WNOHANG, &ru)) <= 0)
+        return -1;
+    if (rank_of_pid(j, pid, &rank) != ENC_OK)
+        return -2;
+    j->r[rank].maxrss_kb = ENC_MAX(j->r[rank].maxrss_kb, ru.ru_maxrss);
+    return rank;
+}
+
+static void reap(struct job *j)
+{
+    int status, rank;
+
+    /* A rank's last frames (FINALIZE) were written before it exited: read
+     * them before judging its exit. */
+    enc_tracker_poll(j->t, 0, NULL, 0);
+    while ((rank = wait_rank(j, -1, &status)) != -1)
+        if (rank >= 0)
+            rank_exited(j, rank, status);
+}
+
+/* Gives a rank whose connection just closed a moment to finish exiting,
+ * so the line can say what really happened (exit status, signal). */
+static void settle(struct job *j, struct rank_proc *p, bool silent)
+{
+    int status;
+
+    for (int i = 0; i < (silent ? 0 : 50); i++) {
+        if (wait_rank(j, p->pid, &status) >= 0) {
+            p->lost[0] = '\0'; /* it ended by itself: its status says more */
+            rank_exited(j, (int)(p - j->r), status);
+            return;
+        }
+        nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+    }
+    kill_rank(p, SIGKILL); /* hung, stopped or confused: reaped by the loop */
+}
+
+static void hook_lost(void *arg, int rank, uint32_t inc, const char *why)
+{
+    struct job *j = arg;
+    struct rank_proc *p = &j->r[rank];
+
+    if (p->incarnation != inc || p->pid <= 0 || p->phase != R_RUNNING) {
+        enc_tracker_rank_dead(j->t, rank, inc, false);
+        return;
+    }
+    snprintf(p->lost, sizeof(p->lost), "%s", why);
+    settle(j, p, strncmp(why, "silent", 6) == 0);
+}
+
+static void hook_registered(void *arg, int rank, uint32_t inc, uint32_t pid)
+{
+    struct job *j = arg;
+
+    if (j->r[rank].incarnation == inc)
+        j->r[rank].registered = true;
+}
+
+static void hook_finalized(void *arg, int rank)
+{
+    struct job *j = arg;
+
+    j->r[rank].finalized = true;
+}
+
+static void hook_aborted(void *arg, int rank, int32_t code, const char *reason)
+{
+    struct job *j = arg;
+
+    fail(j, code >= 1 && code <= 255 ? code : 1, ENC_RUN_ABORT_GRACE_MS,
+         "rank %d called MPI_Abort (errorcode %d): %s", rank, code, reason);
+}
+
+static void hook_failed(void *arg, const char *why)
+{
+    struct job *j = arg;
+
+    fail(j, 1, ENC_RUN_ABORT_GRACE_MS, "%s", why);
+}
+
+static void random_kill(struct job *j)
+{
+    int cand[ENC_MAX_RANKS], n = 0;
+
+    j->next_random = enc_deadline_ms((int64_t)(j->o->random_every_s * 1000));
+    for (int i = 0; i < j->o->np; i++)
+        if (j->r[i].pid > 0 && j->r[i].phase == R_RUNNING && j->r[i].registered &&
+            !j->r[i].finalized)
+            cand[n++] = i;
+    if (n == 0)
+        return;
+    int v = cand[enc_run_rand(&j->rng) % (uint64_t)n];
+    ENC_WARN("run", "inject: killing rank %d (pid %d)", v, (int)j->r[v].pid);
+    kill_rank(&j->r[v], SIGKILL);
+}
+
+static void timers(struct job *j)
+{
+    uint64_t now = enc_now_ns();
+
+    for (int i = 0; i < j->o->np && !j->failing; i++) {
+        struct rank_proc *p = &j->r[i];
+
+        if (p->phase == R_RESTART && p->pid == 0 && now >= p->restart_at &&
+            spawn(j, i) != ENC_OK)
+            fail(j, 1, 0, "cannot restart rank %d", i);
+    }
+    if (j->kill_at != 0 && now >= j->kill_at) {
+        kill_all(j, SIGKILL);
+        j->kill_at = 0;
+    }
+    if (j->deadline != ENC_NEVER && now >= j->deadline && !j->failing)
+        fail(j, 1, 0, "job timed out after %g s (--timeout); killed all ranks", j->o->timeout_s);
+    if (j->o->random_every_s > 0 && !j->failing && now >= j->next_random)
+        random_kill(j);
+}
+
+static uint64_t next_timer(const struct job *j)
+{
+    uint64_t next = j->deadline;
+
+    for (int i = 0; i < j->o->np; i++)
+        if (j->r[i].phase == R_RESTART && j->r[i].pid == 0)
+            next = ENC_MIN(next, j->r[i].restart_at);
+    if (j->kill_at != 0)
+        next = ENC_MIN(next, j->kill_at);
+    if (j->o->random_every_s > 0 && !j->failing)
+        next = ENC_MIN(next, j->next_random);
+    return next;
+}
+
+static bool finished(const struct job *j)
+{
+    for (int i = 0; i < j->o->np; i++) {
+        const struct rank_proc *p = &j->r[i];
+
+        if (p->pid > 0 || p->phase == R_RESTART || p->out.fd >= 0 || p->err.fd >= 0)
+            return false;
+    }
+    return true;
+}
+
+/* One round: poll the tracker, the signalfd and the output pipes. */
+static enc_status_t step(struct job *j)
+{
+    struct pollfd pf[1 + 2 * ENC_MAX_RANKS];
+    struct enc_run_stream *st[1 + 2 * ENC_MAX_RANKS];
+    enc_status_t rv;
+    int n = 1;
+
+    pf[0] = (struct pollfd){.fd = j->sfd, .events = POLLIN};
+    for (int i = 0; i < j->o->np; i++) {
+        struct enc_run_stream *s2[2] = {&j->r[i].out, &j->r[i].err};
+
+        for (int k = 0; k < 2; k++)
+            if (s2[k]->fd >= 0) {
+                st[n] = s2[k];
+                pf[n++] = (struct pollfd){.fd = s2[k]->fd, .events = POLLIN};
+            }
+    }
+    if ((rv = enc_tracker_poll(j->t, enc_ms_left(next_timer(j)), pf, n)) != ENC_OK)
+        return rv;
+    for (int i = 1; i < n; i++)
+        if (pf[i].revents)
+            enc_run_stream_pump(st[i]);
+    if (pf[0].revents & POLLIN)
+        read_signals(j);
+    reap(j);
+    timers(j);
+    return ENC_OK;
+}
+
+static enc_status_t setup_signals(struct job *j)
+{
+    sigset_t set;
+
+    sigemptyset(&set);
+    sigaddset(&set, SIGCHLD);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    signal(SIGPIPE, SIG_IGN);
+    if (sigprocmask(SIG_BLOCK, &set, NULL) != 0 ||
+        (j->sfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC)) < 0) {
+        ENC_ERROR("run", "signalfd: %m");
+        return ENC_ERR_SYS;
+    }
+    return ENC_OK;
+}
+
+static enc_status_t start_tracker(struct job *j, struct enc_secret *s)
+{
+    struct enc_tracker_config cfg = {.size = j->o->np, .bind_host = "127.0.0.1", .secret = s};
+    char hex[2 * ENC_SECRET_LEN + 1], addr[64], lib[4096];
+    const char *preload = NULL;
+    enc_status_t rv;
+
+    cfg.hooks = (struct enc_tracker_hooks){.arg = j, .lost = hook_lost,
+        .registered = hook_registered, .finalized = hook_finalized,
+        .aborted = hook_aborted, .failed = hook_failed};
+    if ((rv = enc_secret_generate(s)) != ENC_OK ||
+        (rv = enc_tracker_create(&j->t, &cfg)) != ENC_OK) {
+        fprintf(stderr, "encore-run: cannot start the tracker: %s\n", encore_strerror(rv));
+        return rv;
+    }
+    if (!enc_run_elf_needs_libencore(j->path) &&
+        (preload = enc_run_find_libencore(lib, sizeof(lib))) == NULL)
+        ENC_WARN("run", "libencore.so not found (set ENCORE_LIB); running without it");
+    enc_secret_to_hex(s, hex);
+    snprintf(addr, sizeof(addr), "127.0.0.1:%u", enc_tracker_port(j->t));
+    rv = enc_run_env_base(j->o, addr, hex, preload, &j->env);
+    memset(hex, 0, sizeof(hex));
+    return rv;
+}
+
+/* encore-run's exit status, after the summary and the one failure line. */
+static int finish(struct job *j)
+{
+    int restarts[ENC_MAX_RANKS];
+    bool any = j->o->summary;
+    long rss[ENC_MAX_RANKS];
+    const struct enc_tracker_recovery *rec;
+
+    for (int i = 0; i < j->o->np; i++) {
+        any |= (restarts[i] = j->r[i].restarts) != 0;
+        rss[i] = j->r[i].maxrss_kb;
+    }
+    if (any || enc_tracker_recoveries(j->t, &rec) > 0 || enc_log_level() >= ENC_LOG_INFO)
+        enc_tracker_print_summary(j->t, restarts, rss, stderr);
+    if (j->failing) {
+        fprintf(stderr, "encore-run: %s\n", j->line);
+        return j->status;
+    }
+    return j->after_final_status;
+}
+
+int enc_run_job(const struct enc_run_opts *o, const char *path)
+{
+    struct job j = {.o = o, .path = path, .sfd = -1, .rng = o->random_seed};
+    struct enc_secret s;
+    enc_status_t rv;
+    int status = 1;
+
+    if ((j.r = calloc((size_t)o->np, sizeof(*j.r))) == NULL)
+        return 1;
+    for (int i = 0; i < o->np; i++)
+        j.r[i].out.fd = j.r[i].err.fd = -1;
+    j.deadline = o->timeout_s > 0 ? enc_deadline_ms((int64_t)(o->timeout_s * 1000)) : ENC_NEVER;
+    j.next_random = enc_deadline_ms((int64_t)(o->random_every_s * 1000));
+    if ((rv = setup_signals(&j)) != ENC_OK || (rv = start_tracker(&j, &s)) != ENC_OK)
+        goto out;
+    memset(&s, 0, sizeof(s));
+    /* Serve the tracker between spawns: with hundreds of ranks the first
+     * ones register (and must be answered) long before the last starts. */
+    for (int i = 0; i < o->np && !j.failing; i++) {
+        if (spawn(&j, i) != ENC_OK)
+            fail(&j, 1, 0, "cannot start rank %d", i);
+        enc_tracker_poll(j.t, 0, NULL, 0);
+    }
+    while (!finished(&j) && (rv = step(&j)) == ENC_OK)
+        ;
+    if (rv == ENC_OK)
+        status = finish(&j);
+out:
+    enc_tracker_destroy(j.t);
+    enc_run_env_free(j.env);
+    free(j.r);
+    return status;
+}

@@ -1,0 +1,14 @@
+# run/launcher: encore-run (process lifecycle around the embedded tracker).
+noinst_HEADERS += run/launcher/launcher.h
+encore_run_SOURCES += \
+	run/launcher/encore_run.c \
+	run/launcher/args.c \
+	run/launcher/inject_plan.c \
+	run/launcher/elf_links.c \
+	run/launcher/preload.c \
+	run/launcher/rank_env.c \
+	run/launcher/spawn.c \
+	run/launcher/tag_output.c \
+	run/launcher/restart_policy.c \
+	run/launcher/job.c
+encore_run_CFLAGS = $(AM_CFLAGS) -DENC_LIBDIR=\"$(libdir)\" -DENC_PKGLIBDIR=\"$(pkglibdir)\"

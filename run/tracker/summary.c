@@ -1,0 +1,67 @@
+/*
+ * summary.c - the end-of-job summary: what recovery cost, per rank and per
+ * recovery, so a user can see that encore did something and how long it took.
+ */
+#include "enc.h"
+#include "tracker/tracker_int.h"
+
+#define MIB(kb) ((double)(kb) / 1024.0)
+
+static void rank_line(const struct enc_tracker *t, int i, const int *restarts,
+                      const long *rss_kb, FILE *out)
+{
+    const struct trk_rank *r = &t->ranks[i];
+    int n = restarts != NULL ? restarts[i] : (int)r->incarnation;
+    char rss[48] = "";
+
+    if (rss_kb != NULL)
+        snprintf(rss, sizeof(rss), "  peak RSS %.1f MiB", MIB(rss_kb[i]));
+    if (r->has_stats)
+        fprintf(out, "  rank %-5d restarts %-3d collectives %-10llu replayed %llu%s\n", i, n,
+                (unsigned long long)r->stats.completed,
+                (unsigned long long)r->stats.replayed, rss);
+    else
+        fprintf(out, "  rank %-5d restarts %-3d (no statistics: did not reach MPI_Finalize)%s\n",
+                i, n, rss);
+}
+
+/* Peak RSS per rank: the largest, the mean and the sum. */
+static void memory_line(int n, const long *rss_kb, FILE *out)
+{
+    long max = 0, sum = 0;
+    int at = 0;
+
+    for (int i = 0; i < n; i++) {
+        sum += rss_kb[i];
+        if (rss_kb[i] > max) {
+            max = rss_kb[i];
+            at = i;
+        }
+    }
+    fprintf(out, "  peak RSS per rank: max %.1f MiB (rank %d), mean %.1f MiB, total %.1f MiB\n",
+            MIB(max), at, MIB(sum) / n, MIB(sum));
+}
+
+void enc_tracker_print_summary(const struct enc_tracker *t, const int *restarts,
+                               const long *rss_kb, FILE *out)
+{
+    int total = 0;
+
+    for (int i = 0; i < t->cfg.size; i++)
+        total += restarts != NULL ? restarts[i] : (int)t->ranks[i].incarnation;
+    fprintf(out, "encore: job summary: %d ranks, %d restarts, %d recoveries, final epoch %u\n",
+            t->cfg.size, total, t->nrecov, t->epoch);
+    if (rss_kb != NULL)
+        memory_line(t->cfg.size, rss_kb, out);
+    for (int i = 0; i < t->cfg.size; i++)
+        rank_line(t, i, restarts, rss_kb, out);
+    for (int i = 0; i < t->nrecov; i++) {
+        if (t->recov[i].rank < 0)
+            fprintf(out, "  recovery %d: every rank restarted (fail-all), epoch %u resumed "
+                    "after %.3f s\n", i + 1, t->recov[i].epoch, t->recov[i].seconds);
+        else
+            fprintf(out, "  recovery %d: rank %d died, epoch %u resumed after %.3f s\n", i + 1,
+                    t->recov[i].rank, t->recov[i].epoch, t->recov[i].seconds);
+    }
+    fflush(out);
+}

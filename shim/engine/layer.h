@@ -1,0 +1,123 @@
+/*
+ * layer.h - the engine's interface for the layer above it (recovery).
+ *
+ * The engine only moves and combines bytes.  A layer that wraps every
+ * collective (replay while behind, record after, regroup after a death,
+ * serve its own connections from the progress loop, an extra algorithm)
+ * fills a const table of ops, designated initialisers, and registers it
+ * with a context before enc_engine_init(); the engine calls the ops and
+ * never a function of the layer by name.  Every op is optional.  With no
+ * layer registered (ENCORE_RECOVERY=0) the engine is the plain engine: a
+ * peer failure ends the job.
+ *
+ * The layer runs collectives only through engine.h and enc_layer_coll(),
+ * and reads engine state only through the accessors below.
+ */
+#ifndef ENC_ENGINE_LAYER_H
+#define ENC_ENGINE_LAYER_H
+
+#include <poll.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/status.h"
+#include "engine/coll.h"
+#include "proto/msgs.h"
+
+struct enc_engine_ops {
+    const char *name;
+    /* The world is adopted at MPI_Init; resume holds every rank's progress
+     * when this rank joined a later epoch (a restart), else NULL. */
+    enc_status_t (*join)(void *ctx, const struct enc_msg_resume *resume);
+    /* Once per collective call, before it runs (not again on a re-run). */
+    void (*begin)(void *ctx, const struct enc_coll *co);
+    /* True while this rank is behind the others at collective seq. */
+    bool (*behind)(void *ctx, uint64_t seq);
+    /* Answers co (co->ctx.seq) while behind, instead of running it. */
+    enc_status_t (*replay)(void *ctx, struct enc_coll *co);
+    /* After every result; replayed when replay answered it.  A failure
+     * only costs recoverability later (reported then), so the engine goes
+     * on. */
+    enc_status_t (*record)(void *ctx, const struct enc_coll *co, bool replayed);
+    /* Collectives on a communicator derived from the world (engine/group.h)
+     * are numbered per communicator: gctx is its context id, gseq the
+     * collective's number on it.  group_replay answers co from another
+     * member's log when the communicator is uncertain after a failure
+     * (ENC_ERR_NOT_FOUND: no member has it, run it live); group_record
+     * keeps every result.  A failure of group_record ends the job. */
+    enc_status_t (*group_replay)(void *ctx, struct enc_coll *co, uint64_t gctx, uint64_t gseq);
+    enc_status_t (*group_record)(void *ctx, const struct enc_coll *co, uint64_t gctx,
+                                 uint64_t gseq);
+    /* A peer failed or the tracker announced a death inside a collective:
+     * regroup (enc_engine_regroup) so the collective can be run again. */
+    enc_status_t (*recover)(void *ctx);
+    /* Poll entries the progress loop watches for the layer: at most cap,
+     * returns how many were written. */
+    int (*pollfds)(void *ctx, struct pollfd *p, int cap);
+    /* Serves the ready ones among the n entries pollfds wrote. */
+    enc_status_t (*serve)(void *ctx, const struct pollfd *p, int n);
+    /* The algorithm of a layer collective (enc_layer_coll), such as
+     * recovery's checkpoint exchange; it uses the algorithm interface of
+     * engine/coll.h and engine/xfer.h. */
+    enc_status_t (*exchange)(void *ctx, struct enc_coll *co);
+    /* The number log lines print as "version" (0 without a layer). */
+    uint32_t (*version)(void *ctx);
+    /* At MPI_Finalize: fills the layer's part of the statistics; true when
+     * this rank must keep serving (pollfds) until every rank finished. */
+    bool (*finalize)(void *ctx, struct enc_msg_stats *st);
+    /* Last call: release everything. */
+    void (*fini)(void *ctx);
+};
+
+/* Registers the layer (before enc_engine_init); ENC_ERR_STATE once joined. */
+enc_status_t enc_engine_register(const struct enc_engine_ops *ops, void *ctx);
+
+/* Runs a collective of kind sig->kind whose algorithm is the layer's
+ * exchange op, with the engine's sequencing, injection and re-run. */
+enc_status_t enc_layer_coll(const struct enc_callsig *sig);
+
+/* Collectives completed: the sequence number of the next one. */
+uint64_t enc_engine_seq(void);
+/* A rank that loaded a checkpoint jumps to the collective after it. */
+void enc_engine_skip_to(uint64_t seq);
+uint32_t enc_engine_epoch(void);
+uint32_t enc_engine_incarnation(void);
+int enc_engine_coll_timeout_ms(void);
+/* This rank's neighbours in the locality ring. */
+void enc_engine_ring_neighbours(int *next, int *prev);
+
+/* After a failure: drop every data link, wait (bounded) for the death
+ * notice, report this rank's progress, wait for the new world and adopt it.
+ * *resume receives every rank's progress (size 0 when the tracker sent
+ * none); free it with enc_msg_resume_free(). */
+enc_status_t enc_engine_regroup(struct enc_msg_resume *resume);
+/* Drains tracker events; ENC_ERR_EPOCH when a new epoch began. */
+enc_status_t enc_engine_poll_tracker(void);
+/* Readable when the tracker has news (poll it with the above). */
+int enc_engine_tracker_fd(void);
+
+/* Waits (bounded by deadline) until fd is readable, meanwhile installing
+ * accepted links and serving the layer's connections (members of a
+ * communicator ask each other at the same time); ENC_ERR_EPOCH when the
+ * tracker announces a new epoch. */
+enc_status_t enc_engine_wait_readable(int fd, uint64_t deadline);
+
+/* Layer connections (role LOG), fenced by epoch and incarnation like the
+ * data links.  enc_log_conn connects to peer (blocking, bounded) or
+ * returns the open one; served ones are those peers opened to us. */
+enc_status_t enc_log_conn(int peer, int *fd);
+void enc_log_conn_close(int peer);
+/* fd of the connection peer opened to us, -1 if none. */
+int enc_log_served_fd(int peer);
+void enc_log_served_close(int peer);
+
+/* callsite.c: "kmeans.c:88 main" or "libfoo.so+0x1234" for a return address. */
+void enc_callsite_format(const void *site, char *out, size_t cap);
+/* The module (basename) holding site and site's offset in it, stable across
+ * ASLR; false (with "?" and the raw address) when the dynamic linker does
+ * not know it.  *sym, when not NULL, receives the nearest exported symbol. */
+bool enc_callsite_module(const void *site, char *mod, size_t cap, uint64_t *off,
+                         const char **sym);
+
+#endif

@@ -1,0 +1,143 @@
+/*
+ * membership.c - the rank's view of the world: tracker events, WORLD and
+ * RESUME.
+ *
+ * The tracker announces deaths (a new epoch begins), then, once every rank
+ * of that epoch is registered and has said where it stands, the new WORLD
+ * (addresses, ring) and RESUME (collectives completed per rank).
+ */
+#include "enc.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine/layer.h"
+#include "engine/state.h"
+#include "proto/frame.h"
+#include "proto/msgs.h"
+
+static void keep_world(struct enc_msg_world *w)
+{
+    if (enc_eng.have_world)
+        enc_msg_world_free(&enc_eng.pending_world);
+    enc_eng.pending_world = *w;
+    enc_eng.have_world = true;
+    if (w->epoch > enc_eng.latest_epoch)
+        enc_eng.latest_epoch = w->epoch;
+}
+
+static void keep_resume(struct enc_msg_resume *r)
+{
+    if (enc_eng.have_resume)
+        enc_msg_resume_free(&enc_eng.pending_resume);
+    enc_eng.pending_resume = *r;
+    enc_eng.have_resume = true;
+}
+
+enc_status_t enc_engine_handle_event(struct enc_tclient_event *ev)
+{
+    switch (ev->type) {
+    case ENC_MSG_WORLD:
+        keep_world(&ev->u.world);
+        return ENC_OK;
+    case ENC_MSG_RESUME:
+        keep_resume(&ev->u.resume);
+        return ENC_OK;
+    case ENC_MSG_EVENT:
+        if (ev->u.ev.kind == ENC_EV_ABORT) {
+            ENC_DEBUG("engine", "job aborted by the tracker: %s", ev->u.ev.reason);
+            _exit(1); /* encore-run prints the reason once */
+        }
+        if (ev->u.ev.epoch > enc_eng.latest_epoch)
+            enc_eng.latest_epoch = ev->u.ev.epoch;
+        ENC_INFO("engine", "rank %u died; epoch %u begins", ev->u.ev.rank, ev->u.ev.epoch);
+        return enc_eng.latest_epoch > enc_eng.epoch ? ENC_ERR_EPOCH : ENC_OK;
+    default:
+        return ENC_OK;
+    }
+}
+
+enc_status_t enc_engine_poll_tracker(void)
+{
+    struct enc_tclient_event ev;
+    enc_status_t rv = ENC_OK;
+    int got;
+
+    while ((got = enc_tclient_poll_event(enc_eng.tc, &ev)) == ENC_OK) {
+        enc_status_t r = enc_engine_handle_event(&ev);
+
+        if (r != ENC_OK)
+            rv = r;
+    }
+    if (got < 0)
+        return ENC_ERR_ABORTED;
+    return rv != ENC_OK || enc_eng.latest_epoch > enc_eng.epoch ? ENC_ERR_EPOCH : ENC_OK;
+}
+
+static bool world_ready(bool want_resume)
+{
+    uint32_t e = enc_eng.latest_epoch;
+
+    return enc_eng.have_world && enc_eng.pending_world.epoch == e &&
+           (!want_resume || (enc_eng.have_resume && enc_eng.pending_resume.epoch == e));
+}
+
+enc_status_t enc_world_wait(bool want_resume, uint64_t deadline)
+{
+    uint32_t start_epoch = enc_eng.latest_epoch;
+
+    while (!world_ready(want_resume)) {
+        struct enc_tclient_event ev;
+        int rv = enc_tclient_wait_event(enc_eng.tc, &ev, deadline);
+
+        if (rv == ENC_ERR_TIMEOUT) {
+            ENC_ERROR("engine", "no world from the tracker for epoch %u in time",
+                      enc_eng.latest_epoch);
+            return ENC_ERR_TIMEOUT;
+        }
+        if (rv < 0)
+            return ENC_ERR_ABORTED;
+        enc_engine_handle_event(&ev);
+        if (enc_eng.latest_epoch != start_epoch && !world_ready(want_resume))
+            return ENC_ERR_EPOCH; /* another death: report status again */
+    }
+    return ENC_OK;
+}
+
+/* ENCORE_SPIN_US, or auto: spin only when every rank on this host can have
+ * a core of its own (spinning on an oversubscribed host steals the CPU the
+ * peer we wait for needs). */
+static void spin_configure(void)
+{
+    const char *s = enc_tunable_str(ENC_TUNE_SPIN_US);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int local = 0;
+
+    if (strcmp(s, "auto") != 0) {
+        enc_eng.spin_ns = (uint64_t)ENC_MAX(enc_tunable_ll(ENC_TUNE_SPIN_US), 0) * 1000;
+        return;
+    }
+    for (int i = 0; i < enc_eng.size; i++)
+        local += strcmp(enc_eng.peers[i].addr, enc_eng.peers[enc_eng.rank].addr) == 0;
+    enc_eng.spin_ns = cores > 0 && local <= cores ? 50000 : 0;
+}
+
+enc_status_t enc_world_adopt(void)
+{
+    struct enc_msg_world *w = &enc_eng.pending_world;
+
+    if (!enc_eng.have_world || (int)w->size != enc_eng.size)
+        return ENC_ERR_STATE;
+    free(enc_eng.peers);
+    enc_eng.peers = w->peers;
+    w->peers = NULL;
+    for (int i = 0; i < enc_eng.size; i++)
+        enc_eng.ring[i] = (int)w->ring[i];
+    enc_eng.epoch = w->epoch;
+    spin_configure();
+    enc_msg_world_free(w);
+    enc_eng.have_world = false;
+    enc_links_promote_future();
+    return ENC_OK;
+}

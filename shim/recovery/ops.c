@@ -1,0 +1,118 @@
+/*
+ * ops.c - recovery's ops table on the engine (engine/layer.h) and its
+ * registration: the one place where the engine's calls enter recovery.
+ */
+#include "enc.h"
+
+#include <stdlib.h>
+
+#include "engine/layer.h"
+#include "proto/msgs.h"
+#include "recovery/ckpt.h"
+#include "recovery/recovery.h"
+#include "recovery/serve.h"
+
+struct enc_recovery enc_rec = {.committed = {.rep_rank = {-1, -1}}};
+
+static enc_status_t join(void *ctx, const struct enc_msg_resume *resume)
+{
+    struct enc_recovery *rc = ctx;
+
+    rc->peer_completed = calloc((size_t)enc_engine_size(), sizeof(uint64_t));
+    if (rc->peer_completed == NULL)
+        return ENC_ERR_NOMEM;
+    return resume ? enc_recovery_apply_resume(resume) : ENC_OK;
+}
+
+static void begin(void *ctx, const struct enc_coll *co)
+{
+    struct enc_recovery *rc = ctx;
+
+    enc_sitekey_of(&rc->cur, co);
+}
+
+static bool behind(void *ctx, uint64_t seq)
+{
+    const struct enc_recovery *rc = ctx;
+
+    return seq < rc->replay_until;
+}
+
+static enc_status_t replay(void *ctx, struct enc_coll *co)
+{
+    (void)ctx;
+    return enc_replay(co);
+}
+
+static enc_status_t record(void *ctx, const struct enc_coll *co, bool replayed)
+{
+    enc_status_t rv = enc_reclog_record(co); /* a replayed result re-fills this rank's share */
+
+    (void)ctx;
+    if (!replayed && co->sig->kind != ENC_COLL_BCAST)
+        enc_reclog_all_done_below(co->ctx.seq); /* everyone entered this one */
+    return rv;
+}
+
+static enc_status_t recover(void *ctx)
+{
+    (void)ctx;
+    return enc_recover();
+}
+
+static uint32_t version(void *ctx)
+{
+    const struct enc_recovery *rc = ctx;
+
+    return rc->committed.version;
+}
+
+/* Survivors keep serving the log after MPI_Finalize: a rank that dies
+ * now replays the whole program from it. */
+static bool finalize(void *ctx, struct enc_msg_stats *st)
+{
+    const struct enc_recovery *rc = ctx;
+
+    st->replayed = rc->replayed;
+    st->recovery_s = rc->recovery_s;
+    return true;
+}
+
+static void fini(void *ctx)
+{
+    struct enc_recovery *rc = ctx;
+
+    enc_reclog_fini();
+    free(rc->peer_completed);
+    rc->peer_completed = NULL;
+}
+
+static const struct enc_engine_ops recovery_ops = {
+    .name = "recovery",
+    .join = join,
+    .begin = begin,
+    .behind = behind,
+    .replay = replay,
+    .record = record,
+    .group_replay = enc_commlog_replay,
+    .group_record = enc_commlog_record,
+    .recover = recover,
+    .pollfds = enc_serve_pollfds,
+    .serve = enc_serve_ready,
+    .exchange = enc_ckpt_exchange,
+    .version = version,
+    .finalize = finalize,
+    .fini = fini,
+};
+
+enc_status_t enc_recovery_register(void)
+{
+    enc_status_t rv;
+
+    if (enc_tunable_ll(ENC_TUNE_RECOVERY) == 0)
+        return ENC_OK; /* the plain engine */
+    if ((rv = enc_reclog_init()) != ENC_OK)
+        return rv;
+    enc_rec.on = true;
+    return enc_engine_register(&recovery_ops, &enc_rec);
+}
