@@ -146,8 +146,14 @@ check_PROGRAMS += tests/programs/recov_comm
 tests_programs_recov_comm_SOURCES = tests/programs/recov_comm.c
 tests_programs_recov_comm_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 tests_programs_recov_comm_LDADD = $(MPI_LIBS)
+check_PROGRAMS += tests/programs/icoll_overlap
+tests_programs_icoll_overlap_SOURCES = tests/programs/icoll_overlap.c
+tests_programs_icoll_overlap_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+tests_programs_icoll_overlap_LDADD = $(MPI_LIBS)
 TESTS += tests/integration/comm_matrix.sh tests/integration/recovery_comm.sh
+TESTS += tests/integration/icoll_overlap.sh
 EXTRA_DIST += tests/integration/comm_matrix.sh tests/integration/recovery_comm.sh
+EXTRA_DIST += tests/integration/icoll_overlap.sh
 endif
 if ENABLE_TESTS
 TESTS += tests/integration/mpi4py.sh

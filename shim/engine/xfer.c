@@ -98,9 +98,27 @@ static int world_peer(const struct enc_xfer *x, const struct enc_coll_ctx *c)
     return c->peers ? c->peers[x->peer] : x->peer;
 }
 
-static enc_status_t check_header(const struct enc_xfer *x, const struct enc_frame_hdr *h,
-                        const struct enc_coll_ctx *c)
+/* The peer sends data of another collective of this epoch: the ranks run
+ * their collectives in different orders (nonblocking ones started in
+ * different orders on two communicators, for one). */
+static bool other_collective(const struct enc_xfer *x, const struct enc_frame_hdr *h,
+                             const struct enc_coll_ctx *c)
 {
+    return h->type == ENC_MSG_DATA && h->src == (uint16_t)world_peer(x, c) &&
+           h->epoch == enc_eng.epoch && h->seq != c->seq;
+}
+
+static enc_status_t check_header(const struct enc_xfer *x, const struct enc_frame_hdr *h,
+                                 const struct enc_coll_ctx *c)
+{
+    if (other_collective(x, h, c)) {
+        ENC_ERROR("xfer", "world rank %d sent data of another collective (#%llx) while this "
+                  "rank is in collective #%llx: the ranks run their collectives in different "
+                  "orders (encore runs every rank's collectives, nonblocking ones included, "
+                  "in the order it started them, across all communicators)",
+                  h->src, (unsigned long long)h->seq, (unsigned long long)c->seq);
+        return ENC_ERR_MISMATCH;
+    }
     if (h->type != ENC_MSG_DATA || h->src != (uint16_t)world_peer(x, c) || h->epoch != enc_eng.epoch ||
         h->seq != c->seq) {
         ENC_WARN("xfer", "unexpected frame from rank %d (type %u, src %u, epoch %u, seq %llu; "

@@ -13,7 +13,7 @@ import re
 import sys
 
 CATEGORIES = ("owned", "refuse", "world-local")
-FLAGS = ("noguard",)
+FLAGS = ("noguard", "serial")
 # Keys only fortran/gen_fortran.py reads (see mpi.spec); the C output
 # ignores them.
 FORTRAN_MODES = ("auto", "hand", "no")
@@ -143,10 +143,20 @@ def err_comm(f):
     return "(%s != NULL ? *%s : MPI_COMM_NULL)" % (c, c) if ptr else c
 
 
+def emit_call(f, out, call, indent):
+    """int rv = call; after the nonblocking collectives started before it
+    when the spec says serial."""
+    if "serial" in f.flags:
+        out.append(indent + "enc_mpi_serial_enter();")
+    out.append(indent + "int rv = %s;" % call)
+    if "serial" in f.flags:
+        out.append(indent + "enc_mpi_serial_leave();")
+
+
 def emit_served(f, out, call):
     """Calls the encore-mode body with the error communicator set around it."""
     out.append("            MPI_Comm saved = enc_mpi_errcomm_enter(%s);" % err_comm(f))
-    out.append("            int rv = %s;" % call)
+    emit_call(f, out, call, "            ")
     out.append("            enc_mpi_errcomm_leave(saved);")
     out.append("            return rv;")
 
@@ -194,7 +204,9 @@ def emit_entry(f, out):
                         (s, ", ".join(["site"] + [n for _, n in f.params])))
             out.append("        }")
         else:
-            out.append("        return enc_mpi_%s(%s);" % (s, ", ".join(["site"] + [n for _, n in f.params])))
+            emit_call(f, out, "enc_mpi_%s(%s)" %
+                      (s, ", ".join(["site"] + [n for _, n in f.params])), "        ")
+            out.append("        return rv;")
         out.append("    }")
     out.append("    return enc_real_%s(%s);" % (s, f.args))
     out.append("}")

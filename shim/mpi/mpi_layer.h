@@ -79,6 +79,14 @@ int enc_mpi_group_release(MPI_Group *h);
 /* Rank of world rank `world` in g, MPI_UNDEFINED when absent. */
 int enc_mpi_group_rank_of(const struct enc_mpi_group *g, int world);
 
+/* ---- icoll.c: the engine's one user at a time ---- */
+
+/* Around the body of a "serial" function (mpi.spec): waits until every
+ * nonblocking collective started before has run and keeps the progress
+ * thread off the engine until leave.  Nests. */
+void enc_mpi_serial_enter(void);
+void enc_mpi_serial_leave(void);
+
 /* ---- request.c: requests of encore operations ---- */
 
 /* A request that is already complete (generalized request of the real MPI). */

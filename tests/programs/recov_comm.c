@@ -7,7 +7,10 @@
  * then per iteration i: allreduce on the split, bcast on the dup from rank
  * i % size, allgather on the split, and every 5th iteration a new split
  * (by i % 3) with one allreduce on it, then freed.  Sums are of small
- * integers, so the result is exact in any order.  Each rank prints
+ * integers, so the result is exact in any order.  With a second argument
+ * "more", each iteration then also makes a gather, a scatter, an alltoall
+ * and a scan on the split, and an Iallreduce on the dup with an Ibcast on
+ * the split, both pending while the rank computes.  Each rank prints
  *     rank R iters N state <hex64>
  */
 #include <mpi.h>
@@ -24,9 +27,44 @@ static uint64_t mix(uint64_t h, uint64_t v)
     return h ^ (h >> 33);
 }
 
+/* Something to do while nonblocking collectives progress. */
+static uint64_t compute(uint64_t h)
+{
+    for (int k = 0; k < 100000; k++)
+        h = mix(h, (uint64_t)k);
+    return h;
+}
+
+/* The "more" part of iteration i on the split half (and the dup). */
+static uint64_t more(MPI_Comm dup, MPI_Comm half, int rank, int i, uint64_t state)
+{
+    int hs, hr, sb[8], rb[64], sc[2], x = rank + i, y = 0, bb;
+    long a = rank + i, ar = 0;
+    MPI_Request r[2];
+
+    MPI_Comm_size(half, &hs);
+    MPI_Comm_rank(half, &hr);
+    for (int k = 0; k < 8; k++)
+        sb[k] = rank * 100 + i + k;
+    MPI_Gather(sb, 2, MPI_INT, rb, 2, MPI_INT, i % hs, half);
+    MPI_Scatter(rb, 2, MPI_INT, sc, 2, MPI_INT, i % hs, half);
+    state = mix(state, (uint64_t)sc[0] << 32 ^ (uint64_t)sc[1]);
+    MPI_Alltoall(sb, 1, MPI_INT, rb, 1, MPI_INT, half);
+    for (int k = 0; k < hs; k++)
+        state = mix(state, (uint64_t)rb[k]);
+    MPI_Scan(&x, &y, 1, MPI_INT, MPI_SUM, half);
+    bb = hr == i % hs ? i * 7 + rank : -1;
+    MPI_Iallreduce(&a, &ar, 1, MPI_LONG, MPI_SUM, dup, &r[0]);
+    MPI_Ibcast(&bb, 1, MPI_INT, i % hs, half, &r[1]);
+    state = compute(state);
+    MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+    return mix(state, (uint64_t)y << 40 ^ (uint64_t)ar << 20 ^ (uint64_t)bb);
+}
+
 int main(int argc, char **argv)
 {
     int rank, size, iters = argc > 1 ? atoi(argv[1]) : 40;
+    int extra = argc > 2 && strcmp(argv[2], "more") == 0;
     uint64_t state = 1;
     MPI_Comm dup, half;
 
@@ -47,6 +85,8 @@ int main(int argc, char **argv)
         state = mix(state, (uint64_t)s[0] ^ (uint64_t)s[1] << 20 ^ b);
         for (int k = 0; k < hs; k++)
             state = mix(state, (uint64_t)g[k]);
+        if (extra)
+            state = more(dup, half, rank, i, state);
         if (i % 5 == 4) {
             MPI_Comm t;
             long x = rank, y = 0;
