@@ -151,9 +151,13 @@ tests_programs_icoll_overlap_SOURCES = tests/programs/icoll_overlap.c
 tests_programs_icoll_overlap_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 tests_programs_icoll_overlap_LDADD = $(MPI_LIBS)
 TESTS += tests/integration/comm_matrix.sh tests/integration/recovery_comm.sh
-TESTS += tests/integration/icoll_overlap.sh
+check_PROGRAMS += tests/programs/op_table
+tests_programs_op_table_SOURCES = tests/programs/op_table.c
+tests_programs_op_table_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+tests_programs_op_table_LDADD = $(MPI_LIBS)
+TESTS += tests/integration/icoll_overlap.sh tests/integration/op_table.sh
 EXTRA_DIST += tests/integration/comm_matrix.sh tests/integration/recovery_comm.sh
-EXTRA_DIST += tests/integration/icoll_overlap.sh
+EXTRA_DIST += tests/integration/icoll_overlap.sh tests/integration/op_table.sh
 endif
 if ENABLE_TESTS
 TESTS += tests/integration/mpi4py.sh
