@@ -137,6 +137,27 @@ tests_programs_coll_check_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 tests_programs_coll_check_LDADD = $(MPI_LIBS)
 TESTS += tests/integration/coll_matrix.sh
 EXTRA_DIST += tests/integration/coll_matrix.sh
+# Communicators derived from the world (issue 10).
+check_PROGRAMS += tests/programs/comm_check
+tests_programs_comm_check_SOURCES = tests/programs/comm_check.c
+tests_programs_comm_check_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+tests_programs_comm_check_LDADD = $(MPI_LIBS)
+check_PROGRAMS += tests/programs/recov_comm
+tests_programs_recov_comm_SOURCES = tests/programs/recov_comm.c
+tests_programs_recov_comm_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+tests_programs_recov_comm_LDADD = $(MPI_LIBS)
+check_PROGRAMS += tests/programs/icoll_overlap
+tests_programs_icoll_overlap_SOURCES = tests/programs/icoll_overlap.c
+tests_programs_icoll_overlap_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+tests_programs_icoll_overlap_LDADD = $(MPI_LIBS)
+TESTS += tests/integration/comm_matrix.sh tests/integration/recovery_comm.sh
+check_PROGRAMS += tests/programs/op_table
+tests_programs_op_table_SOURCES = tests/programs/op_table.c
+tests_programs_op_table_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+tests_programs_op_table_LDADD = $(MPI_LIBS)
+TESTS += tests/integration/icoll_overlap.sh tests/integration/op_table.sh
+EXTRA_DIST += tests/integration/comm_matrix.sh tests/integration/recovery_comm.sh
+EXTRA_DIST += tests/integration/icoll_overlap.sh tests/integration/op_table.sh
 endif
 if ENABLE_TESTS
 TESTS += tests/integration/mpi4py.sh

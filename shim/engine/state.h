@@ -81,6 +81,8 @@ extern struct enc_engine enc_eng;
 /* coll.c: runs one collective to completion (replay, re-run after a
  * failure, recording included). */
 enc_status_t enc_coll_run(struct enc_coll *co);
+/* True while the layer answers world collective seq from its log. */
+bool enc_coll_behind(uint64_t seq);
 
 /* listener.c: a thread accepts and authenticates incoming connections so
  * handshakes never wait for the application to enter MPI. */

@@ -14,10 +14,13 @@
 
 #include "core/limits.h"
 #include "engine/engine.h"
+#include "mpi/icoll.h"
 #include "mpi/mpi_layer.h"
 #include "recovery/recovery.h"
 
-/* The engine is not thread-safe beyond serialized calls. */
+/* The engine is not thread-safe beyond serialized calls.  The real MPI
+ * runs with MPI_THREAD_MULTIPLE whatever the application asked: the
+ * progress thread of nonblocking collectives (icoll.c) calls it too. */
 #define THREAD_MAX MPI_THREAD_SERIALIZED
 
 static int thread_level = MPI_THREAD_SINGLE;
@@ -61,9 +64,11 @@ int enc_mpi_Init(const void *site, int *argc, char ***argv)
 {
     int rv;
 
+    int real;
+
     preflight("MPI_Init");
     prepare_singleton();
-    if ((rv = enc_real_Init(argc, argv)) != MPI_SUCCESS)
+    if ((rv = enc_real_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &real)) != MPI_SUCCESS)
         return rv;
     join("MPI_Init");
     return MPI_SUCCESS;
@@ -76,7 +81,7 @@ int enc_mpi_Init_thread(const void *site, int *argc, char ***argv, int required,
 
     preflight("MPI_Init_thread");
     prepare_singleton();
-    if ((rv = enc_real_Init_thread(argc, argv, required, &real)) != MPI_SUCCESS)
+    if ((rv = enc_real_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &real)) != MPI_SUCCESS)
         return rv;
     thread_level = ENC_MIN(ENC_MIN(required, real), THREAD_MAX);
     if (provided != NULL)
@@ -109,6 +114,7 @@ int enc_mpi_Finalize(const void *site)
     enc_status_t rv = ENC_OK;
 
     if (enc_mpi_world_ready()) {
+        enc_mpi_icoll_fini(); /* every one has run: MPI_Finalize is serial */
         rv = enc_engine_finalize();
         enc_mpi_world_set_ready(0);
     }

@@ -103,6 +103,7 @@ void enc_reclog_fini(void)
     if (reclog.spill_fd >= 0)
         close(reclog.spill_fd);
     enc_bufpool_drain();
+    enc_commlog_fini();
     memset(&reclog, 0, sizeof(reclog));
 }
 
@@ -172,12 +173,7 @@ enc_status_t enc_reclog_record(const struct enc_coll *co)
     if (len > 0 && (x->data = enc_bufpool_get(len, &x->cap)) == NULL)
         return ENC_ERR_NOMEM;
     if (co->sig->kind == ENC_COLL_ALLGATHERV) {
-        uint8_t *p = x->data;
-
-        for (int i = 0; i < enc_engine_size(); i++) {
-            memcpy(p, (const uint8_t *)co->result + co->displs[i], co->recvbytes[i]);
-            p += co->recvbytes[i];
-        }
+        enc_coll_result_pack(co, x->data);
     } else if (len > 0) {
         memcpy(x->data, co->result, len);
     }
