@@ -51,6 +51,7 @@ struct job {
     uint64_t next_random;
     uint64_t rng;
     int after_final_status;       /* exit status of a rank that failed after MPI_Finalize */
+    char jobdir[4096];            /* private directory under TMPDIR (jobdir.c) */
 };
 
 static void kill_rank(struct rank_proc *p, int sig)
@@ -92,11 +93,16 @@ static void fail(struct job *j, int status, uint64_t grace_ms, const char *fmt, 
 static enc_status_t spawn(struct job *j, int rank)
 {
     struct rank_proc *p = &j->r[rank];
-    char **env;
+    char **env, dir[4200];
     enc_status_t rv;
 
     if ((rv = enc_run_env_for_rank(j->env, j->o, rank, p->incarnation, &env)) != ENC_OK)
         return rv;
+    if ((rv = enc_run_rankdir(j->jobdir, rank, p->incarnation, dir, sizeof(dir))) != ENC_OK ||
+        (rv = enc_run_env_rankdir(&env, dir)) != ENC_OK) {
+        enc_run_env_free(env);
+        return rv;
+    }
     rv = enc_run_spawn(j->path, j->o->argv, env, j->o->bind_to, rank, j->o->tag_output,
                        &p->out, &p->err, &p->pid);
     enc_run_env_free(env);
@@ -139,17 +145,23 @@ static void restart_everyone(struct job *j, int dead, const char *why)
     }
 }
 
-/* SIGINT/SIGTERM/SIGHUP to encore-run end the job.  Read them before
- * deciding about a dead rank: a signal sent to the whole process group
- * kills the ranks too, and those deaths are not faults to recover from. */
+/* SIGINT/SIGTERM/SIGHUP to encore-run end the job: forwarded to the ranks,
+ * SIGKILL for those still there after a grace.  Read them before deciding
+ * about a dead rank: a signal sent to the whole process group kills the
+ * ranks too, and those deaths are not faults to recover from. */
 static void read_signals(struct job *j)
 {
     struct signalfd_siginfo si;
 
-    while (read(j->sfd, &si, sizeof(si)) == sizeof(si))
-        if (si.ssi_signo != SIGCHLD)
-            fail(j, 128 + (int)si.ssi_signo, 0, "interrupted by signal %d (%s); killed all ranks",
-                 (int)si.ssi_signo, strsignal((int)si.ssi_signo));
+    while (read(j->sfd, &si, sizeof(si)) == sizeof(si)) {
+        int sig = (int)si.ssi_signo;
+
+        if (sig == SIGCHLD)
+            continue;
+        fail(j, 128 + sig, ENC_RUN_ABORT_GRACE_MS,
+             "interrupted by signal %d (%s); forwarded to the ranks", sig, strsignal(sig));
+        kill_all(j, sig);
+    }
 }
 
 /* A rank died before MPI_Finalize (its process is gone or being killed). */
@@ -475,7 +487,9 @@ int enc_run_job(const struct enc_run_opts *o, const char *path)
         j.r[i].out.fd = j.r[i].err.fd = -1;
     j.deadline = o->timeout_s > 0 ? enc_deadline_ms((int64_t)(o->timeout_s * 1000)) : ENC_NEVER;
     j.next_random = enc_deadline_ms((int64_t)(o->random_every_s * 1000));
-    if ((rv = setup_signals(&j)) != ENC_OK || (rv = start_tracker(&j, &s)) != ENC_OK)
+    if ((rv = setup_signals(&j)) != ENC_OK ||
+        (rv = enc_run_jobdir_create(j.jobdir, sizeof(j.jobdir))) != ENC_OK ||
+        (rv = start_tracker(&j, &s)) != ENC_OK)
         goto out;
     memset(&s, 0, sizeof(s));
     /* Serve the tracker between spawns: with hundreds of ranks the first
@@ -490,6 +504,7 @@ int enc_run_job(const struct enc_run_opts *o, const char *path)
     if (rv == ENC_OK)
         status = finish(&j);
 out:
+    enc_run_jobdir_remove(j.jobdir);
     enc_tracker_destroy(j.t);
     enc_run_env_free(j.env);
     free(j.r);

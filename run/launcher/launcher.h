@@ -85,6 +85,14 @@ enc_status_t enc_run_env_base(const struct enc_run_opts *o, const char *tracker,
 enc_status_t enc_run_env_for_rank(char **base, const struct enc_run_opts *o, int rank,
                                   uint32_t inc, char ***out);
 void enc_run_env_free(char **env);
+/* Points the rank's Open MPI session files (and ENCORE_RANK_TMPDIR) at dir. */
+enc_status_t enc_run_env_rankdir(char ***env, const char *dir);
+
+/* jobdir.c: the job's private directory under TMPDIR (mkdtemp into out),
+ * one fresh subdirectory per rank incarnation, and the removal of it all. */
+enc_status_t enc_run_jobdir_create(char *out, size_t cap);
+enc_status_t enc_run_rankdir(const char *jobdir, int rank, uint32_t inc, char *out, size_t cap);
+void enc_run_jobdir_remove(char *jobdir);
 
 /* tag_output.c: --tag-output line prefixing of one child stream. */
 struct enc_run_stream {
