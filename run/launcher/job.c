@@ -32,6 +32,7 @@ struct rank_proc {
     bool finalized;
     char lost[160];               /* why the tracker gave up on it, if it did */
     uint64_t restart_at;
+    uint64_t started_at;          /* when this incarnation was spawned */
     long maxrss_kb;               /* peak RSS over its incarnations (wait4) */
     struct enc_run_stream out, err;
 };
@@ -107,6 +108,7 @@ static enc_status_t spawn(struct job *j, int rank)
                        &p->out, &p->err, &p->pid);
     enc_run_env_free(env);
     p->phase = R_RUNNING;
+    p->started_at = enc_now_ns();
     p->registered = false;
     p->lost[0] = '\0';
     if (rv == ENC_OK)
@@ -334,9 +336,28 @@ static void random_kill(struct job *j)
     kill_rank(&j->r[v], SIGKILL);
 }
 
+/* A rank stopped before it registered sends no heartbeats: after the
+ * heartbeat timeout it is killed like a silent one (and restarted). */
+static void check_unregistered(struct job *j, uint64_t now)
+{
+    uint64_t limit = (uint64_t)enc_tunable_ll(ENC_TUNE_HEARTBEAT_TIMEOUT_MS) * 1000000ull;
+
+    for (int i = 0; i < j->o->np && !j->failing; i++) {
+        struct rank_proc *p = &j->r[i];
+
+        if (p->pid <= 0 || p->phase != R_RUNNING || p->registered || p->lost[0] != '\0' ||
+            now - p->started_at <= limit || !enc_run_pid_stopped(p->pid))
+            continue;
+        snprintf(p->lost, sizeof(p->lost), "stopped before it registered");
+        kill_rank(p, SIGKILL);
+    }
+}
+
 static void timers(struct job *j)
 {
     uint64_t now = enc_now_ns();
+
+    check_unregistered(j, now);
 
     for (int i = 0; i < j->o->np && !j->failing; i++) {
         struct rank_proc *p = &j->r[i];
@@ -366,6 +387,9 @@ static uint64_t next_timer(const struct job *j)
         next = ENC_MIN(next, j->kill_at);
     if (j->o->random_every_s > 0 && !j->failing)
         next = ENC_MIN(next, j->next_random);
+    for (int i = 0; i < j->o->np; i++) /* check_unregistered, every heartbeat */
+        if (j->r[i].pid > 0 && !j->r[i].registered && !j->failing)
+            next = ENC_MIN(next, enc_deadline_ms(enc_tunable_ll(ENC_TUNE_HEARTBEAT_MS)));
     return next;
 }
 

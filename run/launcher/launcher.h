@@ -113,6 +113,9 @@ enc_status_t enc_run_spawn(const char *path, char **argv, char **env, const char
 /* One line describing a wait status: "exited with status 3", "killed by signal 9 (Killed)". */
 void enc_run_describe_status(int status, char *out, size_t cap);
 
+/* stopped.c: true when pid is in the stopped (T) or traced (t) state. */
+bool enc_run_pid_stopped(pid_t pid);
+
 /* restart_policy.c: the restart budget and backoff of one rank. */
 bool enc_run_can_restart(const struct enc_run_opts *o, int restarts);
 int64_t enc_run_backoff_ms(int restarts);
