@@ -32,7 +32,7 @@ struct rank_proc {
     bool finalized;
     char lost[160];               /* why the tracker gave up on it, if it did */
     uint64_t restart_at;
-    uint64_t started_at;          /* when this incarnation was spawned */
+    uint64_t stopped_since;       /* first seen stopped while unwatched (0: not) */
     long maxrss_kb;               /* peak RSS over its incarnations (wait4) */
     struct enc_run_stream out, err;
 };
@@ -108,7 +108,7 @@ static enc_status_t spawn(struct job *j, int rank)
                        &p->out, &p->err, &p->pid);
     enc_run_env_free(env);
     p->phase = R_RUNNING;
-    p->started_at = enc_now_ns();
+    p->stopped_since = 0;
     p->registered = false;
     p->lost[0] = '\0';
     if (rv == ENC_OK)
@@ -206,7 +206,11 @@ static void rank_exited(struct job *j, int rank, int status)
         p->phase = R_DONE;
         if (status != 0 && !j->after_final_status) {
             j->after_final_status = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
-            fprintf(stderr, "encore-run: rank %d %s after MPI_Finalize\n", rank, what);
+            if (p->lost[0] != '\0')
+                fprintf(stderr, "encore-run: rank %d (pid %d) %s; killed\n", rank, (int)pid,
+                        p->lost);
+            else
+                fprintf(stderr, "encore-run: rank %d %s after MPI_Finalize\n", rank, what);
         }
         return;
     }
@@ -336,19 +340,28 @@ static void random_kill(struct job *j)
     kill_rank(&j->r[v], SIGKILL);
 }
 
-/* A rank stopped before it registered sends no heartbeats: after the
- * heartbeat timeout it is killed like a silent one (and restarted). */
-static void check_unregistered(struct job *j, uint64_t now)
+/* Heartbeats watch a rank from its registration to MPI_Finalize.  One
+ * stopped outside that window (before it registered, or after it finalized
+ * while it still serves its log) is killed once it stayed stopped for the
+ * heartbeat timeout: restarted in the first case, a failure in the second. */
+static void check_unwatched(struct job *j, uint64_t now)
 {
     uint64_t limit = (uint64_t)enc_tunable_ll(ENC_TUNE_HEARTBEAT_TIMEOUT_MS) * 1000000ull;
 
-    for (int i = 0; i < j->o->np && !j->failing; i++) {
+    for (int i = 0; i < j->o->np; i++) {
         struct rank_proc *p = &j->r[i];
 
-        if (p->pid <= 0 || p->phase != R_RUNNING || p->registered || p->lost[0] != '\0' ||
-            now - p->started_at <= limit || !enc_run_pid_stopped(p->pid))
+        if (p->pid <= 0 || p->phase != R_RUNNING || (p->registered && !p->finalized) ||
+            p->lost[0] != '\0' || !enc_run_pid_stopped(p->pid)) {
+            p->stopped_since = 0;
             continue;
-        snprintf(p->lost, sizeof(p->lost), "stopped before it registered");
+        }
+        if (p->stopped_since == 0)
+            p->stopped_since = now;
+        if (now - p->stopped_since < limit)
+            continue;
+        snprintf(p->lost, sizeof(p->lost), "stopped %s",
+                 p->finalized ? "after MPI_Finalize" : "before it registered");
         kill_rank(p, SIGKILL);
     }
 }
@@ -357,7 +370,7 @@ static void timers(struct job *j)
 {
     uint64_t now = enc_now_ns();
 
-    check_unregistered(j, now);
+    check_unwatched(j, now);
 
     for (int i = 0; i < j->o->np && !j->failing; i++) {
         struct rank_proc *p = &j->r[i];
@@ -387,8 +400,8 @@ static uint64_t next_timer(const struct job *j)
         next = ENC_MIN(next, j->kill_at);
     if (j->o->random_every_s > 0 && !j->failing)
         next = ENC_MIN(next, j->next_random);
-    for (int i = 0; i < j->o->np; i++) /* check_unregistered, every heartbeat */
-        if (j->r[i].pid > 0 && !j->r[i].registered && !j->failing)
+    for (int i = 0; i < j->o->np; i++) /* check_unwatched, every heartbeat */
+        if (j->r[i].pid > 0 && (!j->r[i].registered || j->r[i].finalized))
             next = ENC_MIN(next, enc_deadline_ms(enc_tunable_ll(ENC_TUNE_HEARTBEAT_MS)));
     return next;
 }
