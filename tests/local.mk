@@ -175,6 +175,8 @@ tests_programs_soak_mix_SOURCES = tests/programs/soak_mix.c
 tests_programs_soak_mix_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 tests_programs_soak_mix_LDADD = libencore.la $(MPI_LIBS)
 tests_programs_soak_mix_LDFLAGS = -no-install
-TESTS += tests/integration/soak_short.sh tests/integration/launcher_ends.sh
-EXTRA_DIST += tests/integration/soak_short.sh tests/integration/launcher_ends.sh
+TESTS += tests/integration/soak_short.sh tests/integration/launcher_ends.sh \
+	tests/integration/leaks_short.sh
+EXTRA_DIST += tests/integration/soak_short.sh tests/integration/launcher_ends.sh \
+	tests/integration/leaks_short.sh
 endif

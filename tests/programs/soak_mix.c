@@ -14,7 +14,10 @@
  * bit-identical under native mpirun and encore-run.  Every rank prints one
  * line: its rank, the final hash and the sum of the local accumulators.
  *
- * Usage: soak_mix [iterations [ckpt_every]]   (defaults 200 10)
+ * Usage: soak_mix [iterations [ckpt_every [pause_ms]]]   (defaults 200 10 0)
+ * With pause_ms > 0 (bench/leaks.sh), every rank sleeps pause_ms at
+ * iteration iterations/10 and before the final Allreduce, rank 0 saying
+ * "soak_mix: pause N" on stderr first: the moments to sample a steady rank.
  */
 #include <mpi.h>
 
@@ -23,6 +26,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #define MAXR 64
 
@@ -96,10 +100,24 @@ static void step(struct global *g, uint64_t *local, int64_t it, int rank, int si
     *local += mix(g->h ^ (uint64_t)rank) % 1000;
 }
 
+static void pause_at(int rank, int n, int64_t ms)
+{
+    struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+
+    if (ms <= 0)
+        return;
+    if (rank == 0) {
+        fprintf(stderr, "soak_mix: pause %d\n", n);
+        fflush(stderr);
+    }
+    nanosleep(&ts, NULL);
+}
+
 int main(int argc, char **argv)
 {
     int rank, size, version;
     int64_t iters = argc > 1 ? atoll(argv[1]) : 200, every = argc > 2 ? atoll(argv[2]) : 10;
+    int64_t pause_ms = argc > 3 ? atoll(argv[3]) : 0;
     struct global g = {0, 0};
     uint64_t local = 0, seed = 0, top, total;
     size_t glen = sizeof(g), llen = sizeof(local);
@@ -118,6 +136,8 @@ int main(int argc, char **argv)
     local = (uint64_t)rank;
     version = encore_load_checkpoint(&g, &glen, &local, &llen);
     for (int64_t it = version > 0 ? g.next_it : 0; it < iters; it++) {
+        if (it == iters / 10 && !encore_is_replaying())
+            pause_at(rank, 1, pause_ms);
         step(&g, &local, it, rank, size);
         if (it % every == every - 1) {
             g.next_it = it + 1;
@@ -126,6 +146,7 @@ int main(int argc, char **argv)
                   "encore_checkpoint");
         }
     }
+    pause_at(rank, 2, pause_ms);
     total = local;
     check(MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD),
           "MPI_Allreduce");
