@@ -32,7 +32,9 @@
 # Run from the build directory, or set top_builddir.
 set -eu
 : "${top_builddir:=.}"
-b=$(cd "$top_builddir" && pwd)
+: "${top_srcdir:=$(dirname "$0")/..}"
+. "$top_srcdir/tests/integration/lib.sh"
+b=$ENC_BUILDDIR
 run="$b/encore-run"
 prog="$b/tests/programs/soak_mix"
 colls=${LEAKS_COLLS:-100000}
@@ -46,15 +48,8 @@ export ENCORE_HEARTBEAT_MS=100 ENCORE_HEARTBEAT_TIMEOUT_MS=1000
 
 die() { echo "leaks.sh: $*" >&2; exit 1; }
 
-# rank_pid RANK: the current pid of RANK (a child of encore-run), or nothing.
-rank_pid() {
-    for _p in $(pgrep -P "$runpid" 2>/dev/null || true); do
-        if tr '\0' '\n' 2>/dev/null <"/proc/$_p/environ" | grep -qx "ENCORE_RANK=$1"; then
-            echo "$_p"
-            return 0
-        fi
-    done
-}
+# rank_pid RANK: the current pid of RANK, or nothing.
+rank_pid() { enc_rank_pid "$runpid" "$1"; }
 
 # wait_line PATTERN N: until N lines of the job's stderr match (60 s at most).
 wait_line() {

@@ -59,21 +59,11 @@ rand() {
 # msleep MS: sleeps MS milliseconds.
 msleep() { sleep "$(($1 / 1000)).$(printf '%03d' $(($1 % 1000)))"; }
 
-# rank_pid RUNPID RANK: the pid of RANK's current process, or nothing.
-rank_pid() {
-    for _p in $(pgrep -P "$1" 2>/dev/null || true); do
-        if tr '\0' '\n' 2>/dev/null <"/proc/$_p/environ" | grep -qx "ENCORE_RANK=$2"; then
-            echo "$_p"
-            return 0
-        fi
-    done
-}
-
 # wait_rank RUNPID RANK NOTPID: waits (at most 20 s) for RANK's process
 # other than NOTPID; prints its pid.
 wait_rank() {
     for _ in $(seq 1 2000); do
-        _w=$(rank_pid "$1" "$2")
+        _w=$(enc_rank_pid "$1" "$2")
         [ -z "$_w" ] || [ "$_w" = "$3" ] || { echo "$_w"; return 0; }
         kill -0 "$1" 2>/dev/null || return 0
         sleep 0.01
@@ -84,7 +74,7 @@ wait_rank() {
 one_fault() {
     case $2 in
         init) _p=$(wait_rank "$1" "$3" 0) ;;
-        *) msleep "$4"; _p=$(rank_pid "$1" "$3") ;;
+        *) msleep "$4"; _p=$(enc_rank_pid "$1" "$3") ;;
     esac
     [ -n "$_p" ] || return 0
     [ "$2" = stop ] && { kill -STOP "$_p" 2>/dev/null || true; return 0; }

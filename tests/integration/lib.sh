@@ -431,6 +431,17 @@ enc_fortran_build() {
 
 # ---- leftovers: processes and files that must not outlive a job ---------------
 
+# enc_rank_pid PARENT RANK: the pid of the child of PARENT (an encore-run)
+# that runs RANK (ENCORE_RANK in its environment), or nothing.
+enc_rank_pid() {
+    for _k_p in $(pgrep -P "$1" 2>/dev/null || true); do
+        if tr '\0' '\n' 2>/dev/null <"/proc/$_k_p/environ" | grep -qx "ENCORE_RANK=$2"; then
+            echo "$_k_p"
+            return 0
+        fi
+    done
+}
+
 # enc_alive PID: PID exists and is not a zombie.
 enc_alive() {
     _a_st=$(sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "/proc/$1/status" 2>/dev/null || true)
