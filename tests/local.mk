@@ -187,3 +187,17 @@ TESTS += tests/integration/netns_selftest.sh
 EXTRA_DIST += tests/integration/netns_lib.sh tests/integration/netns_selftest.sh
 TESTS += tests/integration/slurm_selftest.sh
 EXTRA_DIST += tests/integration/slurm_lib.sh tests/integration/slurm_selftest.sh
+
+# Hardening (issue 12): the kill soak (bench/soak.sh, short version in the
+# suite), the ends of the launcher and the tracker, fd/memory flatness.
+if ENABLE_TESTS
+check_PROGRAMS += tests/programs/soak_mix
+tests_programs_soak_mix_SOURCES = tests/programs/soak_mix.c
+tests_programs_soak_mix_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+tests_programs_soak_mix_LDADD = libencore.la $(MPI_LIBS)
+tests_programs_soak_mix_LDFLAGS = -no-install
+TESTS += tests/integration/soak_short.sh tests/integration/launcher_ends.sh \
+	tests/integration/leaks_short.sh
+EXTRA_DIST += tests/integration/soak_short.sh tests/integration/launcher_ends.sh \
+	tests/integration/leaks_short.sh
+endif

@@ -32,6 +32,7 @@ struct rank_proc {
     bool finalized;
     char lost[160];               /* why the tracker gave up on it, if it did */
     uint64_t restart_at;
+    uint64_t stopped_since;       /* first seen stopped while unwatched (0: not) */
     long maxrss_kb;               /* peak RSS over its incarnations (wait4) */
     struct enc_run_stream out, err;
 };
@@ -51,6 +52,7 @@ struct job {
     uint64_t next_random;
     uint64_t rng;
     int after_final_status;       /* exit status of a rank that failed after MPI_Finalize */
+    char jobdir[4096];            /* private directory under TMPDIR (jobdir.c) */
 };
 
 static void kill_rank(struct rank_proc *p, int sig)
@@ -92,15 +94,21 @@ static void fail(struct job *j, int status, uint64_t grace_ms, const char *fmt, 
 static enc_status_t spawn(struct job *j, int rank)
 {
     struct rank_proc *p = &j->r[rank];
-    char **env;
+    char **env, dir[4200];
     enc_status_t rv;
 
     if ((rv = enc_run_env_for_rank(j->env, j->o, rank, p->incarnation, &env)) != ENC_OK)
         return rv;
+    if ((rv = enc_run_rankdir(j->jobdir, rank, p->incarnation, dir, sizeof(dir))) != ENC_OK ||
+        (rv = enc_run_env_rankdir(&env, dir)) != ENC_OK) {
+        enc_run_env_free(env);
+        return rv;
+    }
     rv = enc_run_spawn(j->path, j->o->argv, env, j->o->bind_to, rank, j->o->tag_output,
                        &p->out, &p->err, &p->pid);
     enc_run_env_free(env);
     p->phase = R_RUNNING;
+    p->stopped_since = 0;
     p->registered = false;
     p->lost[0] = '\0';
     if (rv == ENC_OK)
@@ -139,17 +147,23 @@ static void restart_everyone(struct job *j, int dead, const char *why)
     }
 }
 
-/* SIGINT/SIGTERM/SIGHUP to encore-run end the job.  Read them before
- * deciding about a dead rank: a signal sent to the whole process group
- * kills the ranks too, and those deaths are not faults to recover from. */
+/* SIGINT/SIGTERM/SIGHUP to encore-run end the job: forwarded to the ranks,
+ * SIGKILL for those still there after a grace.  Read them before deciding
+ * about a dead rank: a signal sent to the whole process group kills the
+ * ranks too, and those deaths are not faults to recover from. */
 static void read_signals(struct job *j)
 {
     struct signalfd_siginfo si;
 
-    while (read(j->sfd, &si, sizeof(si)) == sizeof(si))
-        if (si.ssi_signo != SIGCHLD)
-            fail(j, 128 + (int)si.ssi_signo, 0, "interrupted by signal %d (%s); killed all ranks",
-                 (int)si.ssi_signo, strsignal((int)si.ssi_signo));
+    while (read(j->sfd, &si, sizeof(si)) == sizeof(si)) {
+        int sig = (int)si.ssi_signo;
+
+        if (sig == SIGCHLD)
+            continue;
+        fail(j, 128 + sig, ENC_RUN_ABORT_GRACE_MS,
+             "interrupted by signal %d (%s); forwarded to the ranks", sig, strsignal(sig));
+        kill_all(j, sig);
+    }
 }
 
 /* A rank died before MPI_Finalize (its process is gone or being killed). */
@@ -192,7 +206,11 @@ static void rank_exited(struct job *j, int rank, int status)
         p->phase = R_DONE;
         if (status != 0 && !j->after_final_status) {
             j->after_final_status = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
-            fprintf(stderr, "encore-run: rank %d %s after MPI_Finalize\n", rank, what);
+            if (p->lost[0] != '\0')
+                fprintf(stderr, "encore-run: rank %d (pid %d) %s; killed\n", rank, (int)pid,
+                        p->lost);
+            else
+                fprintf(stderr, "encore-run: rank %d %s after MPI_Finalize\n", rank, what);
         }
         return;
     }
@@ -322,9 +340,37 @@ static void random_kill(struct job *j)
     kill_rank(&j->r[v], SIGKILL);
 }
 
+/* Heartbeats watch a rank from its registration to MPI_Finalize.  One
+ * stopped outside that window (before it registered, or after it finalized
+ * while it still serves its log) is killed once it stayed stopped for the
+ * heartbeat timeout: restarted in the first case, a failure in the second. */
+static void check_unwatched(struct job *j, uint64_t now)
+{
+    uint64_t limit = (uint64_t)enc_tunable_ll(ENC_TUNE_HEARTBEAT_TIMEOUT_MS) * 1000000ull;
+
+    for (int i = 0; i < j->o->np; i++) {
+        struct rank_proc *p = &j->r[i];
+
+        if (p->pid <= 0 || p->phase != R_RUNNING || (p->registered && !p->finalized) ||
+            p->lost[0] != '\0' || !enc_run_pid_stopped(p->pid)) {
+            p->stopped_since = 0;
+            continue;
+        }
+        if (p->stopped_since == 0)
+            p->stopped_since = now;
+        if (now - p->stopped_since < limit)
+            continue;
+        snprintf(p->lost, sizeof(p->lost), "stopped %s",
+                 p->finalized ? "after MPI_Finalize" : "before it registered");
+        kill_rank(p, SIGKILL);
+    }
+}
+
 static void timers(struct job *j)
 {
     uint64_t now = enc_now_ns();
+
+    check_unwatched(j, now);
 
     for (int i = 0; i < j->o->np && !j->failing; i++) {
         struct rank_proc *p = &j->r[i];
@@ -354,6 +400,9 @@ static uint64_t next_timer(const struct job *j)
         next = ENC_MIN(next, j->kill_at);
     if (j->o->random_every_s > 0 && !j->failing)
         next = ENC_MIN(next, j->next_random);
+    for (int i = 0; i < j->o->np; i++) /* check_unwatched, every heartbeat */
+        if (j->r[i].pid > 0 && (!j->r[i].registered || j->r[i].finalized))
+            next = ENC_MIN(next, enc_deadline_ms(enc_tunable_ll(ENC_TUNE_HEARTBEAT_MS)));
     return next;
 }
 
@@ -475,7 +524,9 @@ int enc_run_job(const struct enc_run_opts *o, const char *path)
         j.r[i].out.fd = j.r[i].err.fd = -1;
     j.deadline = o->timeout_s > 0 ? enc_deadline_ms((int64_t)(o->timeout_s * 1000)) : ENC_NEVER;
     j.next_random = enc_deadline_ms((int64_t)(o->random_every_s * 1000));
-    if ((rv = setup_signals(&j)) != ENC_OK || (rv = start_tracker(&j, &s)) != ENC_OK)
+    if ((rv = setup_signals(&j)) != ENC_OK ||
+        (rv = enc_run_jobdir_create(j.jobdir, sizeof(j.jobdir))) != ENC_OK ||
+        (rv = start_tracker(&j, &s)) != ENC_OK)
         goto out;
     memset(&s, 0, sizeof(s));
     /* Serve the tracker between spawns: with hundreds of ranks the first
@@ -490,6 +541,7 @@ int enc_run_job(const struct enc_run_opts *o, const char *path)
     if (rv == ENC_OK)
         status = finish(&j);
 out:
+    enc_run_jobdir_remove(j.jobdir);
     enc_tracker_destroy(j.t);
     enc_run_env_free(j.env);
     free(j.r);

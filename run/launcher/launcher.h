@@ -85,6 +85,14 @@ enc_status_t enc_run_env_base(const struct enc_run_opts *o, const char *tracker,
 enc_status_t enc_run_env_for_rank(char **base, const struct enc_run_opts *o, int rank,
                                   uint32_t inc, char ***out);
 void enc_run_env_free(char **env);
+/* Points the rank's Open MPI session files (and ENCORE_RANK_TMPDIR) at dir. */
+enc_status_t enc_run_env_rankdir(char ***env, const char *dir);
+
+/* jobdir.c: the job's private directory under TMPDIR (mkdtemp into out),
+ * one fresh subdirectory per rank incarnation, and the removal of it all. */
+enc_status_t enc_run_jobdir_create(char *out, size_t cap);
+enc_status_t enc_run_rankdir(const char *jobdir, int rank, uint32_t inc, char *out, size_t cap);
+void enc_run_jobdir_remove(char *jobdir);
 
 /* tag_output.c: --tag-output line prefixing of one child stream. */
 struct enc_run_stream {
@@ -104,6 +112,9 @@ enc_status_t enc_run_spawn(const char *path, char **argv, char **env, const char
                            struct enc_run_stream *err, pid_t *pid);
 /* One line describing a wait status: "exited with status 3", "killed by signal 9 (Killed)". */
 void enc_run_describe_status(int status, char *out, size_t cap);
+
+/* stopped.c: true when pid is in the stopped (T) or traced (t) state. */
+bool enc_run_pid_stopped(pid_t pid);
 
 /* restart_policy.c: the restart budget and backoff of one rank. */
 bool enc_run_can_restart(const struct enc_run_opts *o, int restarts);

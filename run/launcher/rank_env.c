@@ -17,7 +17,7 @@ extern char **environ;
 static const char *const dropped_prefixes[] = {
     "OMPI_COMM_WORLD_", "PMIX_", "OMPI_MCA_orte_", "OMPI_MCA_ess_singleton_isolated=",
     "ENCORE_TRACKER=", "ENCORE_SECRET=", "ENCORE_SECRET_FILE=", "ENCORE_RANK=",
-    "ENCORE_SIZE=", "ENCORE_INCARNATION=", "ENCORE_INJECT=",
+    "ENCORE_SIZE=", "ENCORE_INCARNATION=", "ENCORE_INJECT=", "ENCORE_RANK_TMPDIR=",
 };
 
 static bool dropped(const char *kv)
@@ -203,6 +203,20 @@ enc_status_t enc_run_env_for_rank(char **base, const struct enc_run_opts *o, int
     }
     *out = e.v;
     return ENC_OK;
+}
+
+enc_status_t enc_run_env_rankdir(char ***env, const char *dir)
+{
+    struct envb e = {.v = *env};
+    enc_status_t rv;
+
+    while (e.v[e.n] != NULL)
+        e.n++;
+    e.cap = e.n + 1;
+    if ((rv = env_set(&e, "OMPI_MCA_orte_tmpdir_base", dir)) == ENC_OK)
+        rv = env_set(&e, "ENCORE_RANK_TMPDIR", dir);
+    *env = e.v;
+    return rv;
 }
 
 void enc_run_env_free(char **env)

@@ -7,6 +7,7 @@
  * registered its ops by then.
  */
 #include "enc.h"
+#include "core/tmpdir.h"
 
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -161,5 +162,6 @@ void enc_engine_abort(int code, const char *reason)
         /* The launcher ends the job; give it a moment to print the reason. */
         usleep(200 * 1000);
     }
+    enc_rank_tmpdir_remove();
     _exit(code > 0 && code < 256 ? code : 1);
 }

@@ -13,6 +13,7 @@
 #include <mpi.h>
 
 #include "core/limits.h"
+#include "core/tmpdir.h"
 #include "engine/engine.h"
 #include "mpi/icoll.h"
 #include "mpi/mpi_layer.h"
@@ -28,6 +29,7 @@ static int thread_level = MPI_THREAD_SINGLE;
 static void prepare_singleton(void)
 {
     setenv("OMPI_MCA_ess_singleton_isolated", "1", 1);
+    enc_rank_tmpdir_prepare(); /* Open MPI's session files in a private directory */
 }
 
 /* Before anything starts: every ENCORE_* variable well-formed (one line
@@ -55,6 +57,7 @@ static void join(const char *fn)
     if ((rv = enc_recovery_register()) != ENC_OK || (rv = enc_engine_init()) != ENC_OK) {
         fprintf(stderr, "encore: %s: cannot join the encore job (tracker %s): %s\n", fn,
                 enc_tunable_str(ENC_TUNE_TRACKER), encore_strerror(rv));
+        enc_rank_tmpdir_remove();
         exit(1);
     }
     enc_mpi_world_set_ready(1);
@@ -112,6 +115,7 @@ int enc_mpi_Finalized(const void *site, int *flag)
 int enc_mpi_Finalize(const void *site)
 {
     enc_status_t rv = ENC_OK;
+    int real;
 
     if (enc_mpi_world_ready()) {
         enc_mpi_icoll_fini(); /* every one has run: MPI_Finalize is serial */
@@ -119,7 +123,9 @@ int enc_mpi_Finalize(const void *site)
         enc_mpi_world_set_ready(0);
     }
     /* Finish the real MPI in any case, so the process exits cleanly. */
-    if (enc_real_Finalize() != MPI_SUCCESS && rv == ENC_OK)
+    real = enc_real_Finalize();
+    enc_rank_tmpdir_remove();
+    if (real != MPI_SUCCESS && rv == ENC_OK)
         return MPI_ERR_OTHER;
     return rv == ENC_OK ? MPI_SUCCESS : enc_mpi_class_of(rv);
 }
