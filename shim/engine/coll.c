@@ -35,11 +35,6 @@ const char *enc_coll_kind_name(int kind)
     return kind > 0 && kind < (int)ENC_ARRAY_SIZE(names) ? names[kind] : "collective";
 }
 
-int enc_coll_what(const struct enc_callsig *sig)
-{
-    return sig->what ? sig->what : sig->kind;
-}
-
 uint32_t enc_callsig_check(const struct enc_callsig *sig)
 {
     uint64_t h = 1469598103934665603ull;

@@ -38,8 +38,6 @@ struct enc_coll {
 enc_status_t enc_coll_live(struct enc_coll *co);
 /* Collectives on communicators derived from the world (group_coll.c). */
 enc_status_t enc_group_run(struct enc_coll *co);
-/* Kind of the call in logs and signatures: sig->what, else sig->kind. */
-int enc_coll_what(const struct enc_callsig *sig);
 /* "allreduce (site) ... finished" at ENCORE_LOG=info. */
 void enc_coll_log_finished(const struct enc_coll *co, double t0, bool replayed);
 /* A peer failure the layer can regroup from; anything else ends the job

@@ -69,6 +69,12 @@ struct enc_callsig {
     const struct enc_group *grp; /* communicator derived from the world; NULL: world */
 };
 
+/* The MPI-level operation a signature stands for: what, else kind. */
+static inline int enc_coll_what(const struct enc_callsig *sig)
+{
+    return sig->what ? sig->what : sig->kind;
+}
+
 /* How elements are combined. */
 struct enc_reducer {
     size_t elem_size;       /* bytes per element */
