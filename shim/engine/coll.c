@@ -93,13 +93,6 @@ static enc_algo_fn choose(const struct enc_coll *co)
     }
 }
 
-bool enc_coll_behind(uint64_t seq)
-{
-    const struct enc_engine_ops *ops = enc_eng.ops;
-
-    return ops && ops->behind && ops->replay && ops->behind(enc_eng.ops_ctx, seq);
-}
-
 static enc_status_t run_once(struct enc_coll *co, bool replaying)
 {
     enc_status_t rv;

@@ -29,6 +29,13 @@ void enc_engine_ring_neighbours(int *next, int *prev)
     *prev = enc_eng.ring[(pos + n - 1) % n];
 }
 
+bool enc_coll_behind(uint64_t seq)
+{
+    const struct enc_engine_ops *ops = enc_eng.ops;
+
+    return ops && ops->behind && ops->replay && ops->behind(enc_eng.ops_ctx, seq);
+}
+
 int enc_layer_pollfds(struct pollfd *p, int cap)
 {
     const struct enc_engine_ops *ops = enc_eng.ops;

@@ -36,6 +36,7 @@ struct job {
     struct enc_mpi_icoll_args a;
     const void *site;
     MPI_Request req;
+    MPI_Datatype user_stype, user_rtype; /* the handles the application gave */
     int rv;              /* the collective's MPI error code */
     bool detached;       /* MPI_Request_free'd before completion */
 };
@@ -124,6 +125,25 @@ static struct job *next_job(void)
     return j;
 }
 
+/* A derived datatype is duplicated for the job: MPI lets the application
+ * free its handle while the collective is pending. */
+static int hold_type(MPI_Datatype *t)
+{
+    int ni, na, nd, combiner;
+
+    if (*t == NULL /* unused by this collective */ || *t == MPI_DATATYPE_NULL ||
+        PMPI_Type_get_envelope(*t, &ni, &na, &nd, &combiner) != MPI_SUCCESS ||
+        combiner == MPI_COMBINER_NAMED)
+        return MPI_SUCCESS;
+    return PMPI_Type_dup(*t, t);
+}
+
+static void release_type(MPI_Datatype t, MPI_Datatype orig)
+{
+    if (t != orig)
+        PMPI_Type_free(&t);
+}
+
 static void run_job(struct job *j)
 {
     MPI_Comm saved = enc_mpi_errcomm_enter(j->a.comm);
@@ -132,6 +152,8 @@ static void run_job(struct job *j)
     j->rv = j->run(j->site, &j->a);
     serial_depth = 0;
     enc_mpi_errcomm_leave(saved);
+    release_type(j->a.stype, j->user_stype);
+    release_type(j->a.rtype, j->user_rtype);
 }
 
 /* Completes j's request; the request (and j, by its free function) is
@@ -204,8 +226,18 @@ int enc_mpi_icoll_start(const char *fn, const void *site, enc_mpi_icoll_fn run,
 
     if (j == NULL)
         return enc_mpi_raise(MPI_ERR_NO_MEM, "%s: out of memory", fn);
-    *j = (struct job){.run = run, .a = *a, .site = site};
+    *j = (struct job){.run = run, .a = *a, .site = site, .user_stype = a->stype,
+                      .user_rtype = a->rtype};
+    if ((rv = hold_type(&j->a.stype)) != MPI_SUCCESS ||
+        (rv = hold_type(&j->a.rtype)) != MPI_SUCCESS) {
+        release_type(j->a.stype, j->user_stype);
+        free(j);
+        return enc_mpi_raise(rv, "%s: cannot keep the datatype for the pending collective",
+                             fn);
+    }
     if ((rv = PMPI_Grequest_start(query, release, cancel, j, &j->req)) != MPI_SUCCESS) {
+        release_type(j->a.stype, j->user_stype);
+        release_type(j->a.rtype, j->user_rtype);
         free(j);
         return enc_mpi_raise(rv, "%s: the real MPI could not make a request", fn);
     }

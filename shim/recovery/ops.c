@@ -83,6 +83,7 @@ static void fini(void *ctx)
     struct enc_recovery *rc = ctx;
 
     enc_reclog_fini();
+    enc_commlog_fini();
     free(rc->peer_completed);
     rc->peer_completed = NULL;
 }

@@ -103,7 +103,6 @@ void enc_reclog_fini(void)
     if (reclog.spill_fd >= 0)
         close(reclog.spill_fd);
     enc_bufpool_drain();
-    enc_commlog_fini();
     memset(&reclog, 0, sizeof(reclog));
 }
 

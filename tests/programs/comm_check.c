@@ -414,9 +414,9 @@ static void vectors(MPI_Comm c, const char *tag)
     line("%s vector allgather %016llx", tag, (unsigned long long)digest(rb, sizeof(rb)));
     memset(rb, 0xff, sizeof(rb));
     check(MPI_Igather(sb, 1, v, rb, 1, v, 0, c, &r), "igather vector");
+    MPI_Type_free(&v); /* allowed while the collective is pending */
     check(MPI_Wait(&r, MPI_STATUS_IGNORE), "wait igather vector");
     line("%s vector igather %016llx", tag, (unsigned long long)digest(rb, sizeof(rb)));
-    MPI_Type_free(&v);
 }
 
 static int opt(int argc, char **argv, const char *name, char **val)
