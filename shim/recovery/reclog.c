@@ -173,7 +173,9 @@ int enc_reclog_record(const struct enc_coll *co)
                                      enc_eng.rank);
     if (len > 0 && (x->data = enc_bufpool_get(len, &x->cap)) == NULL)
         return ENC_ERR_NOMEM;
-    if (co->sig->kind == ENC_COLL_ALLGATHERV) {
+    /* len 0 (allgather of count 0): no buffer, and memcpy to NULL is
+     * undefined even for 0 bytes (UBSan, coll_matrix -n 1 under ASan). */
+    if (co->sig->kind == ENC_COLL_ALLGATHERV && len > 0) {
         uint8_t *p = x->data;
 
         for (int i = 0; i < enc_eng.size; i++) {
