@@ -161,7 +161,9 @@ static enc_status_t check_value(const struct enc_tunable *t, const char *v)
     }
 }
 
-/* A malformed value met without a start-up check: warn, use the default. */
+/* A malformed value met without a start-up check: warn, use the default.
+ * The warning is written directly, not through log.c, because the log
+ * level itself is a tunable (log.c calls down into this file). */
 static const char *checked_str(enum enc_tunable_id id)
 {
     const struct enc_tunable *t = &enc_tunables[id];
@@ -169,8 +171,8 @@ static const char *checked_str(enum enc_tunable_id id)
 
     if (*v == '\0' || check_value(t, v) == ENC_OK)
         return v;
-    ENC_WARN("config", "%s='%s' is malformed; using %s", t->name, v,
-             *t->def ? t->def : "no value");
+    fprintf(stderr, "encore: config: warning: %s='%s' is malformed; using %s\n", t->name, v,
+            *t->def ? t->def : "no value");
     return t->def;
 }
 
