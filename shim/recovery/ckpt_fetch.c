@@ -83,6 +83,34 @@ static enc_status_t fetch_local(struct enc_ckpt *out)
     return worst;
 }
 
+/* Our replicas of both neighbours' local states, each asked of its owner,
+ * so that a later death of a neighbour still finds two copies (slot 0 holds
+ * the previous rank's, as in the exchange).  Best effort: a neighbour that
+ * is being restarted too leaves its slot empty. */
+static enc_status_t fetch_replicas(struct enc_ckpt *out)
+{
+    int nb[2];
+    struct enc_sigrec sig;
+    enc_status_t rv;
+
+    enc_engine_ring_neighbours(&nb[1], &nb[0]);
+    for (int i = 0; i < 2; i++) {
+        struct enc_logreq q = {.what = ENC_LOGREQ_CKPT_LOCAL, .version = out->version,
+                               .rank = (uint32_t)nb[i]};
+
+        if (nb[i] == enc_engine_rank())
+            continue;
+        rv = enc_log_fetch(nb[i], &q, &sig, NULL, ENC_LOG_ANY_LEN, &out->rep[i]);
+        if (rv == ENC_ERR_EPOCH)
+            return rv;
+        if (rv == ENC_OK) {
+            out->rep_rank[i] = nb[i];
+            out->rep_len[i] = sig.len;
+        }
+    }
+    return ENC_OK;
+}
+
 static enc_status_t fetch_once(struct enc_ckpt *out)
 {
     enc_status_t rv;
@@ -97,7 +125,9 @@ static enc_status_t fetch_once(struct enc_ckpt *out)
                  encore_strerror(rv));
         return rv;
     }
-    return fetch_local(out);
+    if ((rv = fetch_local(out)) != ENC_OK)
+        return rv;
+    return fetch_replicas(out);
 }
 
 /* After an unreachable survivor: its death shows as a new epoch within
