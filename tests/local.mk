@@ -141,3 +141,11 @@ TESTS += tests/integration/fortran_collectives.sh tests/integration/fortran_reco
 EXTRA_DIST += tests/integration/fortran_collectives.sh \
 	tests/integration/fortran_recovery.sh tests/integration/fortran_checkpoint.sh \
 	tests/programs/fortran_coll.F90 tests/programs/fortran_ckpt.f90
+
+# Multi-host test infrastructure (issue 9): network-namespace hosts on a
+# private bridge, and a real Slurm cluster (slurmctld + slurmd in namespaces)
+# started and stopped by the test; both skip (77) when not root.
+TESTS += tests/integration/netns_selftest.sh
+EXTRA_DIST += tests/integration/netns_lib.sh tests/integration/netns_selftest.sh
+TESTS += tests/integration/slurm_selftest.sh
+EXTRA_DIST += tests/integration/slurm_lib.sh tests/integration/slurm_selftest.sh
