@@ -14,7 +14,7 @@
 #include <string.h>
 
 enum { OPT_TAG = 256, OPT_TIMEOUT, OPT_MAXR, OPT_POLICY, OPT_INJECT, OPT_BIND, OPT_INFO,
-       OPT_HOST };
+       OPT_HOST, OPT_HOSTFILE, OPT_MAPBY, OPT_OVERSUB, OPT_RSH };
 
 static const struct option long_opts[] = {
     {"np", 1, NULL, 'n'},           {"host", 1, NULL, OPT_HOST},
@@ -22,6 +22,9 @@ static const struct option long_opts[] = {
     {"max-restarts", 1, NULL, OPT_MAXR}, {"policy", 1, NULL, OPT_POLICY},
     {"inject", 1, NULL, OPT_INJECT}, {"bind-to", 1, NULL, OPT_BIND},
     {"info", 0, NULL, OPT_INFO},    {"help", 0, NULL, 'h'},
+    {"hostfile", 1, NULL, OPT_HOSTFILE}, {"machinefile", 1, NULL, OPT_HOSTFILE},
+    {"map-by", 1, NULL, OPT_MAPBY}, {"oversubscribe", 0, NULL, OPT_OVERSUB},
+    {"rsh", 1, NULL, OPT_RSH},
     {NULL, 0, NULL, 0},
 };
 
@@ -30,7 +33,11 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: encore-run -n|-np N [options] prog [args...]\n"
             "  -x VAR[=val]          forward VAR from this environment, or set it (repeatable)\n"
-            "  --host LIST           (not supported yet: ignored, all ranks run locally)\n"
+            "  -H|--host LIST        hosts and slots: a:2,b:2 (a host without :N has one slot)\n"
+            "  --hostfile F          hosts from F: lines 'host slots=N' (# comments)\n"
+            "  --map-by slot|node    fill each host's slots in order (default), or round robin\n"
+            "  --oversubscribe       allow more ranks than slots\n"
+            "  --rsh CMD             start remote agents as 'CMD HOST COMMAND...' (default ssh)\n"
             "  --tag-output          prefix each output line with [1,rank]<stdout>: \n"
             "  --timeout S           kill the job after S seconds\n"
             "  --max-restarts R      restarts allowed per rank (default %d)\n"
@@ -59,6 +66,13 @@ static enc_status_t number(const char *s, double *v)
     return end == s || *end != '\0' || *v < 0 ? ENC_ERR_INVAL : ENC_OK;
 }
 
+static enc_status_t hosts(struct enc_run_opts *o)
+{
+    if (o->hosts == NULL && (o->hosts = calloc(1, sizeof(*o->hosts))) == NULL)
+        return ENC_ERR_NOMEM;
+    return ENC_OK;
+}
+
 static enc_status_t opt(struct enc_run_opts *o, int ch, const char *arg)
 {
     double v = 0;
@@ -66,9 +80,14 @@ static enc_status_t opt(struct enc_run_opts *o, int ch, const char *arg)
     switch (ch) {
     case 'n': return number(arg, &v) != ENC_OK || (o->np = (int)v) < 1 ? ENC_ERR_INVAL : ENC_OK;
     case 'x': o->xvars[o->nx++] = (char *)arg; return ENC_OK;
-    case OPT_HOST: fprintf(stderr, "encore-run: warning: --host is not supported yet; "
-                                   "running every rank on this host\n");
-        return ENC_OK;
+    case 'H': case OPT_HOST: return hosts(o) != ENC_OK ? ENC_ERR_NOMEM
+                                  : enc_run_hosts_parse_list(o->hosts, arg);
+    case OPT_HOSTFILE: return hosts(o) != ENC_OK ? ENC_ERR_NOMEM
+                              : enc_run_hosts_parse_file(o->hosts, arg, enc_run_local_cores());
+    case OPT_MAPBY: o->map_by_node = strcmp(arg, "node") == 0;
+        return o->map_by_node || strcmp(arg, "slot") == 0 ? ENC_OK : ENC_ERR_INVAL;
+    case OPT_OVERSUB: o->oversubscribe = true; return ENC_OK;
+    case OPT_RSH: o->rsh = arg; return ENC_OK;
     case OPT_TAG: o->tag_output = true; return ENC_OK;
     case OPT_TIMEOUT: return number(arg, &o->timeout_s);
     case OPT_MAXR: if (number(arg, &v) != ENC_OK) return ENC_ERR_INVAL;
@@ -89,11 +108,11 @@ enc_status_t enc_run_parse_args(int argc, char **argv, struct enc_run_opts *o, b
     int ch;
 
     *handled = false;
-    *o = (struct enc_run_opts){.max_restarts = ENC_RUN_DEFAULT_RESTARTS};
+    *o = (struct enc_run_opts){.max_restarts = ENC_RUN_DEFAULT_RESTARTS, .rsh = "ssh"};
     if ((o->xvars = calloc((size_t)argc, sizeof(char *))) == NULL)
         return ENC_ERR_NOMEM;
     fix_single_dash(argc, argv);
-    while ((ch = getopt_long(argc, argv, "+n:x:h", long_opts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "+n:x:H:h", long_opts, NULL)) != -1) {
         if (ch == 'h') {
             usage(stdout);
             *handled = true;

@@ -10,5 +10,10 @@ encore_run_SOURCES += \
 	run/launcher/spawn.c \
 	run/launcher/tag_output.c \
 	run/launcher/restart_policy.c \
-	run/launcher/job.c
-encore_run_CFLAGS = $(AM_CFLAGS) -DENC_LIBDIR=\"$(libdir)\" -DENC_PKGLIBDIR=\"$(pkglibdir)\"
+	run/launcher/job.c \
+	run/launcher/placement.c \
+	run/launcher/remote.c \
+	run/launcher/host_spawn.c
+encore_run_CFLAGS = $(AM_CFLAGS) $(HWLOC_CFLAGS) -DENC_LIBDIR=\"$(libdir)\" -DENC_PKGLIBDIR=\"$(pkglibdir)\"
+noinst_HEADERS += run/launcher/placement.h
+noinst_HEADERS += run/launcher/remote.h

@@ -1,0 +1,56 @@
+/*
+ * placement.h - where ranks run: the host list (--host/-H, --hostfile,
+ * a Slurm allocation), mpirun's mapping (by slot, by node, oversubscribe)
+ * and moving the ranks of a lost host to hosts with free slots.
+ */
+#ifndef ENC_LAUNCHER_PLACEMENT_H
+#define ENC_LAUNCHER_PLACEMENT_H
+
+#include <stdbool.h>
+
+#include "core/status.h"
+
+#define ENC_RUN_HOST_NAME_MAX 64
+#define ENC_RUN_MAX_HOSTS 256
+
+struct enc_run_host {
+    char name[ENC_RUN_HOST_NAME_MAX];
+    int slots;
+    bool local;                   /* the launcher's own host: ranks are forked directly */
+    bool lost;                    /* excluded for the rest of the job */
+};
+
+struct enc_run_hostlist {
+    struct enc_run_host h[ENC_RUN_MAX_HOSTS];
+    int n;
+};
+
+/* Adds slots to host name (a host named twice accumulates, as in mpirun). */
+enc_status_t enc_run_hosts_add(struct enc_run_hostlist *hl, const char *name, int slots);
+/* "-H a:2,b,c:3" (a host without :N has one slot).  ENC_ERR_INVAL with a
+ * one-line message on stderr for a malformed entry. */
+enc_status_t enc_run_hosts_parse_list(struct enc_run_hostlist *hl, const char *list);
+/* One hostfile line ("host slots=N max_slots=M # comment"); blank and
+ * comment lines add nothing.  A host without slots= gets default_slots. */
+enc_status_t enc_run_hosts_parse_line(struct enc_run_hostlist *hl, const char *line,
+                                      int default_slots, const char *where);
+enc_status_t enc_run_hosts_parse_file(struct enc_run_hostlist *hl, const char *path,
+                                      int default_slots);
+/* Marks the launcher's own host (localhost, 127.0.0.1, gethostname()). */
+void enc_run_hosts_mark_local(struct enc_run_hostlist *hl);
+/* Cores of this machine (hwloc), at least 1: the slots of a hostfile host
+ * without slots=. */
+int enc_run_local_cores(void);
+
+/* host_of[rank] for np ranks: fill each host's slots in order (by_node:
+ * one rank per host round robin).  More ranks than slots is ENC_ERR_INVAL
+ * (one line on stderr) unless oversubscribe. */
+enc_status_t enc_run_map(const struct enc_run_hostlist *hl, int np, bool by_node,
+                         bool oversubscribe, int *host_of);
+/* A live host with a free slot for one more rank (slots minus the ranks
+ * host_of places there, ranks of lost hosts not counted), the first in
+ * host order; ENC_ERR_NOT_FOUND when none. */
+enc_status_t enc_run_free_host(const struct enc_run_hostlist *hl, const int *host_of, int np,
+                               int *host);
+
+#endif
