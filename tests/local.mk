@@ -159,3 +159,7 @@ tests_unit_test_placement_CPPFLAGS = $(RUN_CPPFLAGS)
 tests_unit_test_placement_CFLAGS = $(unit_cflags) $(HWLOC_CFLAGS)
 tests_unit_test_placement_LDADD = $(unit_ldadd) $(HWLOC_LIBS)
 endif
+
+# several hosts (network namespaces, --rsh "ip netns exec"; skipped unless root)
+TESTS += tests/integration/hosts_run.sh
+EXTRA_DIST += tests/integration/hosts_run.sh

@@ -213,7 +213,7 @@ static void do_spawn(struct agent *a, const struct enc_agent_spawn *m)
         snprintf(why, sizeof(why), "cannot start %s", m->path);
         note(a, ENC_MSG_AGENT_FAILED, m->rank, m->inc, 0, why);
     } else {
-        s->rank = (int)m->rank;
+        s->rank = s->out.rank = s->err.rank = (int)m->rank; /* streams got the slot */
         s->inc = m->inc;
         note(a, ENC_MSG_AGENT_STARTED, m->rank, m->inc, (uint32_t)s->pid, NULL);
     }

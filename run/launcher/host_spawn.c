@@ -51,7 +51,7 @@ static enc_status_t spawn_here(const struct enc_run_opts *o, const char *host, i
     if ((v = with_host(env, kv)) == NULL)
         return ENC_ERR_NOMEM;
     rv = enc_run_spawn(path, o->argv, v, o->bind_to, slot, o->tag_output, out, err, pid);
-    (void)rank;
+    out->rank = err->rank = rank; /* enc_run_spawn tagged them with the slot */
     free(v);
     return rv;
 }
