@@ -163,3 +163,5 @@ endif
 # several hosts (network namespaces, --rsh "ip netns exec"; skipped unless root)
 TESTS += tests/integration/hosts_run.sh
 EXTRA_DIST += tests/integration/hosts_run.sh
+TESTS += tests/integration/hosts_loss.sh
+EXTRA_DIST += tests/integration/hosts_loss.sh

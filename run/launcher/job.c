@@ -388,13 +388,16 @@ static void host_lost(void *arg, int host, const char *why)
     j->hl->h[host].lost = true;
     ENC_WARN("run", "host %s lost: %s; it is excluded for the rest of the job",
              j->hl->h[host].name, why);
+    for (int i = 0; i < j->o->np; i++) /* nothing of that host will report again */
+        if (j->host_of[i] == host) {
+            j->r[i].remote_live = false;
+            j->r[i].pid = 0;
+        }
     for (int i = 0; i < j->o->np; i++) {
         struct rank_proc *p = &j->r[i];
 
         if (j->host_of[i] != host || p->phase == R_DONE || p->finalized)
             continue;
-        p->remote_live = false;
-        p->pid = 0;
         if (enc_run_free_host(j->hl, j->host_of, j->o->np, &to) != ENC_OK) {
             fail(j, 1, 0, "host %s lost (%s) and no free slot is left for its rank %d",
                  j->hl->h[host].name, why, i);
