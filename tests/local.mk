@@ -165,3 +165,5 @@ TESTS += tests/integration/hosts_run.sh
 EXTRA_DIST += tests/integration/hosts_run.sh
 TESTS += tests/integration/hosts_loss.sh
 EXTRA_DIST += tests/integration/hosts_loss.sh
+TESTS += tests/integration/hosts_agent.sh
+EXTRA_DIST += tests/integration/hosts_agent.sh
