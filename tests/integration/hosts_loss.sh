@@ -6,6 +6,8 @@
 # job ends bit-identical to native mpirun.
 #   midrun   4 ranks on h1:2,h2:2 (h3 has 2 free slots): h2 lost mid-run,
 #            ranks 2 and 3 move to h3
+#   replicas2 the same with ENCORE_REPLICAS=2: each result is held on two
+#            distinct hosts, so the lost host never takes the last copy
 #   replay   4 ranks on h1:2,h2:2, spare h3:2 and h4:2: h2 lost, and h3 lost
 #            while ranks 2 and 3 replay there; they move on to h4
 #   noslot   4 ranks on h1:2,h2:2 and no spare slot: h2 lost ends the job
@@ -64,6 +66,19 @@ rec_restarts midrun "0 0 1 1"
 rec_grep midrun "host $h2 lost: its agent" "host loss not reported"
 rec_grep midrun "rank 2 incarnation 1 \(pid [0-9]+\) registered from $(netns_addr 3):" \
     "rank 2 did not move to $h3"
+
+# -- replicas2: two copies of each result, on distinct hosts ------------------
+# (ranks 2 and 3 share h2: consecutive holders would lose both copies of half
+# of the results with it)
+REC_ENV="ENCORE_HEARTBEAT_TIMEOUT_MS=2000 ENCORE_REPLICAS=2"
+netns_restore 2
+start replicas2 4 --rsh "$RSH" -H "$h1:2,$h2:2,$h3:2" "$REC_ITER" $ITERS
+wait_for replicas2 "finished version 0, seq 30,"
+lose 2
+finish replicas2
+rec_ok replicas2 it4
+rec_restarts replicas2 "0 0 1 1"
+REC_ENV="ENCORE_HEARTBEAT_TIMEOUT_MS=2000"
 
 # -- replay: lost again while the moved ranks replay --------------------------
 netns_restore 2
