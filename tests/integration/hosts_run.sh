@@ -6,6 +6,7 @@
 #   two       2 hosts, uneven slots (-H h1:2,h2:1), 3 ranks, fill by slot
 #   three     3 hosts, uneven slots (--hostfile: 1, 3, 2 slots), 6 ranks,
 #             --map-by node, --tag-output
+#   tree      ENCORE_LOG=debug prints the ring (host by host) and the tree
 #   killed    2 hosts, rank 1 SIGKILLed at its 10th collective: it restarts
 #             on its own (live) host and the job ends exactly
 #   toomany   more ranks than slots without --oversubscribe: one line, exit 1
@@ -56,6 +57,14 @@ for r in 0 1 2 3 4 5; do
     grep -q "^\[1,$r\]<stdout>: rank $r iters 30 " "$ENC_TMP/tagged.out" ||
         enc_fail "tagged: no tagged result line of rank $r"
 done
+
+# -- tree: ENCORE_LOG=debug shows the ring host by host, and the tree ------------
+REC_ENV="ENCORE_LOG=debug"
+rec_run tree 5 --rsh "$RSH" -H "$h2:2,$h1:2,$h3" "$REC_ITER" --iters 5
+REC_ENV=
+enc_expect_status tree 0 "$REC_RC"
+rec_grep tree "tracker: ring, host by host: \[$h1: 2 3\] \[$h2: 0 1\] \[$h3: 4\]$" "ring not host by host"
+rec_grep tree "tracker: tree \(root 2\): 2->3,0,4 0->1$" "tree not shown"
 
 # -- killed: a rank dies on a live host and restarts there ---------------------
 rec_run killed 3 --rsh "$RSH" -H "$h1:2,$h2" --inject kill:rank=1:op=10 "$REC_ITER" --iters 30
