@@ -154,7 +154,8 @@ EXTRA_DIST += tests/integration/slurm_lib.sh tests/integration/slurm_selftest.sh
 if ENABLE_TESTS
 check_PROGRAMS += tests/unit/test_placement
 TESTS += tests/unit/test_placement
-tests_unit_test_placement_SOURCES = tests/unit/test_placement.c run/launcher/placement.c
+tests_unit_test_placement_SOURCES = tests/unit/test_placement.c run/launcher/placement.c \
+	run/launcher/slurm.c
 tests_unit_test_placement_CPPFLAGS = $(RUN_CPPFLAGS)
 tests_unit_test_placement_CFLAGS = $(unit_cflags) $(HWLOC_CFLAGS)
 tests_unit_test_placement_LDADD = $(unit_ldadd) $(HWLOC_LIBS)

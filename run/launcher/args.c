@@ -103,8 +103,30 @@ static enc_status_t opt(struct enc_run_opts *o, int ch, const char *arg)
     }
 }
 
+/* Inside a Slurm allocation without -H/--hostfile: its nodes and slots,
+ * agents started as srun steps unless --rsh says otherwise. */
+static enc_status_t slurm_defaults(struct enc_run_opts *o, bool rsh_given)
+{
+    enc_status_t rv;
+
+    if (o->hosts != NULL || getenv("SLURM_JOB_ID") == NULL)
+        return ENC_OK;
+    if (hosts(o) != ENC_OK)
+        return ENC_ERR_NOMEM;
+    if ((rv = enc_run_slurm_hosts(o->hosts)) != ENC_OK) {
+        free(o->hosts);
+        o->hosts = NULL;
+        return rv == ENC_ERR_NOT_FOUND ? ENC_OK : rv;
+    }
+    if (!rsh_given)
+        o->rsh = ENC_RUN_SLURM_RSH;
+    return ENC_OK;
+}
+
 enc_status_t enc_run_parse_args(int argc, char **argv, struct enc_run_opts *o, bool *handled)
 {
+    bool rsh_given = false;
+
     int ch;
 
     *handled = false;
@@ -118,6 +140,7 @@ enc_status_t enc_run_parse_args(int argc, char **argv, struct enc_run_opts *o, b
             *handled = true;
             return ENC_OK;
         }
+        rsh_given |= ch == OPT_RSH;
         if (opt(o, ch, optarg) != ENC_OK) {
             if (ch != '?')
                 fprintf(stderr, "encore-run: invalid argument for %s: '%s'\n",
@@ -137,7 +160,7 @@ enc_status_t enc_run_parse_args(int argc, char **argv, struct enc_run_opts *o, b
         return ENC_ERR_INVAL;
     }
     o->argv = argv + optind;
-    return ENC_OK;
+    return slurm_defaults(o, rsh_given);
 }
 
 void enc_run_print_info(const struct enc_run_opts *o)

@@ -12,6 +12,7 @@ encore_run_SOURCES += \
 	run/launcher/restart_policy.c \
 	run/launcher/job.c \
 	run/launcher/placement.c \
+	run/launcher/slurm.c \
 	run/launcher/remote.c \
 	run/launcher/host_spawn.c
 encore_run_CFLAGS = $(AM_CFLAGS) $(HWLOC_CFLAGS) -DENC_LIBDIR=\"$(libdir)\" -DENC_PKGLIBDIR=\"$(pkglibdir)\"

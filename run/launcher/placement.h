@@ -53,4 +53,14 @@ enc_status_t enc_run_map(const struct enc_run_hostlist *hl, int np, bool by_node
 enc_status_t enc_run_free_host(const struct enc_run_hostlist *hl, const int *host_of, int np,
                                int *host);
 
+/* slurm.c: "node[1-3,05],login" into names (at most max). */
+enc_status_t enc_run_slurm_nodelist(const char *s, char (*names)[ENC_RUN_HOST_NAME_MAX], int *n,
+                                    int max);
+/* "2(x3),1" into exactly n slot counts. */
+enc_status_t enc_run_slurm_tasks(const char *s, int *slots, int n);
+/* The allocation's hosts and slots; ENC_ERR_NOT_FOUND outside Slurm. */
+enc_status_t enc_run_slurm_hosts(struct enc_run_hostlist *hl);
+/* The --rsh used inside an allocation: a one-task step on the named node. */
+#define ENC_RUN_SLURM_RSH "srun --nodes=1 --ntasks=1 --overlap --no-kill --kill-on-bad-exit=0 --nodelist"
+
 #endif

@@ -137,3 +137,33 @@ Test(placement, local_host_names)
     cr_assert(hl.h[0].local);
     cr_assert(!hl.h[1].local);
 }
+
+Test(placement, slurm_nodelist_compressed)
+{
+    char names[16][ENC_RUN_HOST_NAME_MAX];
+    int n = 0;
+
+    cr_assert_eq(enc_run_slurm_nodelist("node[1-3,5],login,gpu[07-08]", names, &n, 16), ENC_OK);
+    cr_assert_eq(n, 7);
+    cr_assert_str_eq(names[0], "node1");
+    cr_assert_str_eq(names[2], "node3");
+    cr_assert_str_eq(names[3], "node5");
+    cr_assert_str_eq(names[4], "login");
+    cr_assert_str_eq(names[5], "gpu07");
+    cr_assert_str_eq(names[6], "gpu08");
+    cr_assert_eq(enc_run_slurm_nodelist("n[3-1]", names, &n, 16), ENC_ERR_INVAL);
+    cr_assert_eq(enc_run_slurm_nodelist("n[1-2", names, &n, 16), ENC_ERR_INVAL);
+    cr_assert_eq(enc_run_slurm_nodelist("n[1-20]", names, &n, 16), ENC_ERR_INVAL);
+}
+
+Test(placement, slurm_tasks_per_node)
+{
+    int s[4];
+
+    cr_assert_eq(enc_run_slurm_tasks("2(x3),1", s, 4), ENC_OK);
+    cr_assert_eq(s[0], 2);
+    cr_assert_eq(s[2], 2);
+    cr_assert_eq(s[3], 1);
+    cr_assert_eq(enc_run_slurm_tasks("2(x3)", s, 4), ENC_ERR_INVAL, "too few counts");
+    cr_assert_eq(enc_run_slurm_tasks("2(x3", s, 3), ENC_ERR_INVAL);
+}
