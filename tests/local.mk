@@ -168,3 +168,5 @@ TESTS += tests/integration/hosts_loss.sh
 EXTRA_DIST += tests/integration/hosts_loss.sh
 TESTS += tests/integration/hosts_agent.sh
 EXTRA_DIST += tests/integration/hosts_agent.sh
+TESTS += tests/integration/hosts_slurm.sh
+EXTRA_DIST += tests/integration/hosts_slurm.sh
