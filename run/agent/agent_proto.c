@@ -118,6 +118,10 @@ static char *get_str(struct enc_rbuf *r, char **pool, const char *end)
     }
     enc_r_bytes(r, s, n);
     s[n] = '\0';
+    if (memchr(s, '\0', n) != NULL) { /* a string cut short would change meaning */
+        r->err = 1;
+        return NULL;
+    }
     *pool += n + 1;
     return s;
 }

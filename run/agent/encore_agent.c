@@ -9,7 +9,9 @@
  * Ranks write to the agent's own stdout/stderr (the rsh channel back to
  * encore-run), tagged by rank with --tag-output.  When encore-run goes
  * silent or away, the agent SIGKILLs its ranks and exits: a host cut off
- * from the job must not keep stale ranks running.
+ * from the job must not keep stale ranks running.  Each rank gets a private
+ * directory in this host's TMPDIR (run/launcher/jobdir.c), all removed when
+ * the agent exits.
  */
 #include "enc.h"
 #include "agent/agent_proto.h"
@@ -48,6 +50,7 @@ struct agent {
     struct enc_secret secret;
     char secret_hex[2 * ENC_SECRET_LEN + 1];
     char used_addr[64];
+    char jobdir[4096];            /* this host's job directory (jobdir.c) */
     int fd, sfd;
     struct enc_frame_reader rd;
     struct arank r[AGENT_MAX_RANKS];
@@ -193,10 +196,21 @@ static const char *spawn_problem(const struct enc_agent_spawn *m, char *buf, siz
     return buf;
 }
 
+/* "ENCORE_RANK_TMPDIR=<jobdir>/rankR.I", the directory made afresh. */
+static const char *rank_dir(struct agent *a, const struct enc_agent_spawn *m, char *kv, size_t cap)
+{
+    static const char key[] = "ENCORE_RANK_TMPDIR=";
+
+    snprintf(kv, cap, "%s", key);
+    if (enc_run_rankdir(a->jobdir, (int)m->rank, m->inc, kv + strlen(key), cap - strlen(key)) != ENC_OK)
+        return NULL;
+    return kv;
+}
+
 static void do_spawn(struct agent *a, const struct enc_agent_spawn *m)
 {
-    char why[ENC_AGENT_TEXT_MAX], sec[128], host[128], trk[128];
-    char *extra[] = {sec, host, trk};
+    char why[ENC_AGENT_TEXT_MAX], sec[128], host[128], trk[128], dir[4200];
+    char *extra[] = {sec, host, trk, dir};
     struct arank *s = free_slot(a);
     char **env;
 
@@ -204,10 +218,15 @@ static void do_spawn(struct agent *a, const struct enc_agent_spawn *m)
         note(a, ENC_MSG_AGENT_FAILED, m->rank, m->inc, 0, s ? why : "too many ranks");
         return;
     }
+    if (rank_dir(a, m, dir, sizeof(dir)) == NULL) {
+        snprintf(why, sizeof(why), "cannot create a private directory in %s", a->jobdir);
+        note(a, ENC_MSG_AGENT_FAILED, m->rank, m->inc, 0, why);
+        return;
+    }
     snprintf(sec, sizeof(sec), "ENCORE_SECRET=%s", a->secret_hex);
     snprintf(host, sizeof(host), "ENCORE_HOST=%s", a->host);
     snprintf(trk, sizeof(trk), "ENCORE_TRACKER=%s:%u", a->used_addr, a->tracker_port);
-    if ((env = rank_env(a, m->env, extra, 3)) == NULL ||
+    if ((env = rank_env(a, m->env, extra, 4)) == NULL ||
         enc_run_spawn(m->path, m->argv, env, m->bind_to[0] ? m->bind_to : NULL,
                       (int)m->bind_index, m->tag_output, &s->out, &s->err, &s->pid) != ENC_OK) {
         snprintf(why, sizeof(why), "cannot start %s", m->path);
@@ -249,6 +268,7 @@ static void kill_all_and_exit(struct agent *a, const char *why)
             kill(a->r[i].pid, SIGKILL);
     while (waitpid(-1, NULL, 0) > 0)
         ;
+    enc_run_jobdir_remove(a->jobdir);
     ENC_DEBUG("agent", "%s: exiting", why);
     exit(1);
 }
@@ -349,23 +369,30 @@ int main(int argc, char **argv)
 {
     static struct agent a;
     struct enc_agent_note hello = {0};
+    char msg[512];
 
     a.fd = -1;
     for (int i = 0; i < AGENT_MAX_RANKS; i++)
         a.r[i].out.fd = a.r[i].err.fd = -1;
     parse_args(&a, argc, argv);
     enc_log_set_tag("agent");
+    if (enc_tunables_check(ENC_TCLASS_USER, msg, sizeof(msg)) != ENC_OK)
+        die(&a, "%s", msg);
     read_secret(&a);
     setup_signals(&a);
     connect_back(&a);
+    if (enc_run_jobdir_create(a.jobdir, sizeof(a.jobdir)) != ENC_OK)
+        die(&a, "cannot create a job directory (see above)");
     enc_frame_reader_init(&a.rd, ENC_CTRL_MAX_PAYLOAD);
-    a.hb_timeout_ns = (uint64_t)enc_tunable_ll(ENC_TUNE_HEARTBEAT_TIMEOUT_MS) * 1000000ull;
+    a.hb_timeout_ns = enc_tunable_uint(ENC_TUNE_HEARTBEAT_TIMEOUT_MS) * 1000000ull;
     a.last_seen = enc_now_ns();
     hello.rank = (uint32_t)a.index;
     hello.value = (uint32_t)getpid();
     snprintf(hello.text, sizeof(hello.text), "%s", a.host);
-    if (enc_agent_send_note(a.fd, ENC_MSG_AGENT_HELLO, &hello) != ENC_OK)
+    if (enc_agent_send_note(a.fd, ENC_MSG_AGENT_HELLO, &hello) != ENC_OK) {
+        enc_run_jobdir_remove(a.jobdir);
         die(&a, "cannot greet encore-run at %s", a.used_addr);
+    }
     loop(&a);
     return 0;
 }

@@ -18,6 +18,7 @@
 
 #define ENC_RUN_MAX_INJECT 64
 #define ENC_RUN_DEFAULT_RESTARTS 3
+#define ENC_RUN_MAX_RESTARTS 1000000
 #define ENC_RUN_BACKOFF_MIN_MS 100
 #define ENC_RUN_BACKOFF_MAX_MS 2000
 #define ENC_RUN_ABORT_GRACE_MS 1000
@@ -25,6 +26,7 @@
 enum enc_run_inject_kind { ENC_RUN_INJ_KILL = 1, ENC_RUN_INJ_STOP = 2 };
 
 struct enc_run_inject {
+    const char *spec;             /* as given, for messages */
     int kind;
     int rank;
     long op;
@@ -45,6 +47,7 @@ struct enc_run_opts {
     uint64_t random_seed;
     const char *bind_to;          /* NULL or "none": no binding */
     bool info;
+    bool summary;                 /* --summary: always print the job summary */
     struct enc_run_hostlist *hosts; /* -H/--hostfile/Slurm; NULL: every rank local */
     bool map_by_node;             /* --map-by node */
     bool oversubscribe;
@@ -58,7 +61,8 @@ struct enc_run_opts {
 enc_status_t enc_run_parse_args(int argc, char **argv, struct enc_run_opts *o, bool *handled);
 void enc_run_print_info(const struct enc_run_opts *o);
 
-/* inject_plan.c */
+/* inject_plan.c: one --inject spec; a bad one is reported on stderr (one
+ * line).  Ranks are checked against -n later (args.c). */
 enc_status_t enc_run_parse_inject(struct enc_run_opts *o, const char *spec);
 /* ENCORE_INJECT value for rank/incarnation into out ("" when none). */
 void enc_run_inject_value(const struct enc_run_opts *o, int rank, uint32_t inc, char *out,
@@ -86,6 +90,14 @@ enc_status_t enc_run_env_base(const struct enc_run_opts *o, const char *tracker,
 enc_status_t enc_run_env_for_rank(char **base, const struct enc_run_opts *o, int rank,
                                   uint32_t inc, char ***out);
 void enc_run_env_free(char **env);
+/* Points the rank's Open MPI session files (and ENCORE_RANK_TMPDIR) at dir. */
+enc_status_t enc_run_env_rankdir(char ***env, const char *dir);
+
+/* jobdir.c: the job's private directory under TMPDIR (mkdtemp into out),
+ * one fresh subdirectory per rank incarnation, and the removal of it all. */
+enc_status_t enc_run_jobdir_create(char *out, size_t cap);
+enc_status_t enc_run_rankdir(const char *jobdir, int rank, uint32_t inc, char *out, size_t cap);
+void enc_run_jobdir_remove(char *jobdir);
 
 /* tag_output.c: --tag-output line prefixing of one child stream. */
 struct enc_run_stream {
@@ -105,6 +117,9 @@ enc_status_t enc_run_spawn(const char *path, char **argv, char **env, const char
                            struct enc_run_stream *err, pid_t *pid);
 /* One line describing a wait status: "exited with status 3", "killed by signal 9 (Killed)". */
 void enc_run_describe_status(int status, char *out, size_t cap);
+
+/* stopped.c: true when pid is in the stopped (T) or traced (t) state. */
+bool enc_run_pid_stopped(pid_t pid);
 
 /* restart_policy.c: the restart budget and backoff of one rank. */
 bool enc_run_can_restart(const struct enc_run_opts *o, int restarts);

@@ -10,6 +10,8 @@ encore_run_SOURCES += \
 	run/launcher/spawn.c \
 	run/launcher/tag_output.c \
 	run/launcher/restart_policy.c \
+	run/launcher/jobdir.c \
+	run/launcher/stopped.c \
 	run/launcher/job.c \
 	run/launcher/placement.c \
 	run/launcher/slurm.c \

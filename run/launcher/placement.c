@@ -10,25 +10,54 @@
 #include <ctype.h>
 #include <errno.h>
 #include <hwloc.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-enc_status_t enc_run_hosts_add(struct enc_run_hostlist *hl, const char *name, int slots)
+/* One line into msg; ENC_ERR_INVAL. */
+static enc_status_t bad(char *msg, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static enc_status_t bad(char *msg, size_t cap, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, cap, fmt, ap);
+    va_end(ap);
+    return ENC_ERR_INVAL;
+}
+
+static bool printable(const char *s)
+{
+    for (; *s != '\0'; s++)
+        if (!isgraph((unsigned char)*s))
+            return false;
+    return true;
+}
+
+enc_status_t enc_run_hosts_add(struct enc_run_hostlist *hl, const char *name, int slots,
+                               char *msg, size_t cap)
 {
     size_t len = strlen(name);
 
-    if (len == 0 || len >= ENC_RUN_HOST_NAME_MAX || slots < 1)
-        return ENC_ERR_INVAL;
+    if (len == 0 || len >= ENC_RUN_HOST_NAME_MAX || !printable(name))
+        return bad(msg, cap, "host name '%.200s': expected 1..%d printable characters, no spaces",
+                   name, ENC_RUN_HOST_NAME_MAX - 1);
+    if (slots < 1 || slots > ENC_RUN_MAX_SLOTS)
+        return bad(msg, cap, "host %s: %d slots, expected 1..%d", name, slots, ENC_RUN_MAX_SLOTS);
     for (int i = 0; i < hl->n; i++) {
         if (strcmp(hl->h[i].name, name) == 0) {
+            if (hl->h[i].slots > ENC_RUN_MAX_SLOTS - slots)
+                return bad(msg, cap, "host %s: more than %d slots in all", name,
+                           ENC_RUN_MAX_SLOTS);
             hl->h[i].slots += slots;
             return ENC_OK;
         }
     }
     if (hl->n == ENC_RUN_MAX_HOSTS)
-        return ENC_ERR_INVAL;
+        return bad(msg, cap, "host %s: more than %d hosts", name, ENC_RUN_MAX_HOSTS);
     hl->h[hl->n] = (struct enc_run_host){.slots = slots};
     memcpy(hl->h[hl->n].name, name, len + 1);
     hl->n++;
@@ -45,14 +74,15 @@ static enc_status_t positive(const char *s, size_t len, int *out)
     memcpy(buf, s, len);
     buf[len] = '\0';
     v = strtol(buf, &end, 10);
-    if (*end != '\0' || v < 1 || v > 1 << 20)
+    if (!isdigit((unsigned char)buf[0]) || *end != '\0' || v < 1 || v > ENC_RUN_MAX_SLOTS)
         return ENC_ERR_INVAL;
     *out = (int)v;
     return ENC_OK;
 }
 
 /* One "-H" entry: "name" or "name:N". */
-static enc_status_t list_entry(struct enc_run_hostlist *hl, const char *s, size_t len)
+static enc_status_t list_entry(struct enc_run_hostlist *hl, const char *s, size_t len,
+                               char *msg, size_t cap)
 {
     const char *colon = memchr(s, ':', len);
     char name[ENC_RUN_HOST_NAME_MAX];
@@ -61,24 +91,25 @@ static enc_status_t list_entry(struct enc_run_hostlist *hl, const char *s, size_
 
     if (nl == 0 || nl >= sizeof(name) ||
         (colon && positive(colon + 1, len - nl - 1, &slots) != ENC_OK))
-        return ENC_ERR_INVAL;
+        return bad(msg, cap, "entry '%.*s': expected name or name:N (a name of 1..%d "
+                   "characters, N in 1..%d)", (int)ENC_MIN(len, 200), s,
+                   ENC_RUN_HOST_NAME_MAX - 1, ENC_RUN_MAX_SLOTS);
     memcpy(name, s, nl);
     name[nl] = '\0';
-    return enc_run_hosts_add(hl, name, slots);
+    return enc_run_hosts_add(hl, name, slots, msg, cap);
 }
 
-enc_status_t enc_run_hosts_parse_list(struct enc_run_hostlist *hl, const char *list)
+enc_status_t enc_run_hosts_parse_list(struct enc_run_hostlist *hl, const char *list,
+                                      char *msg, size_t cap)
 {
     const char *s = list;
+    enc_status_t rv;
 
     for (;;) {
         size_t len = strcspn(s, ",");
 
-        if (list_entry(hl, s, len) != ENC_OK) {
-            fprintf(stderr, "encore-run: bad host '%.*s' in --host %s (expected name or "
-                    "name:slots)\n", (int)len, s, list);
-            return ENC_ERR_INVAL;
-        }
+        if ((rv = list_entry(hl, s, len, msg, cap)) != ENC_OK)
+            return rv;
         if (s[len] == '\0')
             return ENC_OK;
         s += len + 1;
@@ -106,7 +137,7 @@ static enc_status_t line_word(const char *w, size_t len, int *slots)
 }
 
 enc_status_t enc_run_hosts_parse_line(struct enc_run_hostlist *hl, const char *line,
-                                      int default_slots, const char *where)
+                                      int default_slots, char *msg, size_t cap)
 {
     size_t end = strcspn(line, "#\r\n"), pos = 0, len;
     char name[ENC_RUN_HOST_NAME_MAX];
@@ -131,34 +162,33 @@ enc_status_t enc_run_hosts_parse_line(struct enc_run_hostlist *hl, const char *l
         }
         pos += len;
     }
-    return have_name ? enc_run_hosts_add(hl, name, slots) : ENC_OK;
+    return have_name ? enc_run_hosts_add(hl, name, slots, msg, cap) : ENC_OK;
 bad:
-    fprintf(stderr, "encore-run: %s: bad hostfile line '%.*s' (expected: host [slots=N] "
-            "[max_slots=M])\n", where, (int)end, line);
-    return ENC_ERR_INVAL;
+    return bad(msg, cap, "'%.*s': expected host [slots=N] [max_slots=M] (a name of 1..%d "
+               "characters, N in 1..%d)", (int)ENC_MIN(end, 200), line,
+               ENC_RUN_HOST_NAME_MAX - 1, ENC_RUN_MAX_SLOTS);
 }
 
 enc_status_t enc_run_hosts_parse_file(struct enc_run_hostlist *hl, const char *path,
-                                      int default_slots)
+                                      int default_slots, char *msg, size_t cap)
 {
-    char line[1024], where[600];
+    char line[1024], why[400];
     enc_status_t rv = ENC_OK;
     FILE *f = fopen(path, "r");
     int no = 0;
 
-    if (f == NULL) {
-        fprintf(stderr, "encore-run: cannot read hostfile %s: %s\n", path, strerror(errno));
-        return ENC_ERR_INVAL;
-    }
+    if (f == NULL)
+        return bad(msg, cap, "cannot read it: %s", strerror(errno));
     while (rv == ENC_OK && fgets(line, sizeof(line), f) != NULL) {
-        snprintf(where, sizeof(where), "%s:%d", path, ++no);
-        rv = enc_run_hosts_parse_line(hl, line, default_slots, where);
+        no++;
+        if (strchr(line, '\n') == NULL && !feof(f))
+            rv = bad(msg, cap, "line %d: longer than %zu characters", no, sizeof(line) - 2);
+        else if ((rv = enc_run_hosts_parse_line(hl, line, default_slots, why, sizeof(why))) != ENC_OK)
+            snprintf(msg, cap, "line %d %s", no, why);
     }
     fclose(f);
-    if (rv == ENC_OK && hl->n == 0) {
-        fprintf(stderr, "encore-run: hostfile %s names no host\n", path);
-        rv = ENC_ERR_INVAL;
-    }
+    if (rv == ENC_OK && hl->n == 0)
+        rv = bad(msg, cap, "names no host");
     return rv;
 }
 
@@ -189,7 +219,7 @@ int enc_run_local_cores(void)
     return n > 0 ? n : 1;
 }
 
-static int total_slots(const struct enc_run_hostlist *hl)
+int enc_run_hosts_slots(const struct enc_run_hostlist *hl)
 {
     int s = 0;
 
@@ -233,15 +263,8 @@ static void map_by_node(const struct enc_run_hostlist *hl, int np, int *host_of)
 enc_status_t enc_run_map(const struct enc_run_hostlist *hl, int np, bool by_node,
                          bool oversubscribe, int *host_of)
 {
-    int slots = total_slots(hl);
-
-    if (hl->n == 0)
+    if (hl->n == 0 || (np > enc_run_hosts_slots(hl) && !oversubscribe))
         return ENC_ERR_INVAL;
-    if (np > slots && !oversubscribe) {
-        fprintf(stderr, "encore-run: %d ranks requested but the hosts have only %d slot%s "
-                "(add slots or use --oversubscribe)\n", np, slots, slots == 1 ? "" : "s");
-        return ENC_ERR_INVAL;
-    }
     if (by_node)
         map_by_node(hl, np, host_of);
     else

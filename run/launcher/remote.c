@@ -175,7 +175,7 @@ static enc_status_t start_agent(struct enc_run_remote *rm, int h)
     ENC_DEBUG("run", "agent of host %s started through '%s' (pid %d)",
               rm->cfg.hosts->h[h].name, rm->cfg.rsh, (int)pid);
     rm->a[h] = (struct agent){.state = A_STARTING, .rsh_pid = pid, .fd = -1,
-        .deadline = enc_deadline_ms(enc_tunable_ll(ENC_TUNE_AGENT_START_TIMEOUT_MS))};
+        .deadline = enc_deadline_ms((int64_t)enc_tunable_uint(ENC_TUNE_AGENT_START_TIMEOUT_MS))};
     return ENC_OK;
 }
 
@@ -189,7 +189,7 @@ enc_status_t enc_run_remote_start(struct enc_run_remote **out,
         return ENC_ERR_NOMEM;
     rm->cfg = *cfg;
     rm->secret = *cfg->secret;
-    rm->hb_timeout_ns = (uint64_t)enc_tunable_ll(ENC_TUNE_HEARTBEAT_TIMEOUT_MS) * 1000000ull;
+    rm->hb_timeout_ns = enc_tunable_uint(ENC_TUNE_HEARTBEAT_TIMEOUT_MS) * 1000000ull;
     host_addrs(rm->addrs, sizeof(rm->addrs));
     if ((rv = enc_sock_listen(NULL, 0, &rm->lfd, &rm->port)) != ENC_OK) {
         free(rm);
@@ -266,7 +266,7 @@ static void accept_all(struct enc_run_remote *rm)
         }
         p = &rm->p[rm->np];
         *p = (struct pending){.fd = fd,
-            .deadline = enc_deadline_ms(enc_tunable_ll(ENC_TUNE_CONNECT_TIMEOUT_MS))};
+            .deadline = enc_deadline_ms((int64_t)enc_tunable_uint(ENC_TUNE_CONNECT_TIMEOUT_MS))};
         if (enc_auth_server_start(&p->auth, fd, &rm->secret) != ENC_OK)
             enc_sock_close(&fd);
         else
@@ -422,7 +422,7 @@ void enc_run_remote_timers(struct enc_run_remote *rm)
             if (a->rsh_pid > 0)
                 kill(a->rsh_pid, SIGKILL);
             never_up(rm, h, "no connection within %lld ms",
-                     (long long)enc_tunable_ll(ENC_TUNE_AGENT_START_TIMEOUT_MS));
+                     (long long)enc_tunable_uint(ENC_TUNE_AGENT_START_TIMEOUT_MS));
         } else if (a->state == A_UP && now - a->last_seen > rm->hb_timeout_ns) {
             snprintf(why, sizeof(why), "its agent was silent for more than %llu ms",
                      (unsigned long long)(rm->hb_timeout_ns / 1000000ull));
@@ -486,7 +486,8 @@ const char *enc_run_remote_local_addr(const struct enc_run_remote *rm)
 enc_status_t enc_run_remote_spawn(struct enc_run_remote *rm, int host,
                                   const struct enc_agent_spawn *m)
 {
-    static const char *const skip[] = {"ENCORE_SECRET=", "ENCORE_TRACKER=", "ENCORE_HOST=", NULL};
+    static const char *const skip[] = {"ENCORE_SECRET=", "ENCORE_TRACKER=", "ENCORE_HOST=",
+                                       "ENCORE_RANK_TMPDIR=", NULL};
     uint8_t *buf;
     size_t len;
     enc_status_t rv;

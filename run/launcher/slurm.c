@@ -12,6 +12,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* 1..9 decimal digits at s (no sign, no space); *end after them. */
+static bool digits(const char *s, char **end, long *v)
+{
+    size_t n = strspn(s, "0123456789");
+
+    if (n == 0 || n > 9)
+        return false;
+    *v = strtol(s, end, 10);
+    return true;
+}
+
 /* Expands one range list "1-3,05" after prefix, numbers keeping their
  * zero padding, adding each name with slots 0 (filled in later). */
 static enc_status_t expand(const char *prefix, const char *list, size_t len, const char *suffix,
@@ -25,11 +36,14 @@ static enc_status_t expand(const char *prefix, const char *list, size_t len, con
     buf[len] = '\0';
     for (char *save = NULL, *r = strtok_r(buf, ",", &save); r; r = strtok_r(NULL, ",", &save)) {
         char *dash = strchr(r, '-'), *end;
-        long lo = strtol(r, &end, 10), hi = lo;
+        long lo, hi;
         int width = (int)(dash ? (size_t)(dash - r) : strlen(r));
 
-        if (end == r || (dash && ((hi = strtol(dash + 1, &end, 10)), *end)) || (!dash && *end) ||
-            hi < lo || hi - lo > 100000)
+        if (!digits(r, &end, &lo) || (dash && (end != dash || !digits(dash + 1, &end, &hi))))
+            return ENC_ERR_INVAL;
+        if (!dash)
+            hi = lo;
+        if (*end != '\0' || hi < lo || hi - lo > 100000)
             return ENC_ERR_INVAL;
         for (long v = lo; v <= hi; v++) {
             char full[2 * ENC_RUN_HOST_NAME_MAX];
@@ -83,7 +97,7 @@ enc_status_t enc_run_slurm_tasks(const char *s, int *slots, int n)
         char *end;
         long v = strtol(s, &end, 10), rep = 1;
 
-        if (end == s || v < 0)
+        if (end == s || v < 0 || v > ENC_RUN_MAX_SLOTS)
             return ENC_ERR_INVAL;
         s = end;
         if (strncmp(s, "(x", 2) == 0) {
@@ -105,7 +119,7 @@ enc_status_t enc_run_slurm_tasks(const char *s, int *slots, int n)
     return k == n ? ENC_OK : ENC_ERR_INVAL;
 }
 
-enc_status_t enc_run_slurm_hosts(struct enc_run_hostlist *hl)
+enc_status_t enc_run_slurm_hosts(struct enc_run_hostlist *hl, char *msg, size_t cap)
 {
     static char names[ENC_RUN_MAX_HOSTS][ENC_RUN_HOST_NAME_MAX];
     const char *id = getenv("SLURM_JOB_ID"), *nl = getenv("SLURM_JOB_NODELIST");
@@ -116,12 +130,12 @@ enc_status_t enc_run_slurm_hosts(struct enc_run_hostlist *hl)
         return ENC_ERR_NOT_FOUND;
     if (enc_run_slurm_nodelist(nl, names, &n, ENC_RUN_MAX_HOSTS) != ENC_OK ||
         enc_run_slurm_tasks(tpn, slots, n) != ENC_OK) {
-        fprintf(stderr, "encore-run: cannot read the Slurm allocation (SLURM_JOB_NODELIST=%s, "
-                "SLURM_TASKS_PER_NODE=%s)\n", nl, tpn);
+        snprintf(msg, cap, "cannot read the Slurm allocation (SLURM_JOB_NODELIST='%.200s', "
+                 "SLURM_TASKS_PER_NODE='%.200s')", nl, tpn);
         return ENC_ERR_INVAL;
     }
     for (int i = 0; i < n; i++)
-        if (slots[i] > 0 && enc_run_hosts_add(hl, names[i], slots[i]) != ENC_OK)
+        if (slots[i] > 0 && enc_run_hosts_add(hl, names[i], slots[i], msg, cap) != ENC_OK)
             return ENC_ERR_INVAL;
     return ENC_OK;
 }

@@ -83,6 +83,7 @@ static void fini(void *ctx)
     struct enc_recovery *rc = ctx;
 
     enc_reclog_fini();
+    enc_commlog_fini();
     free(rc->peer_completed);
     rc->peer_completed = NULL;
 }
@@ -94,6 +95,8 @@ static const struct enc_engine_ops recovery_ops = {
     .behind = behind,
     .replay = replay,
     .record = record,
+    .group_replay = enc_commlog_replay,
+    .group_record = enc_commlog_record,
     .recover = recover,
     .pollfds = enc_serve_pollfds,
     .serve = enc_serve_ready,

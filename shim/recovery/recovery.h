@@ -97,4 +97,17 @@ enc_status_t enc_prefetch_get(uint64_t seq, int root, const struct enc_sigrec **
                               const void **data);
 void enc_prefetch_clear(void);
 
+/* commlog.c: results of collectives on derived communicators, keyed by
+ * (context id, sequence number on the communicator); the group_record and
+ * group_replay ops. */
+enc_status_t enc_commlog_record(void *ctx, const struct enc_coll *co, uint64_t gctx,
+                                uint64_t gseq);
+/* Answers co from another member's log; ENC_ERR_NOT_FOUND when no member
+ * has it (it then runs live), a peer failure or ENC_ERR_EPOCH to recover
+ * first.  A different logged call ends the job (replay divergence). */
+enc_status_t enc_commlog_replay(void *ctx, struct enc_coll *co, uint64_t gctx, uint64_t gseq);
+enc_status_t enc_commlog_find(uint64_t gctx, uint64_t gseq, struct enc_sigrec *sig,
+                              const void **data, size_t *len);
+void enc_commlog_fini(void);
+
 #endif

@@ -8,8 +8,9 @@
 #             --map-by node, --tag-output
 #   tree      ENCORE_LOG=debug prints the ring (host by host) and the tree
 #   killed    2 hosts, rank 1 SIGKILLed at its 10th collective: it restarts
-#             on its own (live) host and the job ends exactly
-#   toomany   more ranks than slots without --oversubscribe: one line, exit 1
+#             on its own (live) host and the job ends exactly; nothing is
+#             left in TMPDIR (the agents' and ranks' private directories)
+#   toomany   more ranks than slots without --oversubscribe: one line, exit 2
 set -eu
 # shellcheck disable=SC2034 # read by lib.sh
 ENC_LIMIT=90
@@ -67,15 +68,20 @@ rec_grep tree "tracker: ring, host by host: \[$h1: 2 3\] \[$h2: 0 1\] \[$h3: 4\]
 rec_grep tree "tracker: tree \(root 2\): 2->3,0,4 0->1$" "tree not shown"
 
 # -- killed: a rank dies on a live host and restarts there ---------------------
+mkdir "$ENC_TMP/killed.tmp" || enc_fail "mkdir failed"
+REC_ENV="TMPDIR=$ENC_TMP/killed.tmp"
 rec_run killed 3 --rsh "$RSH" -H "$h1:2,$h2" --inject kill:rank=1:op=10 "$REC_ITER" --iters 30
+REC_ENV=
 rec_ok killed it3
 rec_restarts killed "0 1 0"
 registered killed 1 1 1
+# the agents' job directories (the killed rank's session files) are gone
+enc_expect_empty_dir "$ENC_TMP/killed.tmp" killed
 
 # -- toomany: 4 ranks, 3 slots --------------------------------------------------
 rec_run toomany 4 --rsh "$RSH" -H "$h1:2,$h2" "$REC_ITER" --iters 30
-rec_fails toomany
-rec_grep toomany "^encore-run: 4 ranks requested but the hosts have only 3 slots" \
-    "no one-line refusal"
+enc_expect_status toomany 2 "$REC_RC"
+[ "$(cat "$ENC_TMP/toomany.err")" = "encore-run: -n 4: more ranks than the 3 slots of the hosts (add slots or use --oversubscribe)" ] ||
+    { enc_show "$ENC_TMP/toomany.err"; enc_fail "toomany: not exactly one line of refusal"; }
 
 enc_pass
