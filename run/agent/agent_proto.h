@@ -20,7 +20,8 @@
 
 /* HELLO {rank = host index, value = pid, text = host name}, KILL {rank,
  * value = signal}, STARTED {rank, inc, value = pid}, FAILED {rank, inc,
- * text = reason}, EXITED {rank, inc, value = wait status}. */
+ * text = reason}, EXITED {rank, inc, value = wait status, text = the
+ * process's peak RSS in KiB, decimal}. */
 struct enc_agent_note {
     uint32_t rank;
     uint32_t inc;

@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -219,7 +220,7 @@ static void do_spawn(struct agent *a, const struct enc_agent_spawn *m)
         return;
     }
     if (rank_dir(a, m, dir, sizeof(dir)) == NULL) {
-        snprintf(why, sizeof(why), "cannot create a private directory in %s", a->jobdir);
+        snprintf(why, sizeof(why), "cannot create a private directory in %.200s", a->jobdir);
         note(a, ENC_MSG_AGENT_FAILED, m->rank, m->inc, 0, why);
         return;
     }
@@ -276,19 +277,22 @@ static void kill_all_and_exit(struct agent *a, const char *why)
 static void reap(struct agent *a)
 {
     struct signalfd_siginfo si;
+    struct rusage ru;
+    char rss[32];
     int status;
     pid_t pid;
 
     while (read(a->sfd, &si, sizeof(si)) == sizeof(si))
         if (si.ssi_signo != SIGCHLD)
             kill_all_and_exit(a, "terminated");
-    while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+    while ((pid = wait4(-1, &status, WNOHANG, &ru)) > 0) {
         for (int i = 0; i < AGENT_MAX_RANKS; i++) {
             if (a->r[i].pid != pid)
                 continue;
             a->r[i].pid = 0;
+            snprintf(rss, sizeof(rss), "%ld", ru.ru_maxrss);
             note(a, ENC_MSG_AGENT_EXITED, (uint32_t)a->r[i].rank, a->r[i].inc,
-                 (uint32_t)status, NULL);
+                 (uint32_t)status, rss);
         }
     }
 }

@@ -387,13 +387,14 @@ static void agent_started(void *arg, int rank, uint32_t inc, pid_t pid)
         j->r[rank].pid = pid;
 }
 
-static void agent_exited(void *arg, int rank, uint32_t inc, int status)
+static void agent_exited(void *arg, int rank, uint32_t inc, int status, long maxrss_kb)
 {
     struct job *j = arg;
 
     if (rank < 0 || rank >= j->o->np || j->r[rank].incarnation != inc || !j->r[rank].remote_live)
         return;
     j->r[rank].remote_live = false;
+    j->r[rank].maxrss_kb = ENC_MAX(j->r[rank].maxrss_kb, ENC_MIN(ENC_MAX(maxrss_kb, 0), 1L << 40));
     rank_exited(j, rank, status);
 }
 

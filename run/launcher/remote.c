@@ -350,7 +350,10 @@ static void agent_frame(struct enc_run_remote *rm, int h)
     case ENC_MSG_AGENT_HELLO: if (k->up) k->up(k->arg, h); break;
     case ENC_MSG_AGENT_STARTED: if (k->started) k->started(k->arg, (int)m.rank, m.inc, (pid_t)m.value); break;
     case ENC_MSG_AGENT_FAILED: if (k->failed) k->failed(k->arg, h, (int)m.rank, m.inc, m.text); break;
-    case ENC_MSG_AGENT_EXITED: if (k->exited) k->exited(k->arg, (int)m.rank, m.inc, (int)m.value); break;
+    case ENC_MSG_AGENT_EXITED:
+        if (k->exited)
+            k->exited(k->arg, (int)m.rank, m.inc, (int)m.value, strtol(m.text, NULL, 10));
+        break;
     default: break;
     }
 }

@@ -3,7 +3,8 @@
 # bridge, reached with --rsh "ip netns exec"): every rank runs where the
 # placement puts it, through that host's encore-agent, and the results equal
 # native mpirun's bit for bit:
-#   two       2 hosts, uneven slots (-H h1:2,h2:1), 3 ranks, fill by slot
+#   two       2 hosts, uneven slots (-H h1:2,h2:1), 3 ranks, fill by slot;
+#             --summary shows every rank's peak RSS
 #   three     3 hosts, uneven slots (--hostfile: 1, 3, 2 slots), 6 ranks,
 #             --map-by node, --tag-output
 #   tree      ENCORE_LOG=debug prints the ring (host by host) and the tree
@@ -33,8 +34,11 @@ registered() {
 
 # -- two: 2 hosts, slots 2 + 1 -------------------------------------------------
 rec_ref it3 3 "$REC_ITER" --iters 30
-rec_run two 3 --rsh "$RSH" -H "$h1:2,$h2" "$REC_ITER" --iters 30
+rec_run two 3 --rsh "$RSH" -H "$h1:2,$h2" --summary "$REC_ITER" --iters 30
 rec_ok two it3
+# the agents report their ranks' peak memory for the summary
+[ "$(grep -cE '^  rank [0-2] .* peak RSS [1-9][0-9]*\.[0-9] MiB$' "$ENC_TMP/two.err")" -eq 3 ] ||
+    { rec_show two; enc_fail "two: the summary lacks a peak RSS for every rank"; }
 registered two 0 0 1
 registered two 1 0 1
 registered two 2 0 2
