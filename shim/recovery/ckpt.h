@@ -26,6 +26,7 @@ struct enc_ckpt {
     int rep_rank[2];          /* whose local states we replicate (-1: none) */
     void *rep[2];
     size_t rep_len[2];
+    bool replicas_in;         /* both swaps of phase one finished */
 };
 
 void enc_ckpt_free(struct enc_ckpt *c);
