@@ -49,6 +49,7 @@ struct job {
     uint64_t next_random;
     uint64_t rng;
     int after_final_status;       /* exit status of a rank that failed after MPI_Finalize */
+    struct enc_run_snaps *snaps;  /* parked snapshot images, NULL when off */
 };
 
 static void kill_rank(struct rank_proc *p, int sig)
@@ -87,12 +88,34 @@ static void fail(struct job *j, int status, uint64_t grace_ms, const char *fmt, 
         kill_all(j, SIGKILL);
 }
 
+/* A restart from the rank's parked snapshot instead of from the start. */
+static bool restore(struct job *j, int rank)
+{
+    struct rank_proc *p = &j->r[rank];
+    char inj[64];
+    uint64_t seq;
+    pid_t pid;
+
+    enc_run_inject_value(j->o, rank, p->incarnation, inj, sizeof(inj));
+    if (enc_run_snaps_activate(j->snaps, rank, p->incarnation, inj, &pid, &seq) != ENC_OK)
+        return false;
+    p->pid = pid;
+    p->phase = R_RUNNING;
+    p->registered = false;
+    p->lost[0] = '\0';
+    ENC_INFO("run", "rank %d incarnation %u restored from its snapshot at seq %llu (pid %d)",
+             rank, p->incarnation, (unsigned long long)seq, (int)pid);
+    return true;
+}
+
 static enc_status_t spawn(struct job *j, int rank)
 {
     struct rank_proc *p = &j->r[rank];
     char **env;
     enc_status_t rv;
 
+    if (p->incarnation > 0 && restore(j, rank))
+        return ENC_OK;
     if ((rv = enc_run_env_for_rank(j->env, j->o, rank, p->incarnation, &env)) != ENC_OK)
         return rv;
     rv = enc_run_spawn(j->path, j->o->argv, env, j->o->bind_to, rank, j->o->tag_output,
@@ -132,6 +155,7 @@ static void restart_everyone(struct job *j, int dead, const char *why)
     enc_tracker_restart_all(j->t);
     for (int i = 0; i < j->o->np; i++) {
         kill_rank(&j->r[i], SIGKILL);
+        enc_run_snaps_forget(j->snaps, i); /* everyone starts from scratch */
         j->r[i].finalized = false;
         schedule_restart(j, i);
     }
@@ -229,6 +253,8 @@ static void reap(struct job *j)
     while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
         if (rank_of_pid(j, pid, &rank) == ENC_OK)
             rank_exited(j, rank, status);
+        else
+            enc_run_snaps_reaped(j->snaps, pid); /* an image, or a program's orphan */
 }
 
 /* Gives a rank whose connection just closed a moment to finish exiting,
@@ -342,24 +368,36 @@ static uint64_t next_timer(const struct job *j)
     return next;
 }
 
-static bool finished(const struct job *j)
+/* Once no rank runs or waits for a restart, the images end (they hold
+ * the ranks' output pipes open); then the streams drain. */
+static bool finished(struct job *j)
 {
-    for (int i = 0; i < j->o->np; i++) {
-        const struct rank_proc *p = &j->r[i];
-
-        if (p->pid > 0 || p->phase == R_RESTART || p->out.fd >= 0 || p->err.fd >= 0)
+    for (int i = 0; i < j->o->np; i++)
+        if (j->r[i].pid > 0 || j->r[i].phase == R_RESTART)
             return false;
-    }
+    enc_run_snaps_end(j->snaps);
+    for (int i = 0; i < j->o->np; i++)
+        if (j->r[i].out.fd >= 0 || j->r[i].err.fd >= 0)
+            return false;
     return true;
+}
+
+static bool snap_wanted(void *arg, int rank, uint32_t inc)
+{
+    const struct job *j = arg;
+    const struct rank_proc *p = &j->r[rank];
+
+    return p->incarnation == inc && p->phase == R_RUNNING && p->pid > 0 && !p->finalized &&
+           !j->failing;
 }
 
 /* One round: poll the tracker, the signalfd and the output pipes. */
 static enc_status_t step(struct job *j)
 {
-    struct pollfd pf[1 + 2 * ENC_MAX_RANKS];
-    struct enc_run_stream *st[1 + 2 * ENC_MAX_RANKS];
+    struct pollfd pf[2 + 3 * ENC_MAX_RANKS];
+    struct enc_run_stream *st[2 + 3 * ENC_MAX_RANKS];
     enc_status_t rv;
-    int n = 1;
+    int n = 1, ns, n0;
 
     pf[0] = (struct pollfd){.fd = j->sfd, .events = POLLIN};
     for (int i = 0; i < j->o->np; i++) {
@@ -371,8 +409,11 @@ static enc_status_t step(struct job *j)
                 pf[n++] = (struct pollfd){.fd = s2[k]->fd, .events = POLLIN};
             }
     }
-    if ((rv = enc_tracker_poll(j->t, enc_ms_left(next_timer(j)), pf, n)) != ENC_OK)
+    n0 = n;
+    ns = enc_run_snaps_pollfds(j->snaps, pf + n, 1 + ENC_MAX_RANKS);
+    if ((rv = enc_tracker_poll(j->t, enc_ms_left(next_timer(j)), pf, n + ns)) != ENC_OK)
         return rv;
+    enc_run_snaps_serve(j->snaps, pf + n0, ns, snap_wanted, j);
     for (int i = 1; i < n; i++)
         if (pf[i].revents)
             enc_run_stream_pump(st[i]);
@@ -423,7 +464,27 @@ static enc_status_t start_tracker(struct job *j, struct enc_secret *s)
     snprintf(addr, sizeof(addr), "127.0.0.1:%u", enc_tracker_port(j->t));
     rv = enc_run_env_base(j->o, addr, hex, preload, &j->env);
     memset(hex, 0, sizeof(hex));
+    if (rv == ENC_OK)
+        rv = enc_run_snaps_open(&j->snaps, j->o->np, &j->env);
     return rv;
+}
+
+static void print_snapshots(const struct job *j)
+{
+    unsigned taken, used, tt = 0, tu = 0;
+
+    if (j->snaps == NULL)
+        return;
+    for (int i = 0; i < j->o->np; i++) {
+        enc_run_snaps_counts(j->snaps, i, &taken, &used);
+        tt += taken;
+        tu += used;
+    }
+    fprintf(stderr, "encore: snapshots: %u taken, %u used\n", tt, tu);
+    for (int i = 0; i < j->o->np; i++) {
+        enc_run_snaps_counts(j->snaps, i, &taken, &used);
+        fprintf(stderr, "  rank %-5d snapshots taken %-6u used %u\n", i, taken, used);
+    }
 }
 
 /* encore-run's exit status, after the summary and the one failure line. */
@@ -435,8 +496,10 @@ static int finish(struct job *j)
 
     for (int i = 0; i < j->o->np; i++)
         any |= (restarts[i] = j->r[i].restarts) != 0;
-    if (any || enc_tracker_recoveries(j->t, &rec) > 0 || enc_log_level() >= ENC_LOG_INFO)
+    if (any || enc_tracker_recoveries(j->t, &rec) > 0 || enc_log_level() >= ENC_LOG_INFO) {
         enc_tracker_print_summary(j->t, restarts, stderr);
+        print_snapshots(j);
+    }
     if (j->failing) {
         fprintf(stderr, "encore-run: %s\n", j->line);
         return j->status;
@@ -468,6 +531,7 @@ int enc_run_job(const struct enc_run_opts *o, const char *path)
     if (rv == ENC_OK)
         status = finish(&j);
 out:
+    enc_run_snaps_close(j.snaps);
     enc_tracker_destroy(j.t);
     enc_run_env_free(j.env);
     free(j.r);

@@ -105,6 +105,33 @@ void enc_run_describe_status(int status, char *out, size_t cap);
 bool enc_run_can_restart(const struct enc_run_opts *o, int restarts);
 int64_t enc_run_backoff_ms(int restarts);
 
+/* snapshots.c: parked snapshot images of the ranks.  open: NULL in *out
+ * when ENCORE_SNAPSHOT_S (in env) turns them off; adds
+ * ENCORE_SNAPSHOT_SOCK to env; ENC_ERR_INVAL (reported) when the variable
+ * is malformed. */
+struct enc_run_snaps;
+struct pollfd;
+/* Is incarnation inc the live incarnation of rank (an image of it is useful)? */
+typedef bool (*enc_run_snap_wanted_fn)(void *arg, int rank, uint32_t inc);
+enc_status_t enc_run_snaps_open(struct enc_run_snaps **out, int np, char ***env);
+int enc_run_snaps_pollfds(const struct enc_run_snaps *s, struct pollfd *p, int cap);
+void enc_run_snaps_serve(struct enc_run_snaps *s, const struct pollfd *p, int n,
+                         enc_run_snap_wanted_fn wanted, void *arg);
+/* True when pid was a parked image (now gone). */
+bool enc_run_snaps_reaped(struct enc_run_snaps *s, pid_t pid);
+/* Makes rank's parked image incarnation inc: ENC_OK with its *pid and the
+ * *seq it was taken at; ENC_ERR_NOT_FOUND when there is none (or it died). */
+enc_status_t enc_run_snaps_activate(struct enc_run_snaps *s, int rank, uint32_t inc,
+                                    const char *inject, pid_t *pid, uint64_t *seq);
+/* The rank's parked image is no use any more (it exits). */
+void enc_run_snaps_forget(struct enc_run_snaps *s, int rank);
+/* Every parked image ends (SIGKILL, reaped). */
+void enc_run_snaps_end(struct enc_run_snaps *s);
+void enc_run_snaps_counts(const struct enc_run_snaps *s, int rank, unsigned *taken,
+                          unsigned *used);
+/* Ends them, removes the job directory. */
+void enc_run_snaps_close(struct enc_run_snaps *s);
+
 /* job.c: runs the job to its end; returns encore-run's exit status. */
 int enc_run_job(const struct enc_run_opts *o, const char *path);
 

@@ -22,6 +22,7 @@ void enc_inject_parse(void)
     char kind[8];
 
     enc_eng.inject_kind = 0;
+    enc_eng.inject_calls = 0;
     if (s == NULL || *s == '\0')
         return;
     if (sscanf(s, "%7[a-z]:%llu", kind, &at) != 2 || at == 0 ||
@@ -33,12 +34,12 @@ void enc_inject_parse(void)
     enc_eng.inject_at = at;
 }
 
-/* Counts this process's collective calls (not sequence numbers, which jump
- * when a restarted rank loads a checkpoint). */
+/* Counts this incarnation's collective calls (not sequence numbers, which
+ * jump when a restarted rank loads a checkpoint; a rank restored from a
+ * snapshot counts from its restore). */
 void enc_inject_check(void)
 {
-    static uint64_t calls;
-    uint64_t nth = ++calls;
+    uint64_t nth = ++enc_eng.inject_calls;
 
     if (enc_eng.inject_kind == 0 || nth != enc_eng.inject_at)
         return;

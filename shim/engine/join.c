@@ -170,6 +170,43 @@ enc_status_t enc_engine_init(void)
     return ENC_OK;
 }
 
+/* The copy's world is the tracker's next one: forget the old one's news. */
+static void forget_world(void)
+{
+    if (enc_eng.have_world)
+        enc_msg_world_free(&enc_eng.pending_world);
+    if (enc_eng.have_resume)
+        enc_msg_resume_free(&enc_eng.pending_resume);
+    enc_eng.have_world = enc_eng.have_resume = false;
+    enc_eng.future = NULL;
+    enc_eng.nfuture = enc_eng.capfuture = 0;
+}
+
+enc_status_t enc_engine_rejoin(uint32_t inc)
+{
+    const char *tracker = getenv("ENCORE_TRACKER");
+    enc_status_t rv;
+
+    if (tracker == NULL)
+        return ENC_ERR_STATE;
+    enc_eng.incarnation = inc;
+    forget_world();
+    enc_inject_parse();
+    if ((rv = enc_listener_start(&enc_eng.lst, &enc_eng.secret)) != ENC_OK)
+        return rv;
+    if ((rv = register_with_tracker(tracker)) != ENC_OK) {
+        ENC_ERROR("engine", "cannot rejoin the tracker at %s: %s", tracker, encore_strerror(rv));
+        return rv;
+    }
+    enc_tclient_set_progress(enc_eng.tc, enc_eng.seq);
+    if ((rv = enc_engine_join_world()) != ENC_OK)
+        return rv;
+    enc_eng.active = true;
+    ENC_DEBUG("engine", "rejoined: rank %d incarnation %u, epoch %u, next seq %llu",
+              enc_eng.rank, inc, enc_eng.epoch, (unsigned long long)enc_eng.seq);
+    return ENC_OK;
+}
+
 bool enc_engine_active(void) { return enc_eng.active; }
 int enc_engine_rank(void) { return enc_eng.rank; }
 int enc_engine_size(void) { return enc_eng.size; }

@@ -40,6 +40,10 @@ struct enc_engine_ops {
      * only costs recoverability later (reported then), so the engine goes
      * on. */
     enc_status_t (*record)(void *ctx, const struct enc_coll *co, bool replayed);
+    /* After every collective but finalize, its result recorded and seq
+     * advanced, just before it returns to the program: the one point where
+     * the program's state is a clean collective boundary (snapshots). */
+    void (*after)(void *ctx, const struct enc_coll *co);
     /* A peer failed or the tracker announced a death inside a collective:
      * regroup (enc_engine_regroup) so the collective can be run again. */
     enc_status_t (*recover)(void *ctx);
@@ -96,6 +100,21 @@ void enc_log_conn_close(int peer);
 /* fd of the connection peer opened to us, -1 if none. */
 int enc_log_served_fd(int peer);
 void enc_log_served_close(int peer);
+
+/* fork_child.c: in the child of a fork() made at a collective boundary
+ * (the other threads do not exist there): closes every descriptor the
+ * engine and its tracker client hold (data links, log connections, the
+ * listener and connections it accepted, eventfds, the tracker connection)
+ * without touching locks, so a dead rank's peers see its sockets close. */
+void enc_engine_fork_child(void);
+/* The engine's own threads (listener, tracker client): writes up to cap
+ * thread ids, returns how many. */
+int enc_engine_thread_ids(int *tids, int cap);
+/* join.c: a forked copy of this rank takes its place as incarnation inc:
+ * new listener and tracker connection, registration, WORLD and RESUME
+ * (handed to the layer's join op), collectives numbered from where the
+ * copy was made. */
+enc_status_t enc_engine_rejoin(uint32_t inc);
 
 /* callsite.c: "kmeans.c:88 main" or "libfoo.so+0x1234" for a return address. */
 void enc_callsite_format(const void *site, char *out, size_t cap);

@@ -23,6 +23,7 @@ static int thread_level = MPI_THREAD_SINGLE;
 
 static void prepare_singleton(void)
 {
+    enc_recovery_before_mpi_init();
     setenv("OMPI_MCA_ess_singleton_isolated", "1", 1);
 }
 
@@ -93,8 +94,9 @@ int enc_mpi_Finalize(const void *site)
         rv = enc_engine_finalize();
         enc_mpi_world_set_ready(0);
     }
-    /* Finish the real MPI in any case, so the process exits cleanly. */
-    if (enc_real_Finalize() != MPI_SUCCESS && rv == ENC_OK)
+    /* Finish the real MPI in any case, so the process exits cleanly; not in
+     * a rank restored from a snapshot, where its progress thread is gone. */
+    if (!enc_recovery_restored() && enc_real_Finalize() != MPI_SUCCESS && rv == ENC_OK)
         return MPI_ERR_OTHER;
     return rv == ENC_OK ? MPI_SUCCESS : enc_mpi_class_of(rv);
 }

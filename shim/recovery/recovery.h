@@ -1,6 +1,7 @@
 /*
  * recovery.h - retry-one recovery, a layer above the engine (private to
- * shim/recovery; the MPI layer calls only enc_recovery_register()).
+ * shim/recovery; the MPI layer calls only enc_recovery_register(),
+ * enc_recovery_before_mpi_init() and enc_recovery_restored()).
  *
  * Every completed collective's result is recorded under its sequence number
  * with its caller signature.  Each rank keeps the entries it is a holder of
@@ -52,6 +53,12 @@ extern struct enc_recovery enc_rec;
 /* With ENCORE_RECOVERY on (the default), sets up the result log and
  * registers recovery's ops with the engine; call before enc_engine_init. */
 enc_status_t enc_recovery_register(void);
+/* Before the real MPI_Init: notes the program's own threads (snapshots
+ * are only safe with threads libencore accounts for). */
+void enc_recovery_before_mpi_init(void);
+/* True in a rank restored from a snapshot: the real MPI's progress thread
+ * does not exist there, so the real MPI_Finalize must not run. */
+bool enc_recovery_restored(void);
 
 /* recover.c: every rank's progress from RESUME (what to replay), and the
  * recover op: regroup with the engine, then that. */

@@ -1,0 +1,222 @@
+/*
+ * snapshot.c - when to snapshot, and the fork itself (see snapshot.h).
+ *
+ * ENCORE_SNAPSHOT_S=auto (the default) keeps the fault-free cost at or
+ * below 3 %: each snapshot costs the rank its stall (two forks and the
+ * intermediate's exit) plus one copy-on-write fault for every page it
+ * writes afterwards.  Both are measured: the stall directly, the faults
+ * with getrusage (minor faults since the last snapshot) times the time
+ * of one copy-on-write fault, timed on a few pages right after each fork.
+ * The next interval is that cost / 0.03, between SNAP_MIN_S and SNAP_MAX_S.
+ */
+#include "enc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "engine/engine.h"
+#include "engine/layer.h"
+#include "recovery/recovery.h"
+#include "proto/snapmsg.h"
+#include "recovery/snapshot.h"
+
+#define SNAP_BUDGET 0.03
+#define SNAP_MIN_S 1.0
+#define SNAP_MAX_S 600.0
+#define SNAP_FIRST_S 1.0
+#define CALIB_PAGES 16
+
+static struct {
+    bool on, adaptive, restored, force;
+    double interval, next_at;
+    double fault_s;           /* one copy-on-write fault, measured */
+    long flt_after;           /* minor faults right after the last snapshot */
+    double stall_s;           /* the last snapshot's stall */
+    int pidfd;                /* the newest snapshot, -1 none */
+    uint64_t taken;
+    char skipped[200];        /* the reason last reported, to report once */
+} sn = {.pidfd = -1};
+
+static uint8_t calib[CALIB_PAGES * 4096] __attribute__((aligned(4096)));
+
+enc_status_t enc_snapshot_init(void)
+{
+    const char *v = enc_tunable_str(ENC_TUNE_SNAPSHOT_S);
+    const char *sock = enc_tunable_str(ENC_TUNE_SNAPSHOT_SOCK);
+    double s;
+
+    if (enc_snap_parse_interval(v, &sn.adaptive, &s) != ENC_OK) {
+        ENC_ERROR("snapshot", "ENCORE_SNAPSHOT_S='%s' is not a number of seconds >= 0 or "
+                  "'auto'", v);
+        return ENC_ERR_INVAL;
+    }
+    sn.on = (sn.adaptive || s > 0) && sock != NULL && *sock != '\0';
+    sn.interval = sn.adaptive ? SNAP_FIRST_S : s;
+    sn.next_at = enc_now_s() + sn.interval;
+    return ENC_OK;
+}
+
+bool enc_snapshot_restored(void) { return sn.restored; }
+uint64_t enc_snapshot_count(void) { return sn.taken; }
+
+static long minor_faults(void)
+{
+    struct rusage ru;
+
+    return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_minflt : 0;
+}
+
+static void kill_parked(void)
+{
+    if (sn.pidfd < 0)
+        return;
+    if (syscall(SYS_pidfd_send_signal, sn.pidfd, SIGKILL, NULL, 0) != 0 && errno != ESRCH)
+        ENC_WARN("snapshot", "cannot end the parked snapshot: %m");
+    close(sn.pidfd);
+    sn.pidfd = -1;
+}
+
+/* The cost of the last snapshot so far, and the interval that keeps it
+ * at SNAP_BUDGET of the run. */
+static void adapt(void)
+{
+    long faults = minor_faults() - sn.flt_after;
+    double cost = sn.stall_s + (double)ENC_MAX(faults, 0) * sn.fault_s;
+
+    if (!sn.adaptive)
+        return;
+    sn.interval = ENC_MIN(ENC_MAX(cost / SNAP_BUDGET, SNAP_MIN_S), SNAP_MAX_S);
+    ENC_DEBUG("snapshot", "last snapshot cost %.6f s (stall %.6f s, %ld faults of %.2f us): "
+              "interval %.2f s", cost, sn.stall_s, faults, sn.fault_s * 1e6, sn.interval);
+}
+
+/* Says once why snapshots are skipped (until they work again). */
+static bool feasible(void)
+{
+    char why[200] = "";
+
+    if (enc_snap_threads_check(why, sizeof(why)) == ENC_OK &&
+        enc_snap_memory_check(why, sizeof(why)) == ENC_OK) {
+        sn.skipped[0] = '\0';
+        return true;
+    }
+    if (strcmp(why, sn.skipped) != 0)
+        ENC_INFO("snapshot", "snapshot skipped: %s", why);
+    snprintf(sn.skipped, sizeof(sn.skipped), "%s", why);
+    return false;
+}
+
+/* The snapshot's pid, written by it first thing; bounded. */
+static pid_t read_pid(int fd)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    pid_t pid = 0;
+
+    if (poll(&p, 1, 5000) == 1 && read(fd, &pid, sizeof(pid)) == (ssize_t)sizeof(pid))
+        return pid;
+    return 0;
+}
+
+static void calibrate_cow(void)
+{
+    double t0 = enc_now_s();
+
+    for (size_t i = 0; i < sizeof(calib); i += 4096)
+        calib[i]++;
+    sn.fault_s = (enc_now_s() - t0) / CALIB_PAGES;
+}
+
+static void parked(pid_t pid, double t0, uint64_t seq)
+{
+    int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+
+    sn.stall_s = enc_now_s() - t0;
+    calibrate_cow();
+    sn.flt_after = minor_faults();
+    if (fd < 0)
+        ENC_DEBUG("snapshot", "pidfd_open(%d): %m", (int)pid);
+    kill_parked(); /* encore-run ends it anyway once the new one parks */
+    sn.pidfd = fd;
+    sn.taken++;
+    ENC_INFO("snapshot", "snapshot at seq %llu taken (pid %d) in %.3f ms; next in %.2f s",
+             (unsigned long long)seq, (int)pid, sn.stall_s * 1e3, sn.interval);
+}
+
+/* Two forks: the image is orphaned at once and adopted by encore-run (a
+ * child subreaper), so it is never the program's child.  SIGCHLD is
+ * blocked meanwhile so a program's handler cannot reap the intermediate. */
+static void take(uint64_t seq)
+{
+    int pp[2], st;
+    sigset_t chld, old;
+    double t0 = enc_now_s();
+    pid_t mid, pid;
+
+    for (size_t i = 0; i < sizeof(calib); i += 4096)
+        calib[i]++;
+    if (pipe2(pp, O_CLOEXEC) != 0)
+        return;
+    sigemptyset(&chld);
+    sigaddset(&chld, SIGCHLD);
+    pthread_sigmask(SIG_BLOCK, &chld, &old);
+    if ((mid = fork()) == 0) {
+        if ((pid = fork()) != 0)
+            _exit(pid < 0);
+        close(pp[0]);
+        sn.restored = true; /* only if enc_snap_child returns */
+        enc_snap_child(pp[1], seq);
+        if (sn.pidfd >= 0)
+            close(sn.pidfd);
+        sn = (typeof(sn)){.on = sn.on, .adaptive = sn.adaptive, .restored = true,
+                          .interval = sn.interval, .pidfd = -1,
+                          .next_at = enc_now_s() + sn.interval};
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        return;
+    }
+    close(pp[1]);
+    while (mid > 0 && waitpid(mid, &st, 0) < 0 && errno == EINTR)
+        ;
+    pid = mid > 0 ? read_pid(pp[0]) : 0;
+    close(pp[0]);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (pid <= 0) {
+        ENC_WARN("snapshot", "snapshot at seq %llu failed (fork: %s)", (unsigned long long)seq,
+                 mid < 0 ? strerror(errno) : "no image");
+        return;
+    }
+    parked(pid, t0, seq);
+}
+
+void enc_snapshot_begin(const struct enc_coll *co)
+{
+    if (sn.on && co->sig->kind == ENC_COLL_CHECKPOINT) {
+        kill_parked();
+        sn.force = true;
+    }
+}
+
+void enc_snapshot_after(const struct enc_coll *co)
+{
+    double now;
+
+    (void)co;
+    if (!sn.on)
+        return;
+    now = enc_now_s();
+    if (now < sn.next_at && !sn.force)
+        return;
+    if (sn.taken > 0)
+        adapt();
+    sn.next_at = now + sn.interval;
+    sn.force = false;
+    if (feasible())
+        take(enc_engine_seq() - 1);
+}
