@@ -85,6 +85,12 @@ EXTRA_DIST += tests/integration/passthrough.sh tests/integration/unsupported_cal
 
 # Retry-one recovery: unmodified MPI programs killed under encore-run.
 if ENABLE_TESTS
+check_PROGRAMS += tests/programs/snap_iter
+tests_programs_snap_iter_SOURCES = tests/programs/snap_iter.c
+tests_programs_snap_iter_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+tests_programs_snap_iter_LDADD = $(MPI_LIBS)
+TESTS += tests/integration/snapshot_kill.sh
+EXTRA_DIST += tests/integration/snapshot_kill.sh
 check_PROGRAMS += tests/programs/recov_iter tests/programs/recov_ckpt
 tests_programs_recov_iter_SOURCES = tests/programs/recov_iter.c
 tests_programs_recov_iter_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)

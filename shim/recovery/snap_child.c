@@ -35,13 +35,14 @@ static int noffs;
  * on reading and writing them through the same open file descriptions.
  * Not 0, 1 and 2: redirected to a file, they are shared with encore-run
  * and the other ranks, and rewinding them would overwrite their output. */
-static void note_offsets(void)
+void enc_snap_note_offsets(void)
 {
     DIR *d = opendir("/proc/self/fd");
     struct dirent *e;
     struct stat st;
     int cap = 0;
 
+    enc_snap_forget_offsets();
     if (d == NULL)
         return;
     while ((e = readdir(d)) != NULL) {
@@ -63,14 +64,19 @@ static void note_offsets(void)
     closedir(d);
 }
 
+void enc_snap_forget_offsets(void)
+{
+    free(offs);
+    offs = NULL;
+    noffs = 0;
+}
+
 static void restore_offsets(void)
 {
     for (int i = 0; i < noffs; i++)
         if (lseek(offs[i].fd, offs[i].off, SEEK_SET) < 0)
             ENC_WARN("snapshot", "cannot restore the offset of fd %d: %m", offs[i].fd);
-    free(offs);
-    offs = NULL;
-    noffs = 0;
+    enc_snap_forget_offsets();
 }
 
 static int connect_launcher(const char *path)
@@ -120,18 +126,13 @@ static void park(uint64_t seq, struct enc_snap_activate *a)
     a->inject[sizeof(a->inject) - 1] = '\0';
 }
 
-void enc_snap_child(int pid_w, uint64_t seq)
+void enc_snap_child(uint64_t seq)
 {
     struct enc_snap_activate a;
-    pid_t me = getpid();
     char inc[16];
     enc_status_t rv;
 
-    if (write(pid_w, &me, sizeof(me)) != (ssize_t)sizeof(me))
-        _exit(0);
-    close(pid_w);
     enc_engine_fork_child();
-    note_offsets();
     park(seq, &a);
     restore_offsets();
     snprintf(inc, sizeof(inc), "%u", a.incarnation);

@@ -2,8 +2,7 @@
  * snapshot.c - when to snapshot, and the fork itself (see snapshot.h).
  *
  * ENCORE_SNAPSHOT_S=auto (the default) keeps the fault-free cost at or
- * below 3 %: each snapshot costs the rank its stall (two forks and the
- * intermediate's exit) plus one copy-on-write fault for every page it
+ * below 3 %: each snapshot costs the rank its stall (vfork + fork) plus one copy-on-write fault for every page it
  * writes afterwards.  Both are measured: the stall directly, the faults
  * with getrusage (minor faults since the last snapshot) times the time
  * of one copy-on-write fault, timed on a few pages right after each fork.
@@ -13,7 +12,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,9 +89,8 @@ static void adapt(void)
     long faults = minor_faults() - sn.flt_after;
     double cost = sn.stall_s + (double)ENC_MAX(faults, 0) * sn.fault_s;
 
-    if (!sn.adaptive)
-        return;
-    sn.interval = ENC_MIN(ENC_MAX(cost / SNAP_BUDGET, SNAP_MIN_S), SNAP_MAX_S);
+    if (sn.adaptive)
+        sn.interval = ENC_MIN(ENC_MAX(cost / SNAP_BUDGET, SNAP_MIN_S), SNAP_MAX_S);
     ENC_DEBUG("snapshot", "last snapshot cost %.6f s (stall %.6f s, %ld faults of %.2f us): "
               "interval %.2f s", cost, sn.stall_s, faults, sn.fault_s * 1e6, sn.interval);
 }
@@ -112,17 +109,6 @@ static bool feasible(void)
         ENC_INFO("snapshot", "snapshot skipped: %s", why);
     snprintf(sn.skipped, sizeof(sn.skipped), "%s", why);
     return false;
-}
-
-/* The snapshot's pid, written by it first thing; bounded. */
-static pid_t read_pid(int fd)
-{
-    struct pollfd p = {.fd = fd, .events = POLLIN};
-    pid_t pid = 0;
-
-    if (poll(&p, 1, 5000) == 1 && read(fd, &pid, sizeof(pid)) == (ssize_t)sizeof(pid))
-        return pid;
-    return 0;
 }
 
 static void calibrate_cow(void)
@@ -150,49 +136,60 @@ static void parked(pid_t pid, double t0, uint64_t seq)
              (unsigned long long)seq, (int)pid, sn.stall_s * 1e3, sn.interval);
 }
 
-/* Two forks: the image is orphaned at once and adopted by encore-run (a
- * child subreaper), so it is never the program's child.  SIGCHLD is
- * blocked meanwhile so a program's handler cannot reap the intermediate. */
+/* The image becomes what it was taken from: the rank, restored. */
+static void become_rank(uint64_t seq, const sigset_t *mask)
+{
+    sn.restored = true;
+    enc_snap_child(seq);
+    if (sn.pidfd >= 0)
+        close(sn.pidfd);
+    sn = (typeof(sn)){.on = sn.on, .adaptive = sn.adaptive, .restored = true,
+                      .interval = sn.interval, .pidfd = -1,
+                      .next_at = enc_now_s() + sn.interval};
+    pthread_sigmask(SIG_SETMASK, mask, NULL);
+}
+
+/* The image is the fork() of a vfork() child, which exits at once: orphaned
+ * at birth, it is adopted by encore-run (a child subreaper) and is never
+ * the program's child.  vfork shares this process's memory, so the image's
+ * pid comes back in a variable and only one page-table copy is made.
+ * SIGCHLD is blocked meanwhile so a program's handler cannot reap the
+ * vfork child. */
 static void take(uint64_t seq)
 {
-    int pp[2], st;
+    volatile pid_t img = 0;
+    volatile int err = 0;
     sigset_t chld, old;
     double t0 = enc_now_s();
-    pid_t mid, pid;
+    pid_t mid;
 
     for (size_t i = 0; i < sizeof(calib); i += 4096)
         calib[i]++;
-    if (pipe2(pp, O_CLOEXEC) != 0)
-        return;
+    enc_snap_note_offsets();
     sigemptyset(&chld);
     sigaddset(&chld, SIGCHLD);
     pthread_sigmask(SIG_BLOCK, &chld, &old);
-    if ((mid = fork()) == 0) {
-        if ((pid = fork()) != 0)
-            _exit(pid < 0);
-        close(pp[0]);
-        sn.restored = true; /* only if enc_snap_child returns */
-        enc_snap_child(pp[1], seq);
-        if (sn.pidfd >= 0)
-            close(sn.pidfd);
-        sn = (typeof(sn)){.on = sn.on, .adaptive = sn.adaptive, .restored = true,
-                          .interval = sn.interval, .pidfd = -1,
-                          .next_at = enc_now_s() + sn.interval};
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
-        return;
+    if ((mid = vfork()) == 0) {
+        pid_t pid = fork();
+
+        if (pid == 0) {
+            become_rank(seq, &old);
+            return;
+        }
+        img = pid;
+        err = errno;
+        _exit(0);
     }
-    close(pp[1]);
-    while (mid > 0 && waitpid(mid, &st, 0) < 0 && errno == EINTR)
+    while (mid > 0 && waitpid(mid, NULL, 0) < 0 && errno == EINTR)
         ;
-    pid = mid > 0 ? read_pid(pp[0]) : 0;
-    close(pp[0]);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (pid <= 0) {
-        ENC_WARN("snapshot", "snapshot at seq %llu failed (fork: %s)", (unsigned long long)seq,
-                 mid < 0 ? strerror(errno) : "no image");
+    enc_snap_forget_offsets();
+    if (mid < 0 || img <= 0) {
+        ENC_WARN("snapshot", "snapshot at seq %llu failed: fork: %s", (unsigned long long)seq,
+                 strerror(mid < 0 ? errno : err));
         return;
     }
-    parked(pid, t0, seq);
+    parked(img, t0, seq);
 }
 
 void enc_snapshot_begin(const struct enc_coll *co)

@@ -3,7 +3,7 @@
  *
  * At a collective boundary (recovery's after op) a rank fork()s a frozen
  * copy-on-write image of itself.  The image is made a child of encore-run
- * (double fork; encore-run is a child subreaper), closes every descriptor
+ * (vfork + fork; encore-run is a child subreaper), closes every descriptor
  * libencore holds, records its regular files' offsets, registers with
  * encore-run on ENCORE_SNAPSHOT_SOCK and blocks there without using CPU.
  * When the rank dies, encore-run activates the newest one: it restores
@@ -36,8 +36,13 @@ uint64_t enc_snapshot_count(void);
 
 /* snap_child.c: the image's life: registers, parks, and on activation
  * restores and rejoins (returns ENC_OK, the program goes on as the rank);
- * otherwise it _exits.  pid_w receives its pid for the rank. */
-void enc_snap_child(int pid_w, uint64_t seq);
+ * otherwise it _exits. */
+void enc_snap_child(uint64_t seq);
+/* Notes every regular file's offset, in the rank right before the fork
+ * (the rank goes on reading while the image starts), for the image to
+ * restore; the rank then forgets them. */
+void enc_snap_note_offsets(void);
+void enc_snap_forget_offsets(void);
 
 /* snap_threads.c: the threads libencore accounts for.  Before the real
  * MPI_Init (the program's own threads), after the engine joined (the MPI
