@@ -19,7 +19,7 @@ CLEANFILES += bench/allreduce_bench bench/replay_bench
 EXTRA_DIST += bench/compare.sh bench/recovery.sh bench/README.md
 
 .PHONY: bench-recovery
-bench-recovery: bench/replay_bench bench/kmeans encore-run libencore.la
+bench-recovery: bench/replay_bench bench/kmeans tests/programs/snap_iter encore-run libencore.la
 	top_builddir=$(top_builddir) $(SHELL) $(srcdir)/bench/recovery.sh
 
 .PHONY: bench

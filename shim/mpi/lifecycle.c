@@ -20,6 +20,8 @@
 #define THREAD_MAX MPI_THREAD_SERIALIZED
 
 static int thread_level = MPI_THREAD_SINGLE;
+/* A restored rank's MPI_Finalize skipped the real one (see below). */
+static bool finalized_without_real;
 
 static void prepare_singleton(void)
 {
@@ -83,6 +85,10 @@ int enc_mpi_Initialized(const void *site, int *flag)
 int enc_mpi_Finalized(const void *site, int *flag)
 {
     /* Not finalized until the real MPI is, whatever the engine did. */
+    if (finalized_without_real && flag != NULL) {
+        *flag = 1;
+        return MPI_SUCCESS;
+    }
     return enc_real_Finalized(flag);
 }
 
@@ -96,7 +102,8 @@ int enc_mpi_Finalize(const void *site)
     }
     /* Finish the real MPI in any case, so the process exits cleanly; not in
      * a rank restored from a snapshot, where its progress thread is gone. */
-    if (!enc_recovery_restored() && enc_real_Finalize() != MPI_SUCCESS && rv == ENC_OK)
+    finalized_without_real = enc_recovery_restored();
+    if (!finalized_without_real && enc_real_Finalize() != MPI_SUCCESS && rv == ENC_OK)
         return MPI_ERR_OTHER;
     return rv == ENC_OK ? MPI_SUCCESS : enc_mpi_class_of(rv);
 }

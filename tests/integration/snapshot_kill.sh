@@ -23,6 +23,7 @@
 #             bytes again (file offsets restored)
 #   launcher  encore-run itself SIGKILLed: ranks and parked snapshots all
 #             exit (snapshots see EOF on encore-run's socket)
+#   badenv    a malformed ENCORE_SNAPSHOT_S stops encore-run with one line
 # After each job no process of the program is left.
 set -eu
 # shellcheck disable=SC2034 # read by lib.sh
@@ -112,6 +113,16 @@ snap_restored() {
         "rank $2 did not resume at seq $((_r_s + 1))"
     SNAP_SEQ=$_r_s
 }
+
+# -- malformed ENCORE_SNAPSHOT_S: one line naming it, before any rank starts --------
+for bad in abc -1 2x; do
+    enc_run badenv enc_bounded 30 env ENCORE_SNAPSHOT_S="$bad" "$ENC_ENCORE_RUN" -n 2 "$PROG" --iters 1
+    enc_expect_status badenv 1
+    enc_expect_grep "$ENC_TMP/badenv.err" "^encore-run: ENCORE_SNAPSHOT_S='$bad' is not a number of seconds >= 0 or 'auto'\$" \
+        "malformed ENCORE_SNAPSHOT_S=$bad not reported"
+    [ ! -s "$ENC_TMP/badenv.raw" ] || enc_fail "badenv: a rank ran with ENCORE_SNAPSHOT_S=$bad"
+done
+enc_log "ok malformed ENCORE_SNAPSHOT_S"
 
 ITER_ARGS="--iters 150 --count 16384 --work-us 10000"
 # shellcheck disable=SC2086 # ITER_ARGS is a list of arguments
