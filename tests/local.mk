@@ -52,6 +52,12 @@ tests_unit_test_msgs_SOURCES = tests/unit/test_msgs.c
 tests_unit_test_msgs_CFLAGS = $(unit_cflags)
 tests_unit_test_msgs_LDADD = $(unit_ldadd)
 
+check_PROGRAMS += tests/unit/test_snapmsg
+TESTS += tests/unit/test_snapmsg
+tests_unit_test_snapmsg_SOURCES = tests/unit/test_snapmsg.c
+tests_unit_test_snapmsg_CFLAGS = $(unit_cflags)
+tests_unit_test_snapmsg_LDADD = $(unit_ldadd)
+
 check_PROGRAMS += tests/unit/test_sock
 TESTS += tests/unit/test_sock
 tests_unit_test_sock_SOURCES = tests/unit/test_sock.c

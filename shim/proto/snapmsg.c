@@ -2,6 +2,7 @@
 #include "enc.h"
 #include "proto/snapmsg.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,8 @@ enc_status_t enc_snap_parse_interval(const char *s, bool *auto_mode, double *sec
         *auto_mode = true;
         return ENC_OK;
     }
+    if (!isdigit((unsigned char)s[0]) && s[0] != '.')
+        return ENC_ERR_INVAL; /* no sign, space, nan or inf */
     *seconds = strtod(s, &end);
     if (end == s || *end != '\0' || !isfinite(*seconds) || *seconds < 0)
         return ENC_ERR_INVAL;
