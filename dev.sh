@@ -4,7 +4,8 @@
 #
 #   ./dev.sh demo    install packages, build, run the demo job: k-means on
 #                    4 ranks under encore-run with one rank killed mid-run
-#   ./dev.sh test    install packages, build, run the whole test suite
+#   ./dev.sh test    install packages, build, run the whole test suite,
+#                    then each fuzz target for FUZZ_SECONDS (default 20)
 #   ./dev.sh build   install packages and build only
 #
 # Every step is idempotent; the build lives in _build/, the install in
@@ -73,6 +74,32 @@ demo() {
     fi
 }
 
+# Each libFuzzer target for FUZZ_SECONDS (default 20) when clang with
+# libFuzzer can be installed; skipped with a message otherwise.  Results
+# go to check.out like the tests' (PASS/FAIL lines).
+run_fuzz() {
+    if ! command -v clang >/dev/null 2>&1 || ! dpkg -s libclang-rt-14-dev >/dev/null 2>&1; then
+        SUDO=""
+        [ "$(id -u)" -eq 0 ] || SUDO=sudo
+        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
+            clang libclang-rt-14-dev >/dev/null 2>&1 || true
+    fi
+    if ! command -v clang >/dev/null 2>&1; then
+        say "fuzzing skipped: clang with libFuzzer could not be installed"
+        echo "SKIP: make fuzz (no clang)" >>check.out
+        return 0
+    fi
+    say "make fuzz (${FUZZ_SECONDS:-20} s per target)"
+    if make -s fuzz FUZZ_CC="$(command -v clang)" FUZZ_SECONDS="${FUZZ_SECONDS:-20}" >fuzz.out 2>&1; then
+        echo "PASS: make fuzz" >>check.out
+    else
+        echo "FAIL: make fuzz" >>check.out
+        tail -30 fuzz.out
+        return 1
+    fi
+    grep -E '^(== |#|FAIL)' fuzz.out || true
+}
+
 run_tests() {
     build
     cd "$BUILD"
@@ -91,6 +118,7 @@ run_tests() {
             tail -40 "${log%.trs}.log"
         done
     fi
+    run_fuzz || rc=$?
     pass=$(grep -c '^PASS:' check.out || true)
     fail=$(grep -cE '^(FAIL|ERROR|XPASS):' check.out || true)
     skip=$(grep -c '^SKIP:' check.out || true)

@@ -95,7 +95,8 @@ def emit_encore(f, ps, out):
     """Encore-mode body: convert, call enc_mpi_<Name>, convert back."""
     for p in ps:
         out.extend("    " + line for line in p.pre)
-    out.append("    int rv = enc_mpi_%s(%s);" % (f.short, ", ".join(["site"] + [p.arg for p in ps])))
+    gen_entries.emit_call(f, out, "enc_mpi_%s(%s)" %
+                          (f.short, ", ".join(["site"] + [p.arg for p in ps])), "    ")
     if any(p.post for p in ps):
         out.append("    if (rv == MPI_SUCCESS) {")
         for p in ps:

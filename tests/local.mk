@@ -2,7 +2,7 @@
 # (tests/integration, programs in tests/programs).  Every integration script
 # sources tests/integration/lib.sh, the one helper library, and finds the
 # build through this environment.
-AM_TESTS_ENVIRONMENT = top_builddir=$(top_builddir) top_srcdir=$(top_srcdir) \
+AM_TESTS_ENVIRONMENT = $(san_tests_env) top_builddir=$(top_builddir) top_srcdir=$(top_srcdir) \
 	MPI4PY_PYTHON=$(MPI4PY_PYTHON); export top_builddir top_srcdir MPI4PY_PYTHON;
 EXTRA_DIST += tests/integration/lib.sh
 if ENABLE_TESTS
@@ -13,6 +13,12 @@ TESTS += tests/unit/test_topo
 tests_unit_test_topo_SOURCES = tests/unit/test_topo.c
 tests_unit_test_topo_CFLAGS = $(unit_cflags)
 tests_unit_test_topo_LDADD = $(unit_ldadd)
+
+check_PROGRAMS += tests/unit/test_tunables
+TESTS += tests/unit/test_tunables
+tests_unit_test_tunables_SOURCES = tests/unit/test_tunables.c
+tests_unit_test_tunables_CFLAGS = $(unit_cflags)
+tests_unit_test_tunables_LDADD = $(unit_ldadd)
 
 check_PROGRAMS += tests/unit/test_reduce
 TESTS += tests/unit/test_reduce
@@ -122,6 +128,17 @@ TESTS += tests/integration/tracker_standalone.sh
 EXTRA_DIST += tests/integration/tracker_standalone.sh
 endif
 
+# Start-up checks (every option, every ENCORE_* variable) and scale (many
+# ranks on one host, file limits, peak memory in the summary).
+if ENABLE_TESTS
+check_PROGRAMS += tests/programs/scale_loop
+tests_programs_scale_loop_SOURCES = tests/programs/scale_loop.c
+tests_programs_scale_loop_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+tests_programs_scale_loop_LDADD = $(MPI_LIBS)
+TESTS += tests/integration/config_check.sh tests/integration/scale_ranks.sh
+EXTRA_DIST += tests/integration/config_check.sh tests/integration/scale_ranks.sh
+endif
+
 # Integration: coll_check / mpi4py / junk peers against native Open MPI.
 # The programs are plain MPI programs (not linked with libencore: encore-run
 # preloads it).
@@ -132,6 +149,27 @@ tests_programs_coll_check_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 tests_programs_coll_check_LDADD = $(MPI_LIBS)
 TESTS += tests/integration/coll_matrix.sh
 EXTRA_DIST += tests/integration/coll_matrix.sh
+# Communicators derived from the world (issue 10).
+check_PROGRAMS += tests/programs/comm_check
+tests_programs_comm_check_SOURCES = tests/programs/comm_check.c
+tests_programs_comm_check_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+tests_programs_comm_check_LDADD = $(MPI_LIBS)
+check_PROGRAMS += tests/programs/recov_comm
+tests_programs_recov_comm_SOURCES = tests/programs/recov_comm.c
+tests_programs_recov_comm_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+tests_programs_recov_comm_LDADD = $(MPI_LIBS)
+check_PROGRAMS += tests/programs/icoll_overlap
+tests_programs_icoll_overlap_SOURCES = tests/programs/icoll_overlap.c
+tests_programs_icoll_overlap_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+tests_programs_icoll_overlap_LDADD = $(MPI_LIBS)
+TESTS += tests/integration/comm_matrix.sh tests/integration/recovery_comm.sh
+check_PROGRAMS += tests/programs/op_table
+tests_programs_op_table_SOURCES = tests/programs/op_table.c
+tests_programs_op_table_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+tests_programs_op_table_LDADD = $(MPI_LIBS)
+TESTS += tests/integration/icoll_overlap.sh tests/integration/op_table.sh
+EXTRA_DIST += tests/integration/comm_matrix.sh tests/integration/recovery_comm.sh
+EXTRA_DIST += tests/integration/icoll_overlap.sh tests/integration/op_table.sh
 endif
 if ENABLE_TESTS
 TESTS += tests/integration/mpi4py.sh
@@ -153,3 +191,25 @@ TESTS += tests/integration/fortran_collectives.sh tests/integration/fortran_reco
 EXTRA_DIST += tests/integration/fortran_collectives.sh \
 	tests/integration/fortran_recovery.sh tests/integration/fortran_checkpoint.sh \
 	tests/programs/fortran_coll.F90 tests/programs/fortran_ckpt.f90
+
+# Multi-host test infrastructure (issue 9): network-namespace hosts on a
+# private bridge, and a real Slurm cluster (slurmctld + slurmd in namespaces)
+# started and stopped by the test; both skip (77) when not root.
+TESTS += tests/integration/netns_selftest.sh
+EXTRA_DIST += tests/integration/netns_lib.sh tests/integration/netns_selftest.sh
+TESTS += tests/integration/slurm_selftest.sh
+EXTRA_DIST += tests/integration/slurm_lib.sh tests/integration/slurm_selftest.sh
+
+# Hardening (issue 12): the kill soak (bench/soak.sh, short version in the
+# suite), the ends of the launcher and the tracker, fd/memory flatness.
+if ENABLE_TESTS
+check_PROGRAMS += tests/programs/soak_mix
+tests_programs_soak_mix_SOURCES = tests/programs/soak_mix.c
+tests_programs_soak_mix_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+tests_programs_soak_mix_LDADD = libencore.la $(MPI_LIBS)
+tests_programs_soak_mix_LDFLAGS = -no-install
+TESTS += tests/integration/soak_short.sh tests/integration/launcher_ends.sh \
+	tests/integration/leaks_short.sh
+EXTRA_DIST += tests/integration/soak_short.sh tests/integration/launcher_ends.sh \
+	tests/integration/leaks_short.sh
+endif

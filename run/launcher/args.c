@@ -2,27 +2,31 @@
  * args.c - encore-run's command line, mpirun style: options first, then the
  * program and its arguments untouched (parsing stops at the first
  * non-option, so "encore-run -n 2 ./a.out -n 5" gives -n 5 to a.out).
+ * Every bad option gets one line naming the option, the value and what is
+ * allowed; so does every bad ENCORE_* variable (-x ones included).
  */
 #include "enc.h"
+#include "core/parse.h"
 #include "launcher/launcher.h"
 
 #include "config.h"
 
+#include <ctype.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 enum { OPT_TAG = 256, OPT_TIMEOUT, OPT_MAXR, OPT_POLICY, OPT_INJECT, OPT_BIND, OPT_INFO,
-       OPT_HOST };
+       OPT_HOST, OPT_SUMMARY };
 
 static const struct option long_opts[] = {
     {"np", 1, NULL, 'n'},           {"host", 1, NULL, OPT_HOST},
     {"tag-output", 0, NULL, OPT_TAG}, {"timeout", 1, NULL, OPT_TIMEOUT},
     {"max-restarts", 1, NULL, OPT_MAXR}, {"policy", 1, NULL, OPT_POLICY},
     {"inject", 1, NULL, OPT_INJECT}, {"bind-to", 1, NULL, OPT_BIND},
-    {"info", 0, NULL, OPT_INFO},    {"help", 0, NULL, 'h'},
-    {NULL, 0, NULL, 0},
+    {"info", 0, NULL, OPT_INFO},    {"summary", 0, NULL, OPT_SUMMARY},
+    {"help", 0, NULL, 'h'},         {NULL, 0, NULL, 0},
 };
 
 static void usage(FILE *out)
@@ -39,6 +43,7 @@ static void usage(FILE *out)
             "  --inject stop:rank=R:op=K[:incarnation=I]   rank R stops itself at collective K\n"
             "  --inject random:every=T[:seed=S]            SIGKILL a random rank every T s\n"
             "  --bind-to core|package|none                 bind ranks with hwloc\n"
+            "  --summary             always print the job summary (restarts, peak memory)\n"
             "  --info                print every tunable and the defaults\n",
             ENC_RUN_DEFAULT_RESTARTS);
 }
@@ -51,41 +56,123 @@ static void fix_single_dash(int argc, char **argv)
             argv[i] = "--np";
 }
 
-static enc_status_t number(const char *s, double *v)
+static enc_status_t int_opt(const char *name, const char *arg, uint64_t min, uint64_t max, int *out)
 {
-    char *end;
+    uint64_t v;
 
-    *v = strtod(s, &end);
-    return end == s || *end != '\0' || *v < 0 ? ENC_ERR_INVAL : ENC_OK;
+    if (enc_parse_uint(arg, min, max, &v) != ENC_OK)
+        return enc_usage_error("encore-run", "%s '%s': expected an integer in %llu..%llu", name, arg,
+                   (unsigned long long)min, (unsigned long long)max);
+    *out = (int)v;
+    return ENC_OK;
+}
+
+static enc_status_t choice(const char *name, const char *arg, const char *const *words, int *idx)
+{
+    for (int i = 0; words[i] != NULL; i++) {
+        if (strcmp(arg, words[i]) == 0) {
+            *idx = i;
+            return ENC_OK;
+        }
+    }
+    if (words[2] == NULL)
+        return enc_usage_error("encore-run", "%s '%s': expected %s or %s", name, arg, words[0], words[1]);
+    return enc_usage_error("encore-run", "%s '%s': expected %s, %s or %s", name, arg, words[0], words[1], words[2]);
+}
+
+/* -x VAR or -x VAR=value, VAR a variable name. */
+static enc_status_t x_opt(struct enc_run_opts *o, const char *arg)
+{
+    size_t n = strcspn(arg, "=");
+
+    if (n == 0 || isdigit((unsigned char)arg[0]) ||
+        strspn(arg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") != n)
+        return enc_usage_error("encore-run", "-x '%s': expected VAR or VAR=value with VAR a variable name", arg);
+    o->xvars[o->nx++] = (char *)arg;
+    return ENC_OK;
 }
 
 static enc_status_t opt(struct enc_run_opts *o, int ch, const char *arg)
 {
-    double v = 0;
+    static const char *const policies[] = {"retry-one", "fail-all", NULL};
+    static const char *const binds[] = {"core", "package", "none", NULL};
+    int idx;
 
     switch (ch) {
-    case 'n': return number(arg, &v) != ENC_OK || (o->np = (int)v) < 1 ? ENC_ERR_INVAL : ENC_OK;
-    case 'x': o->xvars[o->nx++] = (char *)arg; return ENC_OK;
+    case 'n': return int_opt("-n", arg, 1, ENC_MAX_RANKS, &o->np);
+    case 'x': return x_opt(o, arg);
     case OPT_HOST: fprintf(stderr, "encore-run: warning: --host is not supported yet; "
                                    "running every rank on this host\n");
         return ENC_OK;
     case OPT_TAG: o->tag_output = true; return ENC_OK;
-    case OPT_TIMEOUT: return number(arg, &o->timeout_s);
-    case OPT_MAXR: if (number(arg, &v) != ENC_OK) return ENC_ERR_INVAL;
-        o->max_restarts = (int)v; return ENC_OK;
-    case OPT_POLICY: o->fail_all = strcmp(arg, "fail-all") == 0;
-        return o->fail_all || strcmp(arg, "retry-one") == 0 ? ENC_OK : ENC_ERR_INVAL;
+    case OPT_TIMEOUT:
+        return enc_parse_positive(arg, 1e9, &o->timeout_s) == ENC_OK ? ENC_OK
+               : enc_usage_error("encore-run", "--timeout '%s': expected seconds, a number > 0", arg);
+    case OPT_MAXR: return int_opt("--max-restarts", arg, 0, ENC_RUN_MAX_RESTARTS, &o->max_restarts);
+    case OPT_POLICY:
+        if (choice("--policy", arg, policies, &idx) != ENC_OK)
+            return ENC_ERR_INVAL;
+        o->fail_all = idx == 1;
+        return ENC_OK;
     case OPT_INJECT: return enc_run_parse_inject(o, arg);
-    case OPT_BIND: o->bind_to = arg;
-        return strcmp(arg, "core") && strcmp(arg, "package") && strcmp(arg, "none")
-                   ? ENC_ERR_INVAL : ENC_OK;
+    case OPT_BIND: o->bind_to = arg; return choice("--bind-to", arg, binds, &idx);
     case OPT_INFO: o->info = true; return ENC_OK;
+    case OPT_SUMMARY: o->summary = true; return ENC_OK;
     default: return ENC_ERR_INVAL;
     }
 }
 
+/* getopt's own complaints, as one line each. */
+static enc_status_t getopt_error(int ch, char **argv)
+{
+    const char *arg = argv[optind - 1];
+
+    if (ch == ':')
+        return enc_usage_error("encore-run", "%s needs a value", arg);
+    if (optopt != 0 && strncmp(arg, "--", 2) != 0)
+        return enc_usage_error("encore-run", "unknown option '-%c' (see encore-run --help)", optopt);
+    return enc_usage_error("encore-run", "unknown option '%s' (see encore-run --help)", arg);
+}
+
+/* -x ENCORE_*=value also configures encore-run (its tracker) and is
+ * checked with the environment. */
+static void export_x(const struct enc_run_opts *o)
+{
+    for (int i = 0; i < o->nx; i++) {
+        char *eq = strchr(o->xvars[i], '=');
+
+        if (eq != NULL && strncmp(o->xvars[i], "ENCORE_", 7) == 0) {
+            *eq = '\0';
+            setenv(o->xvars[i], eq + 1, 1);
+            *eq = '=';
+        }
+    }
+}
+
+/* What depends on -n, and the environment. */
+static enc_status_t check_job(struct enc_run_opts *o, int argc, char **argv)
+{
+    char msg[512];
+
+    if (o->np < 1)
+        return enc_usage_error("encore-run", "-n N is required (the number of ranks, 1..%d)", ENC_MAX_RANKS);
+    if (optind >= argc)
+        return enc_usage_error("encore-run", "no program given (usage: encore-run -n N [options] prog [args...])");
+    for (int i = 0; i < o->ninj; i++)
+        if (o->inj[i].rank >= o->np)
+            return enc_usage_error("encore-run", "--inject '%s': rank %d out of range for -n %d (ranks 0..%d)",
+                       o->inj[i].spec, o->inj[i].rank, o->np, o->np - 1);
+    export_x(o);
+    if (enc_tunables_check(ENC_TCLASS_USER, msg, sizeof(msg)) != ENC_OK)
+        return enc_usage_error("encore-run", "%s", msg);
+    enc_tunables_warn_unknown("encore-run", stderr);
+    o->argv = argv + optind;
+    return ENC_OK;
+}
+
 enc_status_t enc_run_parse_args(int argc, char **argv, struct enc_run_opts *o, bool *handled)
 {
+    static const char optstring[] = "+:n:x:h";
     int ch;
 
     *handled = false;
@@ -93,37 +180,29 @@ enc_status_t enc_run_parse_args(int argc, char **argv, struct enc_run_opts *o, b
     if ((o->xvars = calloc((size_t)argc, sizeof(char *))) == NULL)
         return ENC_ERR_NOMEM;
     fix_single_dash(argc, argv);
-    while ((ch = getopt_long(argc, argv, "+n:x:h", long_opts, NULL)) != -1) {
+    opterr = 0;
+    while ((ch = getopt_long(argc, argv, optstring, long_opts, NULL)) != -1) {
         if (ch == 'h') {
             usage(stdout);
             *handled = true;
             return ENC_OK;
         }
-        if (opt(o, ch, optarg) != ENC_OK) {
-            if (ch != '?')
-                fprintf(stderr, "encore-run: invalid argument for %s: '%s'\n",
-                        argv[optind - 1], optarg ? optarg : "");
-            usage(stderr);
+        if (ch == '?' || ch == ':')
+            return getopt_error(ch, argv);
+        if (opt(o, ch, optarg) != ENC_OK)
             return ENC_ERR_INVAL;
-        }
     }
     if (o->info) {
         enc_run_print_info(o);
         *handled = true;
         return ENC_OK;
     }
-    if (o->np < 1 || optind >= argc) {
-        fprintf(stderr, "encore-run: %s\n", o->np < 1 ? "-n N is required" : "no program given");
-        usage(stderr);
-        return ENC_ERR_INVAL;
-    }
-    o->argv = argv + optind;
-    return ENC_OK;
+    return check_job(o, argc, argv);
 }
 
 void enc_run_print_info(const struct enc_run_opts *o)
 {
-    printf("encore %s\n\nTunables (environment variables):\n", PACKAGE_VERSION);
+    printf("encore %s\n\n", PACKAGE_VERSION);
     enc_tunables_print(stdout);
     printf("\nencore-run defaults:\n"
            "  --max-restarts %d   --policy retry-one   --bind-to none   --timeout none\n"

@@ -6,58 +6,107 @@
  * launcher, chosen by a seeded generator so a run can be repeated.
  */
 #include "enc.h"
+#include "core/parse.h"
 #include "launcher/launcher.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Reads "key=value" into *v: true when tok is that key with a number >= 0. */
-static bool field(const char *tok, const char *key, double *v)
+#define INJECT_FORMS "kill:rank=R:op=K[:incarnation=I], stop:rank=R:op=K[:incarnation=I] " \
+                     "or random:every=T[:seed=S]"
+
+/* One line on stderr naming the spec; always ENC_ERR_INVAL. */
+static enc_status_t bad(const char *spec, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static enc_status_t bad(const char *spec, const char *fmt, ...)
+{
+    char what[256];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof(what), fmt, ap);
+    va_end(ap);
+    return enc_usage_error("encore-run", "--inject '%s': %s", spec, what);
+}
+
+/* The value of tok when it is "key=...", else NULL. */
+static const char *value_of(const char *tok, const char *key)
 {
     size_t n = strlen(key);
-    char *end;
 
-    if (strncmp(tok, key, n) != 0 || tok[n] != '=')
-        return false;
-    *v = strtod(tok + n + 1, &end);
-    return end != tok + n + 1 && *end == '\0' && *v >= 0;
+    return strncmp(tok, key, n) == 0 && tok[n] == '=' ? tok + n + 1 : NULL;
 }
 
-static enc_status_t parse_random(struct enc_run_opts *o, char *rest)
+static enc_status_t int_field(const char *spec, const char *key, const char *v, uint64_t min,
+                     uint64_t max, uint64_t *out)
 {
-    double v;
+    if (enc_parse_uint(v, min, max, out) == ENC_OK)
+        return ENC_OK;
+    return bad(spec, "%s='%s': expected an integer in %llu..%llu", key, v,
+               (unsigned long long)min, (unsigned long long)max);
+}
 
-    o->random_seed = 1;
-    for (char *tok = strtok(rest, ":"); tok != NULL; tok = strtok(NULL, ":")) {
-        if (field(tok, "every", &v) && v > 0)
-            o->random_every_s = v;
-        else if (field(tok, "seed", &v))
-            o->random_seed = (uint64_t)v;
-        else
+static enc_status_t random_field(struct enc_run_opts *o, const char *spec, const char *tok)
+{
+    const char *v;
+    uint64_t seed;
+
+    if ((v = value_of(tok, "every")) != NULL)
+        return enc_parse_positive(v, 1e6, &o->random_every_s) == ENC_OK
+                   ? ENC_OK : bad(spec, "every='%s': expected seconds, a number > 0", v);
+    if ((v = value_of(tok, "seed")) != NULL) {
+        if (int_field(spec, "seed", v, 0, UINT64_MAX, &seed) != ENC_OK)
             return ENC_ERR_INVAL;
+        o->random_seed = seed;
+        return ENC_OK;
     }
-    return o->random_every_s > 0 ? ENC_OK : ENC_ERR_INVAL;
+    return bad(spec, "unknown field '%s' (random takes every=T and seed=S)", tok);
 }
 
-static enc_status_t parse_fault(struct enc_run_opts *o, int kind, char *rest)
+static enc_status_t parse_random(struct enc_run_opts *o, const char *spec, char *rest)
 {
-    struct enc_run_inject in = {.kind = kind, .rank = -1, .op = -1};
-    double v;
+    o->random_seed = 1;
+    o->random_every_s = 0;
+    for (char *tok = strtok(rest, ":"); tok != NULL; tok = strtok(NULL, ":"))
+        if (random_field(o, spec, tok) != ENC_OK)
+            return ENC_ERR_INVAL;
+    return o->random_every_s > 0 ? ENC_OK : bad(spec, "every=T is missing");
+}
+
+static enc_status_t fault_field(struct enc_run_inject *in, const char *spec, const char *tok)
+{
+    const char *v;
+    uint64_t n;
+    int rv;
+
+    if ((v = value_of(tok, "rank")) != NULL) {
+        if ((rv = int_field(spec, "rank", v, 0, ENC_MAX_RANKS - 1, &n)) == ENC_OK)
+            in->rank = (int)n;
+    } else if ((v = value_of(tok, "op")) != NULL) {
+        if ((rv = int_field(spec, "op", v, 1, INT32_MAX, &n)) == ENC_OK)
+            in->op = (long)n;
+    } else if ((v = value_of(tok, "incarnation")) != NULL) {
+        if ((rv = int_field(spec, "incarnation", v, 0, UINT32_MAX, &n)) == ENC_OK)
+            in->incarnation = (uint32_t)n;
+    } else {
+        rv = bad(spec, "unknown field '%s' (kill and stop take rank=R, op=K, incarnation=I)",
+                 tok);
+    }
+    return rv;
+}
+
+static enc_status_t parse_fault(struct enc_run_opts *o, int kind, const char *spec, char *rest)
+{
+    struct enc_run_inject in = {.kind = kind, .rank = -1, .op = -1, .spec = spec};
 
     if (o->ninj == ENC_RUN_MAX_INJECT)
-        return ENC_ERR_INVAL;
-    for (char *tok = strtok(rest, ":"); tok != NULL; tok = strtok(NULL, ":")) {
-        if (field(tok, "rank", &v))
-            in.rank = (int)v;
-        else if (field(tok, "op", &v) && v >= 1)
-            in.op = (long)v;
-        else if (field(tok, "incarnation", &v))
-            in.incarnation = (uint32_t)v;
-        else
+        return bad(spec, "at most %d kill/stop faults", ENC_RUN_MAX_INJECT);
+    for (char *tok = strtok(rest, ":"); tok != NULL; tok = strtok(NULL, ":"))
+        if (fault_field(&in, spec, tok) != ENC_OK)
             return ENC_ERR_INVAL;
-    }
     if (in.rank < 0 || in.op < 1)
-        return ENC_ERR_INVAL;
+        return bad(spec, "%s is missing", in.rank < 0 ? "rank=R" : "op=K");
     o->inj[o->ninj++] = in;
     return ENC_OK;
 }
@@ -67,17 +116,18 @@ enc_status_t enc_run_parse_inject(struct enc_run_opts *o, const char *spec)
     char buf[256];
     char *colon;
 
+    if (strlen(spec) >= sizeof(buf))
+        return bad(spec, "longer than %zu characters", sizeof(buf) - 1);
     snprintf(buf, sizeof(buf), "%s", spec);
-    if ((colon = strchr(buf, ':')) == NULL)
-        return ENC_ERR_INVAL;
-    *colon++ = '\0';
-    if (strcmp(buf, "kill") == 0)
-        return parse_fault(o, ENC_RUN_INJ_KILL, colon);
-    if (strcmp(buf, "stop") == 0)
-        return parse_fault(o, ENC_RUN_INJ_STOP, colon);
-    if (strcmp(buf, "random") == 0)
-        return parse_random(o, colon);
-    return ENC_ERR_INVAL;
+    if ((colon = strchr(buf, ':')) != NULL)
+        *colon++ = '\0';
+    if (colon != NULL && strcmp(buf, "kill") == 0)
+        return parse_fault(o, ENC_RUN_INJ_KILL, spec, colon);
+    if (colon != NULL && strcmp(buf, "stop") == 0)
+        return parse_fault(o, ENC_RUN_INJ_STOP, spec, colon);
+    if (colon != NULL && strcmp(buf, "random") == 0)
+        return parse_random(o, spec, colon);
+    return bad(spec, "expected " INJECT_FORMS);
 }
 
 void enc_run_inject_value(const struct enc_run_opts *o, int rank, uint32_t inc, char *out,

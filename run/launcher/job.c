@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -31,6 +32,8 @@ struct rank_proc {
     bool finalized;
     char lost[160];               /* why the tracker gave up on it, if it did */
     uint64_t restart_at;
+    uint64_t stopped_since;       /* first seen stopped while unwatched (0: not) */
+    long maxrss_kb;               /* peak RSS over its incarnations (wait4) */
     struct enc_run_stream out, err;
 };
 
@@ -49,6 +52,7 @@ struct job {
     uint64_t next_random;
     uint64_t rng;
     int after_final_status;       /* exit status of a rank that failed after MPI_Finalize */
+    char jobdir[4096];            /* private directory under TMPDIR (jobdir.c) */
     struct enc_run_snaps *snaps;  /* parked snapshot images, NULL when off */
 };
 
@@ -111,17 +115,23 @@ static bool restore(struct job *j, int rank)
 static enc_status_t spawn(struct job *j, int rank)
 {
     struct rank_proc *p = &j->r[rank];
-    char **env;
+    char **env, dir[4200];
     enc_status_t rv;
 
     if (p->incarnation > 0 && restore(j, rank))
         return ENC_OK;
     if ((rv = enc_run_env_for_rank(j->env, j->o, rank, p->incarnation, &env)) != ENC_OK)
         return rv;
+    if ((rv = enc_run_rankdir(j->jobdir, rank, p->incarnation, dir, sizeof(dir))) != ENC_OK ||
+        (rv = enc_run_env_rankdir(&env, dir)) != ENC_OK) {
+        enc_run_env_free(env);
+        return rv;
+    }
     rv = enc_run_spawn(j->path, j->o->argv, env, j->o->bind_to, rank, j->o->tag_output,
                        &p->out, &p->err, &p->pid);
     enc_run_env_free(env);
     p->phase = R_RUNNING;
+    p->stopped_since = 0;
     p->registered = false;
     p->lost[0] = '\0';
     if (rv == ENC_OK)
@@ -161,17 +171,23 @@ static void restart_everyone(struct job *j, int dead, const char *why)
     }
 }
 
-/* SIGINT/SIGTERM/SIGHUP to encore-run end the job.  Read them before
- * deciding about a dead rank: a signal sent to the whole process group
- * kills the ranks too, and those deaths are not faults to recover from. */
+/* SIGINT/SIGTERM/SIGHUP to encore-run end the job: forwarded to the ranks,
+ * SIGKILL for those still there after a grace.  Read them before deciding
+ * about a dead rank: a signal sent to the whole process group kills the
+ * ranks too, and those deaths are not faults to recover from. */
 static void read_signals(struct job *j)
 {
     struct signalfd_siginfo si;
 
-    while (read(j->sfd, &si, sizeof(si)) == sizeof(si))
-        if (si.ssi_signo != SIGCHLD)
-            fail(j, 128 + (int)si.ssi_signo, 0, "interrupted by signal %d (%s); killed all ranks",
-                 (int)si.ssi_signo, strsignal((int)si.ssi_signo));
+    while (read(j->sfd, &si, sizeof(si)) == sizeof(si)) {
+        int sig = (int)si.ssi_signo;
+
+        if (sig == SIGCHLD)
+            continue;
+        fail(j, 128 + sig, ENC_RUN_ABORT_GRACE_MS,
+             "interrupted by signal %d (%s); forwarded to the ranks", sig, strsignal(sig));
+        kill_all(j, sig);
+    }
 }
 
 /* A rank died before MPI_Finalize (its process is gone or being killed). */
@@ -214,7 +230,11 @@ static void rank_exited(struct job *j, int rank, int status)
         p->phase = R_DONE;
         if (status != 0 && !j->after_final_status) {
             j->after_final_status = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
-            fprintf(stderr, "encore-run: rank %d %s after MPI_Finalize\n", rank, what);
+            if (p->lost[0] != '\0')
+                fprintf(stderr, "encore-run: rank %d (pid %d) %s; killed\n", rank, (int)pid,
+                        p->lost);
+            else
+                fprintf(stderr, "encore-run: rank %d %s after MPI_Finalize\n", rank, what);
         }
         return;
     }
@@ -242,6 +262,21 @@ static enc_status_t rank_of_pid(const struct job *j, pid_t pid, int *rank)
     return ENC_ERR_NOT_FOUND;
 }
 
+/* waitpid(pid, WNOHANG) that keeps the rank's peak RSS; the rank, -1
+ * (nothing reaped) or -2 (*reaped is not a rank: an image or an orphan). */
+static int wait_rank(struct job *j, pid_t pid, int *status, pid_t *reaped)
+{
+    struct rusage ru;
+    int rank;
+
+    if ((pid = *reaped = wait4(pid, status, WNOHANG, &ru)) <= 0)
+        return -1;
+    if (rank_of_pid(j, pid, &rank) != ENC_OK)
+        return -2;
+    j->r[rank].maxrss_kb = ENC_MAX(j->r[rank].maxrss_kb, ru.ru_maxrss);
+    return rank;
+}
+
 static void reap(struct job *j)
 {
     int status, rank;
@@ -250,8 +285,8 @@ static void reap(struct job *j)
     /* A rank's last frames (FINALIZE) were written before it exited: read
      * them before judging its exit. */
     enc_tracker_poll(j->t, 0, NULL, 0);
-    while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
-        if (rank_of_pid(j, pid, &rank) == ENC_OK)
+    while ((rank = wait_rank(j, -1, &status, &pid)) != -1)
+        if (rank >= 0)
             rank_exited(j, rank, status);
         else
             enc_run_snaps_reaped(j->snaps, pid); /* an image, or a program's orphan */
@@ -262,9 +297,10 @@ static void reap(struct job *j)
 static void settle(struct job *j, struct rank_proc *p, bool silent)
 {
     int status;
+    pid_t pid;
 
     for (int i = 0; i < (silent ? 0 : 50); i++) {
-        if (waitpid(p->pid, &status, WNOHANG) == p->pid) {
+        if (wait_rank(j, p->pid, &status, &pid) >= 0) {
             p->lost[0] = '\0'; /* it ended by itself: its status says more */
             rank_exited(j, (int)(p - j->r), status);
             return;
@@ -333,9 +369,37 @@ static void random_kill(struct job *j)
     kill_rank(&j->r[v], SIGKILL);
 }
 
+/* Heartbeats watch a rank from its registration to MPI_Finalize.  One
+ * stopped outside that window (before it registered, or after it finalized
+ * while it still serves its log) is killed once it stayed stopped for the
+ * heartbeat timeout: restarted in the first case, a failure in the second. */
+static void check_unwatched(struct job *j, uint64_t now)
+{
+    uint64_t limit = (uint64_t)enc_tunable_ll(ENC_TUNE_HEARTBEAT_TIMEOUT_MS) * 1000000ull;
+
+    for (int i = 0; i < j->o->np; i++) {
+        struct rank_proc *p = &j->r[i];
+
+        if (p->pid <= 0 || p->phase != R_RUNNING || (p->registered && !p->finalized) ||
+            p->lost[0] != '\0' || !enc_run_pid_stopped(p->pid)) {
+            p->stopped_since = 0;
+            continue;
+        }
+        if (p->stopped_since == 0)
+            p->stopped_since = now;
+        if (now - p->stopped_since < limit)
+            continue;
+        snprintf(p->lost, sizeof(p->lost), "stopped %s",
+                 p->finalized ? "after MPI_Finalize" : "before it registered");
+        kill_rank(p, SIGKILL);
+    }
+}
+
 static void timers(struct job *j)
 {
     uint64_t now = enc_now_ns();
+
+    check_unwatched(j, now);
 
     for (int i = 0; i < j->o->np && !j->failing; i++) {
         struct rank_proc *p = &j->r[i];
@@ -365,6 +429,9 @@ static uint64_t next_timer(const struct job *j)
         next = ENC_MIN(next, j->kill_at);
     if (j->o->random_every_s > 0 && !j->failing)
         next = ENC_MIN(next, j->next_random);
+    for (int i = 0; i < j->o->np; i++) /* check_unwatched, every heartbeat */
+        if (j->r[i].pid > 0 && (!j->r[i].registered || j->r[i].finalized))
+            next = ENC_MIN(next, enc_deadline_ms(enc_tunable_ll(ENC_TUNE_HEARTBEAT_MS)));
     return next;
 }
 
@@ -465,7 +532,7 @@ static enc_status_t start_tracker(struct job *j, struct enc_secret *s)
     rv = enc_run_env_base(j->o, addr, hex, preload, &j->env);
     memset(hex, 0, sizeof(hex));
     if (rv == ENC_OK)
-        rv = enc_run_snaps_open(&j->snaps, j->o->np, &j->env);
+        rv = enc_run_snaps_open(&j->snaps, j->o->np, j->jobdir, &j->env);
     return rv;
 }
 
@@ -491,13 +558,16 @@ static void print_snapshots(const struct job *j)
 static int finish(struct job *j)
 {
     int restarts[ENC_MAX_RANKS];
-    bool any = false;
+    bool any = j->o->summary;
+    long rss[ENC_MAX_RANKS];
     const struct enc_tracker_recovery *rec;
 
-    for (int i = 0; i < j->o->np; i++)
+    for (int i = 0; i < j->o->np; i++) {
         any |= (restarts[i] = j->r[i].restarts) != 0;
+        rss[i] = j->r[i].maxrss_kb;
+    }
     if (any || enc_tracker_recoveries(j->t, &rec) > 0 || enc_log_level() >= ENC_LOG_INFO) {
-        enc_tracker_print_summary(j->t, restarts, stderr);
+        enc_tracker_print_summary(j->t, restarts, rss, stderr);
         print_snapshots(j);
     }
     if (j->failing) {
@@ -520,18 +590,25 @@ int enc_run_job(const struct enc_run_opts *o, const char *path)
         j.r[i].out.fd = j.r[i].err.fd = -1;
     j.deadline = o->timeout_s > 0 ? enc_deadline_ms((int64_t)(o->timeout_s * 1000)) : ENC_NEVER;
     j.next_random = enc_deadline_ms((int64_t)(o->random_every_s * 1000));
-    if ((rv = setup_signals(&j)) != ENC_OK || (rv = start_tracker(&j, &s)) != ENC_OK)
+    if ((rv = setup_signals(&j)) != ENC_OK ||
+        (rv = enc_run_jobdir_create(j.jobdir, sizeof(j.jobdir))) != ENC_OK ||
+        (rv = start_tracker(&j, &s)) != ENC_OK)
         goto out;
     memset(&s, 0, sizeof(s));
-    for (int i = 0; i < o->np && !j.failing; i++)
+    /* Serve the tracker between spawns: with hundreds of ranks the first
+     * ones register (and must be answered) long before the last starts. */
+    for (int i = 0; i < o->np && !j.failing; i++) {
         if (spawn(&j, i) != ENC_OK)
             fail(&j, 1, 0, "cannot start rank %d", i);
+        enc_tracker_poll(j.t, 0, NULL, 0);
+    }
     while (!finished(&j) && (rv = step(&j)) == ENC_OK)
         ;
     if (rv == ENC_OK)
         status = finish(&j);
 out:
     enc_run_snaps_close(j.snaps);
+    enc_run_jobdir_remove(j.jobdir);
     enc_tracker_destroy(j.t);
     enc_run_env_free(j.env);
     free(j.r);

@@ -17,6 +17,7 @@
 
 #define ENC_RUN_MAX_INJECT 64
 #define ENC_RUN_DEFAULT_RESTARTS 3
+#define ENC_RUN_MAX_RESTARTS 1000000
 #define ENC_RUN_BACKOFF_MIN_MS 100
 #define ENC_RUN_BACKOFF_MAX_MS 2000
 #define ENC_RUN_ABORT_GRACE_MS 1000
@@ -24,6 +25,7 @@
 enum enc_run_inject_kind { ENC_RUN_INJ_KILL = 1, ENC_RUN_INJ_STOP = 2 };
 
 struct enc_run_inject {
+    const char *spec;             /* as given, for messages */
     int kind;
     int rank;
     long op;
@@ -44,6 +46,7 @@ struct enc_run_opts {
     uint64_t random_seed;
     const char *bind_to;          /* NULL or "none": no binding */
     bool info;
+    bool summary;                 /* --summary: always print the job summary */
     char **argv;                  /* program and its arguments */
 };
 
@@ -53,7 +56,8 @@ struct enc_run_opts {
 enc_status_t enc_run_parse_args(int argc, char **argv, struct enc_run_opts *o, bool *handled);
 void enc_run_print_info(const struct enc_run_opts *o);
 
-/* inject_plan.c */
+/* inject_plan.c: one --inject spec; a bad one is reported on stderr (one
+ * line).  Ranks are checked against -n later (args.c). */
 enc_status_t enc_run_parse_inject(struct enc_run_opts *o, const char *spec);
 /* ENCORE_INJECT value for rank/incarnation into out ("" when none). */
 void enc_run_inject_value(const struct enc_run_opts *o, int rank, uint32_t inc, char *out,
@@ -81,6 +85,16 @@ enc_status_t enc_run_env_base(const struct enc_run_opts *o, const char *tracker,
 enc_status_t enc_run_env_for_rank(char **base, const struct enc_run_opts *o, int rank,
                                   uint32_t inc, char ***out);
 void enc_run_env_free(char **env);
+/* Points the rank's Open MPI session files (and ENCORE_RANK_TMPDIR) at dir. */
+enc_status_t enc_run_env_rankdir(char ***env, const char *dir);
+/* Sets name=val in env (replacing an earlier value). */
+enc_status_t enc_run_env_add(char ***env, const char *name, const char *val);
+
+/* jobdir.c: the job's private directory under TMPDIR (mkdtemp into out),
+ * one fresh subdirectory per rank incarnation, and the removal of it all. */
+enc_status_t enc_run_jobdir_create(char *out, size_t cap);
+enc_status_t enc_run_rankdir(const char *jobdir, int rank, uint32_t inc, char *out, size_t cap);
+void enc_run_jobdir_remove(char *jobdir);
 
 /* tag_output.c: --tag-output line prefixing of one child stream. */
 struct enc_run_stream {
@@ -101,19 +115,22 @@ enc_status_t enc_run_spawn(const char *path, char **argv, char **env, const char
 /* One line describing a wait status: "exited with status 3", "killed by signal 9 (Killed)". */
 void enc_run_describe_status(int status, char *out, size_t cap);
 
+/* stopped.c: true when pid is in the stopped (T) or traced (t) state. */
+bool enc_run_pid_stopped(pid_t pid);
+
 /* restart_policy.c: the restart budget and backoff of one rank. */
 bool enc_run_can_restart(const struct enc_run_opts *o, int restarts);
 int64_t enc_run_backoff_ms(int restarts);
 
 /* snapshots.c: parked snapshot images of the ranks.  open: NULL in *out
- * when ENCORE_SNAPSHOT_S (in env) turns them off; adds
- * ENCORE_SNAPSHOT_SOCK to env; ENC_ERR_INVAL (reported) when the variable
- * is malformed. */
+ * when ENCORE_SNAPSHOT_S=0 turns them off; else an abstract socket named
+ * after jobdir, whose name it adds to env as ENCORE_SNAPSHOT_SOCK. */
 struct enc_run_snaps;
 struct pollfd;
 /* Is incarnation inc the live incarnation of rank (an image of it is useful)? */
 typedef bool (*enc_run_snap_wanted_fn)(void *arg, int rank, uint32_t inc);
-enc_status_t enc_run_snaps_open(struct enc_run_snaps **out, int np, char ***env);
+enc_status_t enc_run_snaps_open(struct enc_run_snaps **out, int np, const char *jobdir,
+                                char ***env);
 int enc_run_snaps_pollfds(const struct enc_run_snaps *s, struct pollfd *p, int cap);
 void enc_run_snaps_serve(struct enc_run_snaps *s, const struct pollfd *p, int n,
                          enc_run_snap_wanted_fn wanted, void *arg);
@@ -129,7 +146,7 @@ void enc_run_snaps_forget(struct enc_run_snaps *s, int rank);
 void enc_run_snaps_end(struct enc_run_snaps *s);
 void enc_run_snaps_counts(const struct enc_run_snaps *s, int rank, unsigned *taken,
                           unsigned *used);
-/* Ends them, removes the job directory. */
+/* Ends them, closes the socket. */
 void enc_run_snaps_close(struct enc_run_snaps *s);
 
 /* job.c: runs the job to its end; returns encore-run's exit status. */

@@ -11,5 +11,7 @@ encore_run_SOURCES += \
 	run/launcher/tag_output.c \
 	run/launcher/restart_policy.c \
 	run/launcher/snapshots.c \
+	run/launcher/jobdir.c \
+	run/launcher/stopped.c \
 	run/launcher/job.c
 encore_run_CFLAGS = $(AM_CFLAGS) -DENC_LIBDIR=\"$(libdir)\" -DENC_PKGLIBDIR=\"$(pkglibdir)\"

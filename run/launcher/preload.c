@@ -24,12 +24,11 @@ static bool readable(const char *p) { return access(p, R_OK) == 0; }
 
 const char *enc_run_find_libencore(char *buf, size_t cap)
 {
-    const char *env = getenv("ENCORE_LIB");
     char exe[PATH_MAX];
     ssize_t n;
 
-    if (env != NULL && *env != '\0') {
-        snprintf(buf, cap, "%s", env);
+    if (enc_tunable_isset(ENC_TUNE_LIB)) {
+        snprintf(buf, cap, "%s", enc_tunable_str(ENC_TUNE_LIB));
         return buf;
     }
     if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) > 0) {

@@ -5,6 +5,7 @@
  * ENCORE_INCARNATION, ENCORE_INJECT) and LD_PRELOAD are added; -x applies
  * mpirun semantics (VAR: forward ours, VAR=val: set).
  */
+#include "config.h"
 #include "enc.h"
 #include "launcher/launcher.h"
 
@@ -16,7 +17,8 @@ extern char **environ;
 static const char *const dropped_prefixes[] = {
     "OMPI_COMM_WORLD_", "PMIX_", "OMPI_MCA_orte_", "OMPI_MCA_ess_singleton_isolated=",
     "ENCORE_TRACKER=", "ENCORE_SECRET=", "ENCORE_SECRET_FILE=", "ENCORE_RANK=",
-    "ENCORE_SIZE=", "ENCORE_INCARNATION=", "ENCORE_INJECT=",
+    "ENCORE_SIZE=", "ENCORE_INCARNATION=", "ENCORE_INJECT=", "ENCORE_RANK_TMPDIR=",
+    "ENCORE_SNAPSHOT_SOCK=",
 };
 
 static bool dropped(const char *kv)
@@ -90,20 +92,44 @@ static enc_status_t apply_x(struct envb *e, const struct enc_run_opts *o)
     return rv;
 }
 
+/* configure --enable-sanitizers: an instrumented libencore.so preloaded
+ * into a program that is not instrumented (python3, a Fortran program)
+ * needs the sanitizer runtime loaded before everything else. */
+#ifdef ENC_SANITIZER_RUNTIME
+#define SAN_FIRST ENC_SANITIZER_RUNTIME ":"
+#else
+#define SAN_FIRST ""
+#endif
+
 static enc_status_t add_preload(struct envb *e, const char *preload)
 {
     const char *old = getenv("LD_PRELOAD");
     char *v;
     enc_status_t rv;
 
-    if (old == NULL || *old == '\0' || strstr(old, "libencore.so") != NULL)
-        return env_set(e, "LD_PRELOAD", old && strstr(old, "libencore.so") ? old : preload);
-    if ((v = malloc(strlen(preload) + strlen(old) + 2)) == NULL)
+    if (old != NULL && strstr(old, "libencore.so") != NULL)
+        return env_set(e, "LD_PRELOAD", old);
+    if (old == NULL)
+        old = "";
+    if ((v = malloc(strlen(SAN_FIRST) + strlen(preload) + strlen(old) + 2)) == NULL)
         return ENC_ERR_NOMEM;
-    sprintf(v, "%s:%s", preload, old);
+    sprintf(v, "%s%s%s%s", SAN_FIRST, preload, *old ? ":" : "", old);
     rv = env_set(e, "LD_PRELOAD", v);
     free(v);
     return rv;
+}
+
+/* Open MPI leaks at exit by design, so LeakSanitizer would fail every rank
+ * of an ASan build: ranks get detect_leaks=0 unless ASAN_OPTIONS is set
+ * (make check sets it, also with detect_leaks=0). */
+static enc_status_t add_san_options(struct envb *e)
+{
+#ifdef ENC_SANITIZER_RUNTIME
+    if (strstr(ENC_SANITIZER_RUNTIME, "asan") != NULL && getenv("ASAN_OPTIONS") == NULL)
+        return env_set(e, "ASAN_OPTIONS", "detect_leaks=0:abort_on_error=1");
+#endif
+    (void)e;
+    return ENC_OK;
 }
 
 /* encore's sitecustomize (mpi4py set-up) goes first on PYTHONPATH. */
@@ -143,10 +169,11 @@ enc_status_t enc_run_env_base(const struct enc_run_opts *o, const char *tracker,
         rv = add_preload(&e, preload);
     if (rv == ENC_OK)
         rv = add_pythonpath(&e);
-    if (rv == ENC_OK &&
-        (rv = env_set(&e, "OMPI_MCA_ess_singleton_isolated", "1")) == ENC_OK &&
-        (rv = env_set(&e, "ENCORE_TRACKER", tracker)) == ENC_OK &&
-        (rv = env_set(&e, "ENCORE_SECRET", secret_hex)) == ENC_OK)
+    if (rv == 0)
+        rv = add_san_options(&e);
+    if (rv == 0 && (rv = env_set(&e, "OMPI_MCA_ess_singleton_isolated", "1")) == 0 &&
+        (rv = env_set(&e, "ENCORE_TRACKER", tracker)) == 0 &&
+        (rv = env_set(&e, "ENCORE_SECRET", secret_hex)) == 0)
         rv = env_set(&e, "ENCORE_SIZE", size);
     if (rv != ENC_OK) {
         enc_run_env_free(e.v);
@@ -177,6 +204,28 @@ enc_status_t enc_run_env_for_rank(char **base, const struct enc_run_opts *o, int
     }
     *out = e.v;
     return ENC_OK;
+}
+
+enc_status_t enc_run_env_add(char ***env, const char *name, const char *val)
+{
+    struct envb e = {.v = *env};
+    enc_status_t rv;
+
+    while (e.v[e.n] != NULL)
+        e.n++;
+    e.cap = e.n + 1;
+    rv = env_set(&e, name, val);
+    *env = e.v;
+    return rv;
+}
+
+enc_status_t enc_run_env_rankdir(char ***env, const char *dir)
+{
+    enc_status_t rv;
+
+    if ((rv = enc_run_env_add(env, "OMPI_MCA_orte_tmpdir_base", dir)) == ENC_OK)
+        rv = enc_run_env_add(env, "ENCORE_RANK_TMPDIR", dir);
+    return rv;
 }
 
 void enc_run_env_free(char **env)

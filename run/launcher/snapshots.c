@@ -1,6 +1,6 @@
 /*
- * snapshots.c - encore-run's side of transparent snapshots: a Unix socket
- * in a private per-job directory where each rank's snapshot images
+ * snapshots.c - encore-run's side of transparent snapshots: an abstract
+ * Unix socket (nothing on disk) named after the job's directory, where each rank's snapshot images
  * register (proto/snapmsg.h) and wait, at most one parked per rank (a
  * newer one replaces it: the older one gets EOF and exits), activation of
  * the newest when its rank dies, and the end of all of them with the job.
@@ -35,83 +35,39 @@ struct parked {
 struct enc_run_snaps {
     int np;
     int lfd;
-    char dir[256];
-    char path[300];
+    char name[108];               /* ENCORE_SNAPSHOT_SOCK: "@..." */
     struct parked *r;
 };
 
-static enc_status_t listen_at(struct enc_run_snaps *s)
+/* An abstract socket named after the job directory and this process. */
+static enc_status_t listen_at(struct enc_run_snaps *s, const char *jobdir)
 {
-    struct sockaddr_un sa = {.sun_family = AF_UNIX};
-    const char *tmp = getenv("TMPDIR");
+    struct sockaddr_un sa;
+    const char *base = strrchr(jobdir, '/');
+    unsigned len;
 
-    snprintf(s->dir, sizeof(s->dir), "%s/encore-job.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (mkdtemp(s->dir) == NULL) {
-        ENC_ERROR("run", "cannot make the job directory %s: %m", s->dir);
-        return ENC_ERR_SYS;
-    }
-    snprintf(s->path, sizeof(s->path), "%s/snap.sock", s->dir);
-    if (strlen(s->path) >= sizeof(sa.sun_path)) {
-        ENC_ERROR("run", "snapshot socket path too long: %s (set a shorter TMPDIR)", s->path);
+    snprintf(s->name, sizeof(s->name), "@%s.%d.snap", base ? base + 1 : jobdir, (int)getpid());
+    if ((len = enc_snap_sockaddr(s->name, &sa)) == 0) {
+        ENC_ERROR("run", "snapshot socket name too long: %s", s->name);
         return ENC_ERR_INVAL;
     }
-    snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", s->path);
     if ((s->lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) < 0 ||
-        bind(s->lfd, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(s->lfd, 64) != 0) {
-        ENC_ERROR("run", "snapshot socket %s: %m", s->path);
+        bind(s->lfd, (struct sockaddr *)&sa, len) != 0 || listen(s->lfd, 64) != 0) {
+        ENC_ERROR("run", "snapshot socket %s: %m", s->name);
         return ENC_ERR_SYS;
     }
     return ENC_OK;
 }
 
-/* ENCORE_SNAPSHOT_S as the ranks will see it; a malformed value ends
- * encore-run before any rank starts. */
-static enc_status_t wanted_by_env(char **env, bool *on)
-{
-    const char *v = NULL, *key = "ENCORE_SNAPSHOT_S=";
-    bool adaptive;
-    double sec;
-
-    for (char **p = env; *p != NULL; p++)
-        if (strncmp(*p, key, strlen(key)) == 0)
-            v = *p + strlen(key);
-    if (enc_snap_parse_interval(v, &adaptive, &sec) != ENC_OK) {
-        fprintf(stderr, "encore-run: ENCORE_SNAPSHOT_S='%s' is not a number of seconds >= 0 "
-                "or 'auto'\n", v);
-        return ENC_ERR_INVAL;
-    }
-    *on = adaptive || sec > 0;
-    return ENC_OK;
-}
-
-static enc_status_t env_add(char ***env, const char *key, const char *val)
-{
-    size_t n = 0;
-    char **e, *kv;
-
-    while ((*env)[n] != NULL)
-        n++;
-    if ((kv = malloc(strlen(key) + strlen(val) + 2)) == NULL ||
-        (e = realloc(*env, (n + 2) * sizeof(*e))) == NULL) {
-        free(kv);
-        return ENC_ERR_NOMEM;
-    }
-    sprintf(kv, "%s=%s", key, val);
-    e[n] = kv;
-    e[n + 1] = NULL;
-    *env = e;
-    return ENC_OK;
-}
-
-enc_status_t enc_run_snaps_open(struct enc_run_snaps **out, int np, char ***env)
+enc_status_t enc_run_snaps_open(struct enc_run_snaps **out, int np, const char *jobdir,
+                                char ***env)
 {
     struct enc_run_snaps *s;
-    enc_status_t rv;
-    bool on;
+    enc_status_t rv = ENC_OK;
 
     *out = NULL;
-    if ((rv = wanted_by_env(*env, &on)) != ENC_OK || !on)
-        return rv;
+    if (enc_tunable_seconds(ENC_TUNE_SNAPSHOT_S) == 0)
+        return ENC_OK; /* off */
     if ((s = calloc(1, sizeof(*s))) == NULL || (s->r = calloc((size_t)np, sizeof(*s->r))) == NULL) {
         free(s);
         return ENC_ERR_NOMEM;
@@ -123,8 +79,8 @@ enc_status_t enc_run_snaps_open(struct enc_run_snaps **out, int np, char ***env)
     *out = s;
     if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
         ENC_WARN("run", "PR_SET_CHILD_SUBREAPER: %m; snapshots off");
-    else if ((rv = listen_at(s)) == ENC_OK)
-        return env_add(env, "ENCORE_SNAPSHOT_SOCK", s->path);
+    else if ((rv = listen_at(s, jobdir)) == ENC_OK)
+        return enc_run_env_add(env, "ENCORE_SNAPSHOT_SOCK", s->name);
     enc_run_snaps_close(s);
     *out = NULL;
     return rv;
@@ -159,7 +115,8 @@ static bool read_hello(int fd, struct enc_snap_hello *h, int np)
 
     return poll(&p, 1, 1000) == 1 && recv(fd, h, sizeof(*h), MSG_WAITALL) == sizeof(*h) &&
            enc_snap_hello_valid(h, np) &&
-           getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0 && cr.pid == (pid_t)h->pid;
+           getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0 && cr.pid == (pid_t)h->pid &&
+           cr.uid == geteuid();
 }
 
 static void accept_one(struct enc_run_snaps *s, int fd, enc_run_snap_wanted_fn wanted, void *arg)
@@ -261,10 +218,6 @@ void enc_run_snaps_close(struct enc_run_snaps *s)
     enc_run_snaps_end(s);
     if (s->lfd >= 0)
         close(s->lfd);
-    if (s->path[0] != '\0')
-        unlink(s->path);
-    if (s->dir[0] != '\0')
-        rmdir(s->dir);
     free(s->r);
     free(s);
 }

@@ -5,6 +5,8 @@
  * re-registered with incarnation + 1 within ENCORE_REGISTER_TIMEOUT_MS.
  */
 #include "enc.h"
+#include "core/limits.h"
+#include "core/parse.h"
 #include "proto/auth.h"
 #include "proto/msgs.h"
 #include "tracker/tracker.h"
@@ -40,27 +42,56 @@ static void usage(FILE *out)
                  "ENCORE_SECRET_FILE, else it is generated and written to F (mode 0600).\n");
 }
 
+static enc_status_t uint_opt(const char *name, const char *arg, uint64_t min, uint64_t max, uint64_t *v)
+{
+    if (enc_parse_uint(arg, min, max, v) == ENC_OK)
+        return ENC_OK;
+    return enc_usage_error("encore-tracker", "%s '%s': expected an integer in %llu..%llu", name, arg,
+               (unsigned long long)min, (unsigned long long)max);
+}
+
+static enc_status_t opt(struct opts *o, int ch, const char *arg)
+{
+    uint64_t v;
+
+    switch (ch) {
+    case 'n': if (uint_opt("-n", arg, 1, ENC_MAX_RANKS, &v) != ENC_OK) return ENC_ERR_INVAL;
+        o->size = (int)v; return ENC_OK;
+    case 'p': if (uint_opt("--port", arg, 0, 65535, &v) != ENC_OK) return ENC_ERR_INVAL;
+        o->port = (uint16_t)v; return ENC_OK;
+    case 'b': o->bind = arg; return *arg ? ENC_OK : enc_usage_error("encore-tracker", "--bind '': expected an address");
+    case 's': o->secret_file = arg;
+        return *arg ? ENC_OK : enc_usage_error("encore-tracker", "--secret-file '': expected a file name");
+    case ':': return enc_usage_error("encore-tracker", "%s needs a value", arg);
+    default: return enc_usage_error("encore-tracker", "unknown option '%s' (see encore-tracker --help)", arg);
+    }
+}
+
 static enc_status_t parse(int argc, char **argv, struct opts *o)
 {
     static const struct option lo[] = {{"np", 1, NULL, 'n'}, {"bind", 1, NULL, 'b'},
                                        {"port", 1, NULL, 'p'}, {"secret-file", 1, NULL, 's'},
                                        {"help", 0, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    char msg[512];
     int ch;
 
-    while ((ch = getopt_long(argc, argv, "n:h", lo, NULL)) != -1) {
-        switch (ch) {
-        case 'n': o->size = atoi(optarg); break;
-        case 'b': o->bind = optarg; break;
-        case 'p': o->port = (uint16_t)atoi(optarg); break;
-        case 's': o->secret_file = optarg; break;
-        case 'h': usage(stdout); exit(0);
-        default: usage(stderr); return ENC_ERR_INVAL;
+    opterr = 0;
+    while ((ch = getopt_long(argc, argv, ":n:h", lo, NULL)) != -1) {
+        if (ch == 'h') {
+            usage(stdout);
+            exit(0);
         }
+        if (opt(o, ch, ch == ':' || ch == '?' ? argv[optind - 1] : optarg) != ENC_OK)
+            return ENC_ERR_INVAL;
     }
-    if (o->size <= 0 || o->size > ENC_MAX_RANKS || optind != argc) {
-        usage(stderr);
-        return ENC_ERR_INVAL;
-    }
+    if (o->size == 0)
+        return enc_usage_error("encore-tracker", "-n N is required (the number of ranks, 1..%d)", ENC_MAX_RANKS);
+    if (optind != argc)
+        return enc_usage_error("encore-tracker", "unexpected argument '%s' (encore-tracker takes options only)", argv[optind]);
+    if (enc_tunables_check(ENC_TCLASS_USER, msg, sizeof(msg)) != ENC_OK ||
+        enc_limits_nofile(2 * (uint64_t)o->size + 64, msg, sizeof(msg)) != ENC_OK)
+        return enc_usage_error("encore-tracker", "%s", msg);
+    enc_tunables_warn_unknown("encore-tracker", stderr);
     return ENC_OK;
 }
 
@@ -87,7 +118,7 @@ static enc_status_t get_secret(struct enc_secret *s, const char *path)
 {
     enc_status_t rv;
 
-    if (getenv("ENCORE_SECRET") != NULL || getenv("ENCORE_SECRET_FILE") != NULL)
+    if (enc_tunable_isset(ENC_TUNE_SECRET) || enc_tunable_isset(ENC_TUNE_SECRET_FILE))
         return enc_secret_from_env(s);
     if (path == NULL) {
         ENC_ERROR("tracker", "no ENCORE_SECRET in the environment: give --secret-file F");
@@ -170,7 +201,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s\n", j.line);
     }
     if (j.status != 0 || enc_tracker_recoveries(t, &rec) > 0 || enc_log_level() >= ENC_LOG_INFO)
-        enc_tracker_print_summary(t, NULL, stderr);
+        enc_tracker_print_summary(t, NULL, NULL, stderr);
     enc_tracker_destroy(t);
     return j.status;
 }

@@ -5,21 +5,45 @@
 #include "enc.h"
 #include "tracker/tracker_int.h"
 
-static void rank_line(const struct enc_tracker *t, int i, const int *restarts, FILE *out)
+#define MIB(kb) ((double)(kb) / 1024.0)
+
+static void rank_line(const struct enc_tracker *t, int i, const int *restarts,
+                      const long *rss_kb, FILE *out)
 {
     const struct trk_rank *r = &t->ranks[i];
     int n = restarts != NULL ? restarts[i] : (int)r->incarnation;
+    char rss[48] = "";
 
+    if (rss_kb != NULL)
+        snprintf(rss, sizeof(rss), "  peak RSS %.1f MiB", MIB(rss_kb[i]));
     if (r->has_stats)
-        fprintf(out, "  rank %-5d restarts %-3d collectives %-10llu replayed %llu\n", i, n,
+        fprintf(out, "  rank %-5d restarts %-3d collectives %-10llu replayed %llu%s\n", i, n,
                 (unsigned long long)r->stats.completed,
-                (unsigned long long)r->stats.replayed);
+                (unsigned long long)r->stats.replayed, rss);
     else
-        fprintf(out, "  rank %-5d restarts %-3d (no statistics: did not reach MPI_Finalize)\n",
-                i, n);
+        fprintf(out, "  rank %-5d restarts %-3d (no statistics: did not reach MPI_Finalize)%s\n",
+                i, n, rss);
 }
 
-void enc_tracker_print_summary(const struct enc_tracker *t, const int *restarts, FILE *out)
+/* Peak RSS per rank: the largest, the mean and the sum. */
+static void memory_line(int n, const long *rss_kb, FILE *out)
+{
+    long max = 0, sum = 0;
+    int at = 0;
+
+    for (int i = 0; i < n; i++) {
+        sum += rss_kb[i];
+        if (rss_kb[i] > max) {
+            max = rss_kb[i];
+            at = i;
+        }
+    }
+    fprintf(out, "  peak RSS per rank: max %.1f MiB (rank %d), mean %.1f MiB, total %.1f MiB\n",
+            MIB(max), at, MIB(sum) / n, MIB(sum));
+}
+
+void enc_tracker_print_summary(const struct enc_tracker *t, const int *restarts,
+                               const long *rss_kb, FILE *out)
 {
     int total = 0;
 
@@ -27,8 +51,10 @@ void enc_tracker_print_summary(const struct enc_tracker *t, const int *restarts,
         total += restarts != NULL ? restarts[i] : (int)t->ranks[i].incarnation;
     fprintf(out, "encore: job summary: %d ranks, %d restarts, %d recoveries, final epoch %u\n",
             t->cfg.size, total, t->nrecov, t->epoch);
+    if (rss_kb != NULL)
+        memory_line(t->cfg.size, rss_kb, out);
     for (int i = 0; i < t->cfg.size; i++)
-        rank_line(t, i, restarts, out);
+        rank_line(t, i, restarts, rss_kb, out);
     for (int i = 0; i < t->nrecov; i++) {
         if (t->recov[i].rank < 0)
             fprintf(out, "  recovery %d: every rank restarted (fail-all), epoch %u resumed "

@@ -230,7 +230,10 @@ enc_status_t enc_tracker_poll(struct enc_tracker *t, int timeout_ms, struct poll
         who[i] = t->conns[i - 1];
         pf[i] = (struct pollfd){.fd = who[i]->fd, .events = POLLIN};
     }
-    memcpy(pf + n, extra, (size_t)nextra * sizeof(*pf));
+    /* extra may be NULL when nextra is 0 (encore-tracker), and memcpy from
+     * NULL is undefined even for 0 bytes (UBSan, found by fuzz_tracker). */
+    if (nextra > 0)
+        memcpy(pf + n, extra, (size_t)nextra * sizeof(*pf));
     if (timeout_ms >= 0 && (tmo < 0 || timeout_ms < tmo))
         tmo = timeout_ms;
     if (poll(pf, (nfds_t)(n + nextra), tmo) < 0 && errno != EINTR) {

@@ -100,7 +100,8 @@ bool enc_tracker_world_formed(const struct enc_tracker *t);
 
 /* Job summary (ranks, restarts, replayed collectives, recovery times).
  * restarts: per-rank counts known by the launcher, or NULL to use the
- * registered incarnations. */
-void enc_tracker_print_summary(const struct enc_tracker *t, const int *restarts, FILE *out);
+ * registered incarnations; rss_kb: per-rank peak RSS in KiB, or NULL. */
+void enc_tracker_print_summary(const struct enc_tracker *t, const int *restarts,
+                               const long *rss_kb, FILE *out);
 
 #endif

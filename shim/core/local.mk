@@ -3,10 +3,16 @@ libenccore_la_SOURCES += \
 	shim/core/status.c \
 	shim/core/log.c \
 	shim/core/clock.c \
+	shim/core/parse.c \
+	shim/core/limits.c \
+	shim/core/tmpdir.c \
 	shim/core/tunables.c
 noinst_HEADERS += \
 	shim/core/status.h \
 	shim/core/log.h \
 	shim/core/clock.h \
+	shim/core/parse.h \
+	shim/core/limits.h \
+	shim/core/tmpdir.h \
 	shim/core/tunables.h
 EXTRA_DIST += shim/core/tunables.def

@@ -12,22 +12,14 @@
 static int log_level = -1;
 static char log_tag[32] = "encore";
 
-static int parse_level(const char *s)
-{
-    static const char *names[] = {"error", "warn", "info", "debug", "trace"};
-
-    if (s == NULL || *s == '\0')
-        return ENC_LOG_WARN;
-    for (size_t i = 0; i < ENC_ARRAY_SIZE(names); i++)
-        if (strcasecmp(s, names[i]) == 0)
-            return (int)i;
-    return ENC_LOG_WARN;
-}
-
+/* ENCORE_LOG's words are in level order (tunables.def).  A malformed
+ * value is reported through this log, so the level is warn meanwhile. */
 int enc_log_level(void)
 {
-    if (log_level < 0)
-        log_level = parse_level(getenv("ENCORE_LOG"));
+    if (log_level < 0) {
+        log_level = ENC_LOG_WARN;
+        log_level = enc_tunable_enum(ENC_TUNE_LOG);
+    }
     return log_level;
 }
 
@@ -58,4 +50,16 @@ void enc_log_write(int level, const char *subsys, const char *fmt, ...)
     ssize_t w = write(STDERR_FILENO, line, (size_t)n);
     (void)w;
     errno = saved;
+}
+
+int enc_usage_error(const char *prog, const char *fmt, ...)
+{
+    va_list ap;
+
+    fprintf(stderr, "%s: ", prog);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return ENC_ERR_INVAL;
 }

@@ -23,6 +23,10 @@ int enc_log_level(void);
 void enc_log_write(int level, const char *subsys, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* A user's mistake (an option, a variable), as one line on stderr:
+ * "<prog>: <what>".  Returns ENC_ERR_INVAL. */
+int enc_usage_error(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 #define ENC_LOG_AT(lvl, sub, ...)                                  \
     do {                                                           \
         if ((lvl) <= enc_log_level())                              \

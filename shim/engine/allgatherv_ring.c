@@ -15,14 +15,14 @@ static int mod(int a, int n) { return ((a % n) + n) % n; }
 
 enc_status_t enc_allgatherv_ring(struct enc_coll *co)
 {
-    int n = enc_eng.size;
-    int pos = enc_topo_pos(enc_eng.ring, n, enc_eng.rank);
-    int next = enc_eng.ring[mod(pos + 1, n)], prev = enc_eng.ring[mod(pos - 1, n)];
+    int n = co->n;
+    int pos = enc_topo_pos(co->ring, n, co->me);
+    int next = co->ring[mod(pos + 1, n)], prev = co->ring[mod(pos - 1, n)];
     uint8_t *base = co->recvbuf;
     enc_status_t rv;
 
     for (int k = 0; k < n - 1; k++) {
-        int s = enc_eng.ring[mod(pos - k, n)], r = enc_eng.ring[mod(pos - k - 1, n)];
+        int s = co->ring[mod(pos - k, n)], r = co->ring[mod(pos - k - 1, n)];
         struct enc_xfer x[2] = {
             enc_xfer_send(next, base + co->displs[s], co->recvbytes[s]),
             enc_xfer_recv(prev, base + co->displs[r], co->recvbytes[r]),

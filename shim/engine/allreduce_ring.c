@@ -48,14 +48,14 @@ static enc_status_t exchange(struct enc_coll *co, const struct ring *g, int sblk
 
 enc_status_t enc_allreduce_ring(struct enc_coll *co)
 {
-    struct ring g = {.n = enc_eng.size, .esz = co->r->elem_size};
+    struct ring g = {.n = co->n, .esz = co->r->elem_size};
     uint8_t *base = co->recvbuf;
     void *tmp;
     enc_status_t rv;
 
-    g.pos = enc_topo_pos(enc_eng.ring, g.n, enc_eng.rank);
-    g.next = enc_eng.ring[mod(g.pos + 1, g.n)];
-    g.prev = enc_eng.ring[mod(g.pos - 1, g.n)];
+    g.pos = enc_topo_pos(co->ring, g.n, co->me);
+    g.next = co->ring[mod(g.pos + 1, g.n)];
+    g.prev = co->ring[mod(g.pos - 1, g.n)];
     if ((tmp = enc_scratch_get(ENC_SCRATCH_ALGO, block_len(co, &g, 0) * g.esz)) == NULL)
         return ENC_ERR_NOMEM;
     for (int k = 0; k < g.n - 1; k++) {

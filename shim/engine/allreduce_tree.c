@@ -66,12 +66,12 @@ static enc_status_t up_and_down(struct enc_coll *co, const struct enc_tree_node 
 
 enc_status_t enc_allreduce_tree(struct enc_coll *co)
 {
-    const int *order = co->r && !co->r->commutative ? enc_eng.identity : enc_eng.ring;
+    const int *order = co->r && !co->r->commutative ? co->order : co->ring;
     struct enc_tree_node t;
     uint8_t *tmp;
     enc_status_t rv;
 
-    enc_topo_tree(order, enc_eng.size, order[0], enc_eng.rank, &t);
+    enc_topo_tree(order, co->n, order[0], co->me, &t);
     tmp = enc_scratch_get(ENC_SCRATCH_ALGO, (size_t)t.nchildren * co->bytes);
     if (tmp == NULL)
         return ENC_ERR_NOMEM;

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "engine/coll.h"
+#include "engine/group.h"
 #include "engine/scratch.h"
 #include "engine/state.h"
 #include "reduce/reduce.h"
@@ -24,7 +25,11 @@ const char *enc_coll_kind_name(int kind)
         [ENC_COLL_ALLREDUCE] = "allreduce", [ENC_COLL_REDUCE] = "reduce",
         [ENC_COLL_BCAST] = "bcast",         [ENC_COLL_BARRIER] = "barrier",
         [ENC_COLL_ALLGATHERV] = "allgatherv", [ENC_COLL_FINALIZE] = "finalize",
-        [ENC_COLL_CHECKPOINT] = "checkpoint",
+        [ENC_COLL_CHECKPOINT] = "checkpoint", [ENC_COLL_GATHER] = "gather",
+        [ENC_COLL_SCATTER] = "scatter",     [ENC_COLL_ALLTOALL] = "alltoall",
+        [ENC_COLL_REDUCE_SCATTER] = "reduce_scatter", [ENC_COLL_SCAN] = "scan",
+        [ENC_COLL_EXSCAN] = "exscan",       [ENC_COLL_COMM_DUP] = "comm_dup",
+        [ENC_COLL_COMM_SPLIT] = "comm_split", [ENC_COLL_COMM_CREATE] = "comm_create",
     };
 
     return kind > 0 && kind < (int)ENC_ARRAY_SIZE(names) ? names[kind] : "collective";
@@ -33,7 +38,7 @@ const char *enc_coll_kind_name(int kind)
 uint32_t enc_callsig_check(const struct enc_callsig *sig)
 {
     uint64_t h = 1469598103934665603ull;
-    uint64_t v[5] = {sig->kind, sig->count, sig->dtype, sig->op, (uint64_t)(int64_t)sig->root};
+    uint64_t v[5] = {(uint64_t)enc_coll_what(sig), sig->count, sig->dtype, sig->op, (uint64_t)(int64_t)sig->root};
 
     for (size_t i = 0; i < ENC_ARRAY_SIZE(v); i++) {
         h ^= v[i];
@@ -50,8 +55,8 @@ static enc_status_t prepare(struct enc_coll *co)
 
     if (co->sig->kind == ENC_COLL_ALLGATHERV) {
         if (co->sendbuf)
-            memcpy((uint8_t *)co->recvbuf + co->displs[enc_eng.rank], co->sendbuf,
-                   co->recvbytes[enc_eng.rank]);
+            memcpy((uint8_t *)co->recvbuf + co->displs[co->me], co->sendbuf,
+                   co->recvbytes[co->me]);
         return ENC_OK;
     }
     if (co->sig->kind == ENC_COLL_BCAST || co->bytes == 0)
@@ -73,7 +78,8 @@ static enc_algo_fn choose(const struct enc_coll *co)
 {
     switch (co->sig->kind) {
     case ENC_COLL_BCAST:
-        return enc_bcast_tree;
+        /* on a group, nobody may finish before everyone entered (group_coll.c) */
+        return co->sig->grp ? enc_bcast_sync : enc_bcast_tree;
     case ENC_COLL_ALLGATHERV:
         return enc_allgatherv_ring;
     case ENC_COLL_BARRIER:
@@ -81,17 +87,10 @@ static enc_algo_fn choose(const struct enc_coll *co)
         return enc_allreduce_tree;
     default:
         if (co->r->commutative && co->bytes > enc_eng.tree_max_bytes &&
-            co->count >= (size_t)enc_eng.size * enc_eng.ring_min_count)
+            co->count >= (size_t)co->n * enc_eng.ring_min_count)
             return enc_allreduce_ring;
         return enc_allreduce_tree;
     }
-}
-
-static bool behind(uint64_t seq)
-{
-    const struct enc_engine_ops *ops = enc_eng.ops;
-
-    return ops && ops->behind && ops->replay && ops->behind(enc_eng.ops_ctx, seq);
 }
 
 static enc_status_t run_once(struct enc_coll *co, bool replaying)
@@ -102,9 +101,16 @@ static enc_status_t run_once(struct enc_coll *co, bool replaying)
         return rv;
     if (replaying)
         return enc_eng.ops->replay(enc_eng.ops_ctx, co);
+    return enc_coll_live(co);
+}
+
+enc_status_t enc_coll_live(struct enc_coll *co)
+{
+    enc_status_t rv;
+
     if ((rv = prepare(co)) != ENC_OK)
         return rv;
-    if (enc_eng.size == 1 || (co->bytes == 0 && co->sig->kind != ENC_COLL_BARRIER &&
+    if (co->n == 1 || (co->bytes == 0 && co->sig->kind != ENC_COLL_BARRIER &&
                               co->sig->kind != ENC_COLL_FINALIZE && !co->layer))
         return ENC_OK;
     if (co->layer)
@@ -119,7 +125,27 @@ static uint32_t layer_version(void)
     return ops && ops->version ? ops->version(enc_eng.ops_ctx) : 0;
 }
 
-static void log_finished(const struct enc_coll *co, double t0, bool replayed)
+void enc_coll_result_pack(const struct enc_coll *co, void *dst)
+{
+    uint8_t *p = dst;
+
+    for (int i = 0; i < co->n; i++) {
+        memcpy(p, (const uint8_t *)co->result + co->displs[i], co->recvbytes[i]);
+        p += co->recvbytes[i];
+    }
+}
+
+void enc_coll_result_unpack(struct enc_coll *co, const void *src)
+{
+    const uint8_t *p = src;
+
+    for (int i = 0; i < co->n; i++) {
+        memcpy((uint8_t *)co->recvbuf + co->displs[i], p, co->recvbytes[i]);
+        p += co->recvbytes[i];
+    }
+}
+
+void enc_coll_log_finished(const struct enc_coll *co, double t0, bool replayed)
 {
     char site[160];
 
@@ -127,7 +153,8 @@ static void log_finished(const struct enc_coll *co, double t0, bool replayed)
         return;
     enc_callsite_format(co->sig->site, site, sizeof(site));
     ENC_INFO("coll", "%s (%s#%llux%s) %s version %u, seq %llu, %.6f s",
-             enc_coll_kind_name(co->sig->kind), site, (unsigned long long)co->sig->count,
+             enc_coll_kind_name(enc_coll_what(co->sig)), site,
+             (unsigned long long)co->sig->count,
              co->sig->dtype < ENC_T_COUNT ? enc_type_name((enum enc_type)co->sig->dtype)
                                           : "B",
              replayed ? "replayed" : "finished", layer_version(),
@@ -140,14 +167,13 @@ __attribute__((noreturn)) static void fail(const struct enc_coll *co, enc_status
 
     enc_callsite_format(co->sig->site, site, sizeof(site));
     snprintf(msg, sizeof(msg), "%s (%s) seq %llu failed on rank %d: %s",
-             enc_coll_kind_name(co->sig->kind), site, (unsigned long long)co->ctx.seq,
+             enc_coll_kind_name(enc_coll_what(co->sig)), site, (unsigned long long)co->ctx.seq,
              enc_eng.rank, encore_strerror(rv));
     ENC_ERROR("coll", "%s", msg);
     enc_engine_abort(1, msg);
 }
 
-/* A peer failure the layer can regroup from; anything else ends the job. */
-static void recover_or_fail(const struct enc_coll *co, enc_status_t rv)
+void enc_coll_recover_or_fail(const struct enc_coll *co, enc_status_t rv)
 {
     const struct enc_engine_ops *ops = enc_eng.ops;
 
@@ -168,22 +194,28 @@ enc_status_t enc_coll_run(struct enc_coll *co)
 
     if (!enc_eng.active && co->sig->kind != ENC_COLL_FINALIZE)
         return ENC_ERR_STATE;
+    if (co->sig->grp)
+        return enc_group_run(co);
+    co->n = enc_eng.size;
+    co->me = enc_eng.rank;
+    co->ring = enc_eng.ring;
+    co->order = enc_eng.identity;
     enc_inject_check();
     co->ctx.check = enc_callsig_check(co->sig);
     if (ops && ops->begin)
         ops->begin(enc_eng.ops_ctx, co);
     for (;;) {
         co->ctx.seq = enc_eng.seq;
-        replayed = behind(enc_eng.seq);
+        co->replayed = replayed = enc_coll_behind(enc_eng.seq);
         if ((rv = run_once(co, replayed)) == ENC_OK)
             break;
-        recover_or_fail(co, rv);
+        enc_coll_recover_or_fail(co, rv);
     }
     if (ops && ops->record)
         (void)ops->record(enc_eng.ops_ctx, co, replayed);
     enc_eng.seq++;
     enc_tclient_set_progress(enc_eng.tc, enc_eng.seq);
-    log_finished(co, t0, replayed);
+    enc_coll_log_finished(co, t0, replayed);
     if (ops && ops->after && co->sig->kind != ENC_COLL_FINALIZE)
         ops->after(enc_eng.ops_ctx, co);
     return ENC_OK;
@@ -208,7 +240,7 @@ enc_status_t enc_reduce(const void *sendbuf, void *recvbuf, size_t count,
 
     /* Reduce runs as an allreduce so every rank holds (and logs) the
      * result: a restarted root can then be answered by any survivor. */
-    if (enc_eng.rank == root) {
+    if (enc_group_my_rank(sig->grp) == root) {
         co.recvbuf = recvbuf;
     } else {
         if ((co.recvbuf = enc_scratch_get(ENC_SCRATCH_RESULT, bytes)) == NULL)
@@ -244,12 +276,14 @@ enc_status_t enc_allgatherv(const void *sendbuf, size_t sendbytes, void *recvbuf
                           .recvbytes = recvbytes, .displs = displs, .root = -1,
                           .result = recvbuf};
 
-    if (sendbuf && sendbytes != recvbytes[enc_eng.rank]) {
+    int me = enc_group_my_rank(sig->grp);
+
+    if (sendbuf && sendbytes != recvbytes[me]) {
         ENC_ERROR("coll", "allgatherv: rank %d sends %zu bytes but the receive counts "
-                  "give it %zu", enc_eng.rank, sendbytes, recvbytes[enc_eng.rank]);
+                  "give it %zu", me, sendbytes, recvbytes[me]);
         return ENC_ERR_INVAL;
     }
-    for (int i = 0; i < enc_eng.size; i++)
+    for (int i = 0; i < enc_group_my_size(sig->grp); i++)
         co.bytes += recvbytes[i];
     return enc_coll_run(&co);
 }

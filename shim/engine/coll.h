@@ -14,6 +14,11 @@
 struct enc_coll {
     const struct enc_callsig *sig;
     struct enc_coll_ctx ctx;
+    /* the communicator, in its own ranks (0..n-1): the algorithms' view */
+    int n, me;
+    const int *ring;            /* ranks in locality order */
+    const int *order;           /* ranks in rank order (identity) */
+    bool replayed;              /* out: answered from the log */
     const void *sendbuf;        /* NULL: in place */
     void *recvbuf;
     size_t count;               /* elements (allreduce, reduce) */
@@ -28,6 +33,20 @@ struct enc_coll {
     bool layer;                 /* run by the layer's exchange op */
 };
 
+/* Runs it live in the current epoch: input in place, trivial cases, then
+ * the algorithm (coll.c; the world and group dispatchers share it). */
+enc_status_t enc_coll_live(struct enc_coll *co);
+/* Collectives on communicators derived from the world (group_coll.c). */
+enc_status_t enc_group_run(struct enc_coll *co);
+/* "allreduce (site) ... finished" at ENCORE_LOG=info. */
+void enc_coll_log_finished(const struct enc_coll *co, double t0, bool replayed);
+/* A peer failure the layer can regroup from; anything else ends the job
+ * with one line. */
+void enc_coll_recover_or_fail(const struct enc_coll *co, enc_status_t rv);
+/* Packs an allgatherv result block after block / spreads it back. */
+void enc_coll_result_pack(const struct enc_coll *co, void *dst);
+void enc_coll_result_unpack(struct enc_coll *co, const void *src);
+
 /* Algorithms: one per file, one signature.  They run in the current epoch
  * and return ENC_OK or the first failure. */
 typedef enc_status_t (*enc_algo_fn)(struct enc_coll *co);
@@ -35,6 +54,7 @@ typedef enc_status_t (*enc_algo_fn)(struct enc_coll *co);
 enc_status_t enc_allreduce_tree(struct enc_coll *co);  /* allreduce_tree.c */
 enc_status_t enc_allreduce_ring(struct enc_coll *co);  /* allreduce_ring.c */
 enc_status_t enc_bcast_tree(struct enc_coll *co);      /* bcast_tree.c */
+enc_status_t enc_bcast_sync(struct enc_coll *co);      /* bcast_sync.c */
 enc_status_t enc_allgatherv_ring(struct enc_coll *co); /* allgatherv_ring.c */
 
 /* 32-bit digest of the arguments every rank must agree on. */

@@ -29,7 +29,21 @@ enum enc_coll_kind {
     ENC_COLL_ALLGATHERV,
     ENC_COLL_FINALIZE,
     ENC_COLL_CHECKPOINT,
+    /* MPI-level operations built on the ones above (enc_callsig.what):
+     * they name the call in logs and replay checks */
+    ENC_COLL_GATHER,
+    ENC_COLL_SCATTER,
+    ENC_COLL_ALLTOALL,
+    ENC_COLL_REDUCE_SCATTER,
+    ENC_COLL_SCAN,
+    ENC_COLL_EXSCAN,
+    ENC_COLL_COMM_DUP,
+    ENC_COLL_COMM_SPLIT,
+    ENC_COLL_COMM_CREATE,
+    ENC_COLL_KIND_COUNT,
 };
+
+struct enc_group; /* engine/group.h: a communicator's members */
 
 /* Ids of datatypes / ops in a signature: enc_type / enc_op values for
  * predefined ones, these bases for others. */
@@ -51,7 +65,15 @@ struct enc_callsig {
     uint32_t op;            /* enum enc_op, ENC_SIG_OP_USER + n, or ENC_SIG_OP_NONE */
     int32_t root;           /* -1 when the collective has no root */
     const void *site;       /* return address of the MPI entry point's caller */
+    uint8_t what;           /* MPI-level operation when not kind (0: kind) */
+    const struct enc_group *grp; /* communicator derived from the world; NULL: world */
 };
+
+/* The MPI-level operation a signature stands for: what, else kind. */
+static inline int enc_coll_what(const struct enc_callsig *sig)
+{
+    return sig->what ? sig->what : sig->kind;
+}
 
 /* How elements are combined. */
 struct enc_reducer {

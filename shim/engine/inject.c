@@ -17,13 +17,13 @@
 
 void enc_inject_parse(void)
 {
-    const char *s = getenv("ENCORE_INJECT");
+    const char *s = enc_tunable_str(ENC_TUNE_INJECT);
     unsigned long long at;
     char kind[8];
 
     enc_eng.inject_kind = 0;
     enc_eng.inject_calls = 0;
-    if (s == NULL || *s == '\0')
+    if (*s == '\0')
         return;
     if (sscanf(s, "%7[a-z]:%llu", kind, &at) != 2 || at == 0 ||
         (strcmp(kind, "kill") != 0 && strcmp(kind, "stop") != 0)) {

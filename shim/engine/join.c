@@ -7,6 +7,7 @@
  * registered its ops by then.
  */
 #include "enc.h"
+#include "core/tmpdir.h"
 
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -24,38 +25,15 @@
 
 struct enc_engine enc_eng = {.lst = {.listen_fd = -1, .wake_fd = -1, .stop_fd = -1}};
 
-static enc_status_t env_int(const char *name, long min, long max, long *out)
-{
-    const char *s = getenv(name);
-    char *end;
-
-    if (s == NULL) {
-        ENC_ERROR("engine", "%s is not set (start the program with encore-run)", name);
-        return ENC_ERR_INVAL;
-    }
-    *out = strtol(s, &end, 10);
-    if (end == s || *end != '\0' || *out < min || *out > max) {
-        ENC_ERROR("engine", "%s='%s' is not an integer in [%ld, %ld]", name, s, min, max);
-        return ENC_ERR_INVAL;
-    }
-    return ENC_OK;
-}
-
+/* The job variables were checked (types, rank < size) by MPI_Init's
+ * enc_tunables_check(). */
 static enc_status_t read_job_env(void)
 {
-    long rank, size, inc;
     enc_status_t rv;
 
-    if ((rv = env_int("ENCORE_SIZE", 1, ENC_MAX_RANKS, &size)) != ENC_OK ||
-        (rv = env_int("ENCORE_RANK", 0, size - 1, &rank)) != ENC_OK)
-        return rv;
-    if (getenv("ENCORE_INCARNATION") == NULL)
-        inc = 0;
-    else if ((rv = env_int("ENCORE_INCARNATION", 0, UINT32_MAX, &inc)) != ENC_OK)
-        return rv;
-    enc_eng.rank = (int)rank;
-    enc_eng.size = (int)size;
-    enc_eng.incarnation = (uint32_t)inc;
+    enc_eng.rank = (int)enc_tunable_uint(ENC_TUNE_RANK);
+    enc_eng.size = (int)enc_tunable_uint(ENC_TUNE_SIZE);
+    enc_eng.incarnation = (uint32_t)enc_tunable_uint(ENC_TUNE_INCARNATION);
     if ((rv = enc_secret_from_env(&enc_eng.secret)) != ENC_OK) {
         ENC_ERROR("engine", "no valid job secret (ENCORE_SECRET or ENCORE_SECRET_FILE)");
         return rv;
@@ -85,8 +63,8 @@ static void local_addr(const char *tracker, char *out, size_t cap)
     int fd;
 
     snprintf(out, cap, "127.0.0.1");
-    if (getenv("ENCORE_ADDR")) {
-        snprintf(out, cap, "%s", getenv("ENCORE_ADDR"));
+    if (enc_tunable_isset(ENC_TUNE_ADDR)) {
+        snprintf(out, cap, "%s", enc_tunable_str(ENC_TUNE_ADDR));
         return;
     }
     if (enc_parse_hostport(tracker, host, sizeof(host), &port) != ENC_OK ||
@@ -143,11 +121,11 @@ enc_status_t enc_engine_register(const struct enc_engine_ops *ops, void *ctx)
 
 enc_status_t enc_engine_init(void)
 {
-    const char *tracker = getenv("ENCORE_TRACKER");
+    const char *tracker = enc_tunable_str(ENC_TUNE_TRACKER);
     char tag[32];
     enc_status_t rv;
 
-    if (tracker == NULL)
+    if (!enc_tunable_isset(ENC_TUNE_TRACKER))
         return ENC_ERR_STATE;
     if ((rv = read_job_env()) != ENC_OK)
         return rv;
@@ -184,11 +162,9 @@ static void forget_world(void)
 
 enc_status_t enc_engine_rejoin(uint32_t inc)
 {
-    const char *tracker = getenv("ENCORE_TRACKER");
+    const char *tracker = enc_tunable_str(ENC_TUNE_TRACKER);
     enc_status_t rv;
 
-    if (tracker == NULL)
-        return ENC_ERR_STATE;
     enc_eng.incarnation = inc;
     forget_world();
     enc_inject_parse();
@@ -221,5 +197,6 @@ void enc_engine_abort(int code, const char *reason)
         /* The launcher ends the job; give it a moment to print the reason. */
         usleep(200 * 1000);
     }
+    enc_rank_tmpdir_remove();
     _exit(code > 0 && code < 256 ? code : 1);
 }

@@ -5,6 +5,10 @@
  */
 #include "enc.h"
 
+#include <errno.h>
+#include <poll.h>
+
+#include "core/limits.h"
 #include "engine/layer.h"
 #include "engine/state.h"
 #include "topo/topo.h"
@@ -25,6 +29,13 @@ void enc_engine_ring_neighbours(int *next, int *prev)
     *prev = enc_eng.ring[(pos + n - 1) % n];
 }
 
+bool enc_coll_behind(uint64_t seq)
+{
+    const struct enc_engine_ops *ops = enc_eng.ops;
+
+    return ops && ops->behind && ops->replay && ops->behind(enc_eng.ops_ctx, seq);
+}
+
 int enc_layer_pollfds(struct pollfd *p, int cap)
 {
     const struct enc_engine_ops *ops = enc_eng.ops;
@@ -37,4 +48,30 @@ enc_status_t enc_layer_serve(const struct pollfd *p, int n)
     const struct enc_engine_ops *ops = enc_eng.ops;
 
     return n > 0 && ops->serve ? ops->serve(enc_eng.ops_ctx, p, n) : ENC_OK;
+}
+
+enc_status_t enc_engine_wait_readable(int fd, uint64_t deadline)
+{
+    struct pollfd p[3 + ENC_MAX_RANKS];
+
+    for (;;) {
+        int np, left = enc_ms_left(deadline);
+        enc_status_t rv;
+
+        if (left == 0)
+            return ENC_ERR_TIMEOUT;
+        enc_links_poll_accepted();
+        p[0] = (struct pollfd){.fd = fd, .events = POLLIN};
+        p[1] = (struct pollfd){.fd = enc_tclient_event_fd(enc_eng.tc), .events = POLLIN};
+        p[2] = (struct pollfd){.fd = enc_eng.lst.wake_fd, .events = POLLIN};
+        np = 3 + enc_layer_pollfds(p + 3, ENC_MAX_RANKS);
+        if (poll(p, (nfds_t)np, left) < 0 && errno != EINTR)
+            return ENC_ERR_SYS;
+        if (p[1].revents && (rv = enc_engine_poll_tracker()) != ENC_OK)
+            return rv;
+        if (p[0].revents)
+            return ENC_OK;
+        if ((rv = enc_layer_serve(p + 3, np - 3)) != ENC_OK)
+            return rv;
+    }
 }

@@ -40,6 +40,15 @@ struct enc_engine_ops {
      * only costs recoverability later (reported then), so the engine goes
      * on. */
     enc_status_t (*record)(void *ctx, const struct enc_coll *co, bool replayed);
+    /* Collectives on a communicator derived from the world (engine/group.h)
+     * are numbered per communicator: gctx is its context id, gseq the
+     * collective's number on it.  group_replay answers co from another
+     * member's log when the communicator is uncertain after a failure
+     * (ENC_ERR_NOT_FOUND: no member has it, run it live); group_record
+     * keeps every result.  A failure of group_record ends the job. */
+    enc_status_t (*group_replay)(void *ctx, struct enc_coll *co, uint64_t gctx, uint64_t gseq);
+    enc_status_t (*group_record)(void *ctx, const struct enc_coll *co, uint64_t gctx,
+                                 uint64_t gseq);
     /* After every collective but finalize, its result recorded and seq
      * advanced, just before it returns to the program: the one point where
      * the program's state is a clean collective boundary (snapshots). */
@@ -91,6 +100,12 @@ enc_status_t enc_engine_regroup(struct enc_msg_resume *resume);
 enc_status_t enc_engine_poll_tracker(void);
 /* Readable when the tracker has news (poll it with the above). */
 int enc_engine_tracker_fd(void);
+
+/* Waits (bounded by deadline) until fd is readable, meanwhile installing
+ * accepted links and serving the layer's connections (members of a
+ * communicator ask each other at the same time); ENC_ERR_EPOCH when the
+ * tracker announces a new epoch. */
+enc_status_t enc_engine_wait_readable(int fd, uint64_t deadline);
 
 /* Layer connections (role LOG), fenced by epoch and incarnation like the
  * data links.  enc_log_conn connects to peer (blocking, bounded) or

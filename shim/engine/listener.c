@@ -170,17 +170,22 @@ void enc_listener_stop(struct enc_listener *l)
 size_t enc_listener_drain(struct enc_listener *l, struct enc_accepted *out, size_t max)
 {
     uint64_t v;
-    size_t n;
+    size_t n, left;
 
     if (read(l->wake_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
         ENC_WARN("listener", "eventfd read: %m");
     pthread_mutex_lock(&l->lock);
     n = ENC_MIN(max, l->nqueue);
-    memcpy(out, l->queue, n * sizeof(*out));
-    memmove(l->queue, l->queue + n, (l->nqueue - n) * sizeof(*out));
-    l->nqueue -= n;
+    /* The queue is NULL until the first connection, and memcpy from NULL
+     * is undefined even for 0 bytes (UBSan failed every rank). */
+    if (n > 0) {
+        memcpy(out, l->queue, n * sizeof(*out));
+        memmove(l->queue, l->queue + n, (l->nqueue - n) * sizeof(*out));
+        l->nqueue -= n;
+    }
+    left = l->nqueue; /* read under the lock: the thread appends to it */
     pthread_mutex_unlock(&l->lock);
-    if (l->nqueue > 0) {
+    if (left > 0) {
         uint64_t one = 1; /* keep the eventfd readable for the rest */
 
         if (write(l->wake_fd, &one, sizeof(one)) < 0)

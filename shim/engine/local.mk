@@ -13,6 +13,9 @@ libencore_la_SOURCES += \
 	shim/engine/allreduce_ring.c \
 	shim/engine/bcast_tree.c \
 	shim/engine/allgatherv_ring.c \
+	shim/engine/bcast_sync.c \
+	shim/engine/group.c \
+	shim/engine/group_coll.c \
 	shim/engine/reducer.c \
 	shim/engine/scratch.c \
 	shim/engine/inject.c \
@@ -24,4 +27,5 @@ noinst_HEADERS += \
 	shim/engine/state.h \
 	shim/engine/xfer.h \
 	shim/engine/coll.h \
-	shim/engine/scratch.h
+	shim/engine/scratch.h \
+	shim/engine/group.h

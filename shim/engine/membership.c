@@ -7,6 +7,7 @@
  * (addresses, ring) and RESUME (collectives completed per rank).
  */
 #include "enc.h"
+#include "core/tmpdir.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,7 @@ enc_status_t enc_engine_handle_event(struct enc_tclient_event *ev)
     case ENC_MSG_EVENT:
         if (ev->u.ev.kind == ENC_EV_ABORT) {
             ENC_DEBUG("engine", "job aborted by the tracker: %s", ev->u.ev.reason);
+            enc_rank_tmpdir_remove();
             _exit(1); /* encore-run prints the reason once */
         }
         if (ev->u.ev.epoch > enc_eng.latest_epoch)

@@ -115,6 +115,8 @@ enc_status_t enc_world_wait(bool want_resume, uint64_t deadline);
 /* layer.c: the layer's poll entries (at most cap) and serving the ready
  * ones among the n it wrote. */
 int enc_layer_pollfds(struct pollfd *p, int cap);
+/* True while the layer answers world collective seq from its log. */
+bool enc_coll_behind(uint64_t seq);
 enc_status_t enc_layer_serve(const struct pollfd *p, int n);
 
 /* regroup.c: at MPI_Init, wait for the world (and, for a later epoch,

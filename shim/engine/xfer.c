@@ -92,10 +92,34 @@ static enc_status_t send_step(struct enc_xfer *x, int fd, const struct enc_coll_
     }
 }
 
-static enc_status_t check_header(const struct enc_xfer *x, const struct enc_frame_hdr *h,
-                        const struct enc_coll_ctx *c)
+/* World rank of a transfer's peer (algorithms name communicator ranks). */
+static int world_peer(const struct enc_xfer *x, const struct enc_coll_ctx *c)
 {
-    if (h->type != ENC_MSG_DATA || h->src != (uint16_t)x->peer || h->epoch != enc_eng.epoch ||
+    return c->peers ? c->peers[x->peer] : x->peer;
+}
+
+/* The peer sends data of another collective of this epoch: the ranks run
+ * their collectives in different orders (nonblocking ones started in
+ * different orders on two communicators, for one). */
+static bool other_collective(const struct enc_xfer *x, const struct enc_frame_hdr *h,
+                             const struct enc_coll_ctx *c)
+{
+    return h->type == ENC_MSG_DATA && h->src == (uint16_t)world_peer(x, c) &&
+           h->epoch == enc_eng.epoch && h->seq != c->seq;
+}
+
+static enc_status_t check_header(const struct enc_xfer *x, const struct enc_frame_hdr *h,
+                                 const struct enc_coll_ctx *c)
+{
+    if (other_collective(x, h, c)) {
+        ENC_ERROR("xfer", "world rank %d sent data of another collective (#%llx) while this "
+                  "rank is in collective #%llx: the ranks run their collectives in different "
+                  "orders (encore runs every rank's collectives, nonblocking ones included, "
+                  "in the order it started them, across all communicators)",
+                  h->src, (unsigned long long)h->seq, (unsigned long long)c->seq);
+        return ENC_ERR_MISMATCH;
+    }
+    if (h->type != ENC_MSG_DATA || h->src != (uint16_t)world_peer(x, c) || h->epoch != enc_eng.epoch ||
         h->seq != c->seq) {
         ENC_WARN("xfer", "unexpected frame from rank %d (type %u, src %u, epoch %u, seq %llu; "
                  "expected epoch %u seq %llu)", x->peer, h->type, h->src, h->epoch,
@@ -166,7 +190,7 @@ static enc_status_t step(struct enc_xfer *x, const struct enc_coll_ctx *c, int *
     enc_status_t rv;
 
     *ev = 0;
-    if ((rv = enc_link_fd(x->peer, fd)) != ENC_OK)
+    if ((rv = enc_link_fd(world_peer(x, c), fd)) != ENC_OK)
         return rv;
     if (*fd < 0)
         return ENC_INPROGRESS; /* the peer will connect to us */

@@ -41,6 +41,7 @@ struct enc_xfer {
 struct enc_coll_ctx {
     uint64_t seq;
     uint32_t check;
+    const int *peers;       /* communicator rank -> world rank; NULL: world */
 };
 
 static inline struct enc_xfer enc_xfer_send(int peer, const void *buf, size_t len)

@@ -17,6 +17,7 @@
 
 struct gather {
     const char *fn;
+    const struct enc_mpi_comm *c;
     int n, me;
     struct enc_mpi_layout rl;   /* receive datatype */
     const size_t *counts;       /* elements per rank */
@@ -101,8 +102,8 @@ static int gather_run(struct gather *g, const void *site, const void *sendbuf, i
         return rv;
     if ((rv = gather_send(g, sendbuf, sendcount, st, recvbuf, rt, &sb)) != 0)
         goto out_send;
-    sig = enc_mpi_sig(ENC_COLL_ALLGATHERV, g->total, ENC_SIG_DTYPE_BYTES, ENC_SIG_OP_NONE, -1,
-                      site);
+    sig = enc_mpi_csig(g->c, ENC_COLL_ALLGATHERV, 0, g->total, ENC_SIG_DTYPE_BYTES,
+                       ENC_SIG_OP_NONE, -1, site);
     status = enc_allgatherv(sendbuf == MPI_IN_PLACE ? NULL : sb.data, g->bytes[g->me],
                             g->base, g->bytes, g->bdispls, &sig);
     rv = status == ENC_OK ? gather_unpack(g, recvbuf, rt) : enc_mpi_engine_error(g->fn, status);
@@ -113,12 +114,12 @@ out_send:
 }
 
 /* counts / edispls: n elements each; scratch: 2n for the byte arrays. */
-static int gather(const char *fn, const void *site, const void *sendbuf, int sendcount,
-                  MPI_Datatype st, void *recvbuf, const size_t *counts, const size_t *edispls,
-                  MPI_Datatype rt, size_t *scratch)
+static int gather(const char *fn, const struct enc_mpi_comm *c, const void *site,
+                  const void *sendbuf, int sendcount, MPI_Datatype st, void *recvbuf,
+                  const size_t *counts, const size_t *edispls, MPI_Datatype rt, size_t *scratch)
 {
-    struct gather g = { .fn = fn, .n = enc_engine_size(), .me = enc_engine_rank(),
-                                .counts = counts, .edispls = edispls };
+    struct gather g = { .fn = fn, .c = c, .n = enc_mpi_comm_size(c), .me = enc_mpi_comm_rank(c),
+                        .counts = counts, .edispls = edispls };
 
     g.bytes = scratch;
     g.bdispls = scratch + g.n;
@@ -138,7 +139,8 @@ int enc_mpi_Allgather(const void *site, const void *sendbuf, int sendcount,
                       MPI_Datatype sendtype, void *recvbuf, int recvcount,
                       MPI_Datatype recvtype, MPI_Comm comm)
 {
-    int n = enc_engine_size(), rv;
+    struct enc_mpi_comm *c = enc_mpi_comm_get(comm);
+    int n = enc_mpi_comm_size(c), rv;
     size_t *a;
 
     if (recvcount < 0 || (sendbuf != MPI_IN_PLACE && sendcount < 0))
@@ -149,7 +151,7 @@ int enc_mpi_Allgather(const void *site, const void *sendbuf, int sendcount,
         a[i] = (size_t)recvcount;
         a[n + i] = (size_t)i * (size_t)recvcount;
     }
-    rv = gather("MPI_Allgather", site, sendbuf, sendcount, sendtype, recvbuf, a, a + n, recvtype,
+    rv = gather("MPI_Allgather", c, site, sendbuf, sendcount, sendtype, recvbuf, a, a + n, recvtype,
                 a + 2 * n);
     free(a);
     return rv;
@@ -159,7 +161,8 @@ int enc_mpi_Allgatherv(const void *site, const void *sendbuf, int sendcount,
                        MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                        const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    int n = enc_engine_size(), rv;
+    struct enc_mpi_comm *c = enc_mpi_comm_get(comm);
+    int n = enc_mpi_comm_size(c), rv;
     size_t *a;
 
     if ((a = gather_arrays("MPI_Allgatherv", n, &rv)) == NULL)
@@ -173,7 +176,7 @@ int enc_mpi_Allgatherv(const void *site, const void *sendbuf, int sendcount,
         a[i] = (size_t)recvcounts[i];
         a[n + i] = (size_t)displs[i];
     }
-    rv = gather("MPI_Allgatherv", site, sendbuf, sendcount, sendtype, recvbuf, a, a + n,
+    rv = gather("MPI_Allgatherv", c, site, sendbuf, sendcount, sendtype, recvbuf, a, a + n,
                 recvtype, a + 2 * n);
     free(a);
     return rv;

@@ -1,5 +1,4 @@
-/* comm.c - rank and size of the encore world (other communicators go to
- * the real MPI in the generated entry points). */
+/* comm.c - rank and size on the encore world and derived communicators. */
 #include "enc.h"
 
 #include <mpi.h>
@@ -7,28 +6,33 @@
 #include "engine/engine.h"
 #include "mpi/mpi_layer.h"
 
-static int world_check(const char *fn)
+static struct enc_mpi_comm *comm_check(const char *fn, MPI_Comm comm, int *rv)
 {
-    if (!enc_mpi_world_ready())
-        return enc_mpi_raise(MPI_ERR_COMM, "%s on MPI_COMM_WORLD before MPI_Init or after "
-                             "MPI_Finalize", fn);
-    return MPI_SUCCESS;
+    *rv = MPI_SUCCESS;
+    if (!enc_mpi_world_ready()) {
+        *rv = enc_mpi_raise(MPI_ERR_COMM, "%s on MPI_COMM_WORLD before MPI_Init or after "
+                            "MPI_Finalize", fn);
+        return NULL;
+    }
+    return enc_mpi_comm_get(comm);
 }
 
 int enc_mpi_Comm_rank(const void *site, MPI_Comm comm, int *rank)
 {
-    int rv = world_check("MPI_Comm_rank");
+    int rv;
+    struct enc_mpi_comm *c = comm_check("MPI_Comm_rank", comm, &rv);
 
-    if (rv == MPI_SUCCESS)
-        *rank = enc_engine_rank();
+    if (c != NULL)
+        *rank = enc_mpi_comm_rank(c);
     return rv;
 }
 
 int enc_mpi_Comm_size(const void *site, MPI_Comm comm, int *size)
 {
-    int rv = world_check("MPI_Comm_size");
+    int rv;
+    struct enc_mpi_comm *c = comm_check("MPI_Comm_size", comm, &rv);
 
-    if (rv == MPI_SUCCESS)
-        *size = enc_engine_size();
+    if (c != NULL)
+        *size = enc_mpi_comm_size(c);
     return rv;
 }

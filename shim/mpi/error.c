@@ -57,9 +57,26 @@ int enc_mpi_class_of(enc_status_t status)
     }
 }
 
-/* The world's handler is the real singleton world's: same handle value. */
+static __thread MPI_Comm errcomm = MPI_COMM_WORLD;
+
+MPI_Comm enc_mpi_errcomm_enter(MPI_Comm c)
+{
+    MPI_Comm saved = errcomm;
+
+    errcomm = c;
+    return saved;
+}
+
+void enc_mpi_errcomm_leave(MPI_Comm saved)
+{
+    errcomm = saved;
+}
+
+/* The world's handler is the real singleton world's (same handle value); a
+ * derived communicator's is its shell's. */
 static int apply_errhandler(int mpi_class, const char *msg)
 {
+    MPI_Comm c = enc_mpi_comm_get(errcomm) ? errcomm : MPI_COMM_WORLD;
     MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
     int fatal, ret;
 
@@ -67,7 +84,7 @@ static int apply_errhandler(int mpi_class, const char *msg)
      * (and no job to end): the class is all the caller can get. */
     if (!enc_mpi_world_ready())
         return mpi_class;
-    if (enc_real_Comm_get_errhandler(MPI_COMM_WORLD, &eh) != MPI_SUCCESS)
+    if (enc_real_Comm_get_errhandler(c, &eh) != MPI_SUCCESS)
         eh = MPI_ERRORS_ARE_FATAL;
     fatal = (eh == MPI_ERRORS_ARE_FATAL);
     ret = (eh == MPI_ERRORS_RETURN);
@@ -76,7 +93,7 @@ static int apply_errhandler(int mpi_class, const char *msg)
     if (fatal)
         enc_engine_abort(1, msg);
     if (!ret)
-        enc_real_Comm_call_errhandler(MPI_COMM_WORLD, mpi_class);
+        enc_real_Comm_call_errhandler(c, mpi_class);
     return mpi_class;
 }
 
@@ -95,10 +112,12 @@ int enc_mpi_raise(int mpi_class, const char *fmt, ...)
 int enc_mpi_refuse(const char *fn, enum enc_mpi_why why)
 {
     return enc_mpi_raise(MPI_ERR_UNSUPPORTED_OPERATION,
-                         "%s on MPI_COMM_WORLD is not supported in encore mode (%s; "
-                         "encore serves Allreduce, Reduce, Bcast, Barrier, Allgather, "
-                         "Allgatherv on the world)",
-                         fn, enc_mpi_why_text[why]);
+                         "%s on %s is not supported in encore mode (%s; "
+                         "encore serves collectives and communicator/group management on "
+                         "the world and communicators derived from it)",
+                         fn, errcomm == MPI_COMM_WORLD ? "MPI_COMM_WORLD"
+                                                       : "a communicator derived from it",
+                         enc_mpi_why_text[why]);
 }
 
 int enc_mpi_engine_error(const char *fn, enc_status_t status)
@@ -107,6 +126,8 @@ int enc_mpi_engine_error(const char *fn, enc_status_t status)
 
     /* The engine logged the cause where it found it; only the handler is
      * applied here, with a reason for encore-run's final line. */
-    snprintf(msg, sizeof(msg), "%s on MPI_COMM_WORLD failed: %s", fn, encore_strerror(status));
+    snprintf(msg, sizeof(msg), "%s on %s failed: %s", fn,
+             errcomm == MPI_COMM_WORLD ? "MPI_COMM_WORLD" : "a communicator derived from it",
+             encore_strerror(status));
     return apply_errhandler(enc_mpi_class_of(status), msg);
 }

@@ -13,7 +13,7 @@ import re
 import sys
 
 CATEGORIES = ("owned", "refuse", "world-local")
-FLAGS = ("noguard",)
+FLAGS = ("noguard", "serial")
 # Keys only fortran/gen_fortran.py reads (see mpi.spec); the C output
 # ignores them.
 FORTRAN_MODES = ("auto", "hand", "no")
@@ -48,7 +48,7 @@ class Func:
 
 
 def param_name(decl):
-    m = re.search(r"([A-Za-z_]\w*)\s*(\[\s*\])*\s*$", decl)
+    m = re.search(r"([A-Za-z_]\w*)\s*(\[\s*\w*\s*\])*\s*$", decl)
     if not m:
         raise SpecError("cannot find the parameter name in '%s'" % decl)
     return m.group(1)
@@ -129,11 +129,36 @@ def parse(path):
 
 
 def world_test(f):
+    """True when a communicator argument is the encore world or derived from it."""
     tests = []
     for c, ptr in f.comms:
-        tests.append("(%s != NULL && *%s == MPI_COMM_WORLD)" % (c, c) if ptr
-                     else "%s == MPI_COMM_WORLD" % c)
+        tests.append("(%s != NULL && enc_mpi_is_encore_comm(*%s))" % (c, c) if ptr
+                     else "enc_mpi_is_encore_comm(%s)" % c)
     return " || ".join(tests)
+
+
+def err_comm(f):
+    """The communicator whose error handler applies to the call."""
+    c, ptr = f.comms[0]
+    return "(%s != NULL ? *%s : MPI_COMM_NULL)" % (c, c) if ptr else c
+
+
+def emit_call(f, out, call, indent):
+    """int rv = call; after the nonblocking collectives started before it
+    when the spec says serial."""
+    if "serial" in f.flags:
+        out.append(indent + "enc_mpi_serial_enter();")
+    out.append(indent + "int rv = %s;" % call)
+    if "serial" in f.flags:
+        out.append(indent + "enc_mpi_serial_leave();")
+
+
+def emit_served(f, out, call):
+    """Calls the encore-mode body with the error communicator set around it."""
+    out.append("            MPI_Comm saved = enc_mpi_errcomm_enter(%s);" % err_comm(f))
+    emit_call(f, out, call, "            ")
+    out.append("            enc_mpi_errcomm_leave(saved);")
+    out.append("            return rv;")
 
 
 def emit_real(f, out):
@@ -169,14 +194,19 @@ def emit_entry(f, out):
     if f.category != "world-local":
         out.append("    if (enc_mpi_intercepting()) {")
         if f.category == "refuse":
-            out.append("        if (%s)" % world_test(f))
-            out.append("            return enc_mpi_refuse(\"%s\", ENC_MPI_WHY_%s);" %
-                       (f.name, f.why.upper()))
+            out.append("        if (%s) {" % world_test(f))
+            emit_served(f, out, "enc_mpi_refuse(\"%s\", ENC_MPI_WHY_%s)" %
+                        (f.name, f.why.upper()))
+            out.append("        }")
         elif f.comms:
-            out.append("        if (%s)" % world_test(f))
-            out.append("            return enc_mpi_%s(%s);" % (s, ", ".join(["site"] + [n for _, n in f.params])))
+            out.append("        if (%s) {" % world_test(f))
+            emit_served(f, out, "enc_mpi_%s(%s)" %
+                        (s, ", ".join(["site"] + [n for _, n in f.params])))
+            out.append("        }")
         else:
-            out.append("        return enc_mpi_%s(%s);" % (s, ", ".join(["site"] + [n for _, n in f.params])))
+            emit_call(f, out, "enc_mpi_%s(%s)" %
+                      (s, ", ".join(["site"] + [n for _, n in f.params])), "        ")
+            out.append("        return rv;")
         out.append("    }")
     out.append("    return enc_real_%s(%s);" % (s, f.args))
     out.append("}")

@@ -12,11 +12,16 @@
 
 #include <mpi.h>
 
+#include "core/limits.h"
+#include "core/tmpdir.h"
 #include "engine/engine.h"
+#include "mpi/icoll.h"
 #include "mpi/mpi_layer.h"
 #include "recovery/recovery.h"
 
-/* The engine is not thread-safe beyond serialized calls. */
+/* The engine is not thread-safe beyond serialized calls.  The real MPI
+ * runs with MPI_THREAD_MULTIPLE whatever the application asked: the
+ * progress thread of nonblocking collectives (icoll.c) calls it too. */
 #define THREAD_MAX MPI_THREAD_SERIALIZED
 
 static int thread_level = MPI_THREAD_SINGLE;
@@ -27,6 +32,23 @@ static void prepare_singleton(void)
 {
     enc_recovery_before_mpi_init();
     setenv("OMPI_MCA_ess_singleton_isolated", "1", 1);
+    enc_rank_tmpdir_prepare(); /* Open MPI's session files in a private directory */
+}
+
+/* Before anything starts: every ENCORE_* variable well-formed (one line
+ * naming the first bad one, as encore-run prints it) and enough open
+ * files for a link to every peer. */
+static void preflight(const char *fn)
+{
+    char msg[512];
+
+    if (enc_tunables_check(ENC_TCLASS_ALL, msg, sizeof(msg)) != ENC_OK ||
+        enc_limits_nofile(enc_tunable_uint(ENC_TUNE_SIZE) + 64, msg, sizeof(msg)) != ENC_OK) {
+        fprintf(stderr, "encore: %s: %s\n", fn, msg);
+        exit(1);
+    }
+    if (enc_tunable_uint(ENC_TUNE_RANK) == 0 && enc_tunable_uint(ENC_TUNE_INCARNATION) == 0)
+        enc_tunables_warn_unknown("encore", stderr);
 }
 
 /* The process cannot be part of the job without the engine: one line, exit. */
@@ -35,9 +57,11 @@ static void join(const char *fn)
     enc_status_t rv;
 
     /* recovery registers as the layer above the engine before it joins */
+    enc_recovery_set_fork_guard(&enc_mpi_icoll_fork_guard);
     if ((rv = enc_recovery_register()) != ENC_OK || (rv = enc_engine_init()) != ENC_OK) {
         fprintf(stderr, "encore: %s: cannot join the encore job (tracker %s): %s\n", fn,
-                getenv("ENCORE_TRACKER"), encore_strerror(rv));
+                enc_tunable_str(ENC_TUNE_TRACKER), encore_strerror(rv));
+        enc_rank_tmpdir_remove();
         exit(1);
     }
     enc_mpi_world_set_ready(1);
@@ -47,8 +71,11 @@ int enc_mpi_Init(const void *site, int *argc, char ***argv)
 {
     int rv;
 
+    int real;
+
+    preflight("MPI_Init");
     prepare_singleton();
-    if ((rv = enc_real_Init(argc, argv)) != MPI_SUCCESS)
+    if ((rv = enc_real_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &real)) != MPI_SUCCESS)
         return rv;
     join("MPI_Init");
     return MPI_SUCCESS;
@@ -59,8 +86,9 @@ int enc_mpi_Init_thread(const void *site, int *argc, char ***argv, int required,
     int real = MPI_THREAD_SINGLE;
     int rv;
 
+    preflight("MPI_Init_thread");
     prepare_singleton();
-    if ((rv = enc_real_Init_thread(argc, argv, required, &real)) != MPI_SUCCESS)
+    if ((rv = enc_real_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &real)) != MPI_SUCCESS)
         return rv;
     thread_level = ENC_MIN(ENC_MIN(required, real), THREAD_MAX);
     if (provided != NULL)
@@ -95,15 +123,19 @@ int enc_mpi_Finalized(const void *site, int *flag)
 int enc_mpi_Finalize(const void *site)
 {
     enc_status_t rv = ENC_OK;
+    int real;
 
     if (enc_mpi_world_ready()) {
+        enc_mpi_icoll_fini(); /* every one has run: MPI_Finalize is serial */
         rv = enc_engine_finalize();
         enc_mpi_world_set_ready(0);
     }
     /* Finish the real MPI in any case, so the process exits cleanly; not in
      * a rank restored from a snapshot, where its progress thread is gone. */
     finalized_without_real = enc_recovery_restored();
-    if (!finalized_without_real && enc_real_Finalize() != MPI_SUCCESS && rv == ENC_OK)
+    real = finalized_without_real ? MPI_SUCCESS : enc_real_Finalize();
+    enc_rank_tmpdir_remove();
+    if (real != MPI_SUCCESS && rv == ENC_OK)
         return MPI_ERR_OTHER;
     return rv == ENC_OK ? MPI_SUCCESS : enc_mpi_class_of(rv);
 }

@@ -12,11 +12,21 @@ libencore_la_SOURCES += \
 	shim/mpi/buffer.c \
 	shim/mpi/lifecycle.c \
 	shim/mpi/comm.c \
+	shim/mpi/comm_table.c \
+	shim/mpi/comm_new.c \
+	shim/mpi/comm_manage.c \
+	shim/mpi/group_table.c \
+	shim/mpi/group_ops.c \
+	shim/mpi/request.c \
+	shim/mpi/icoll.c \
+	shim/mpi/icoll_entries.c \
 	shim/mpi/coll_reduce.c \
 	shim/mpi/coll_bcast.c \
 	shim/mpi/coll_allgather.c \
+	shim/mpi/coll_scan.c \
+	shim/mpi/coll_rooted.c \
 	shim/mpi/gen/wrappers.c
-noinst_HEADERS += shim/mpi/mpi_layer.h shim/mpi/gen/entries.h
+noinst_HEADERS += shim/mpi/mpi_layer.h shim/mpi/icoll.h shim/mpi/gen/entries.h
 EXTRA_DIST += shim/mpi/mpi.spec shim/mpi/gen_entries.py
 BUILT_SOURCES += $(srcdir)/shim/mpi/gen/wrappers.c $(srcdir)/shim/mpi/gen/entries.h
 

@@ -27,8 +27,7 @@ int enc_mpi_encore_mode(void)
 {
     int m = __atomic_load_n(&mode, __ATOMIC_RELAXED);
     if (m < 0) {
-        const char *t = getenv("ENCORE_TRACKER");
-        m = (t != NULL && t[0] != '\0');
+        m = enc_tunable_isset(ENC_TUNE_TRACKER);
         __atomic_store_n(&mode, m, __ATOMIC_RELAXED);
     }
     return m;

@@ -42,12 +42,70 @@ int enc_mpi_world_ready(void);
 /* Set by lifecycle.c when the world comes up (1) and goes down (0). */
 void enc_mpi_world_set_ready(int ready);
 
+/* ---- comm_table.c: communicators of the encore world ---- */
+
+struct enc_group;
+struct enc_mpi_comm {
+    MPI_Comm h;             /* MPI_COMM_WORLD, or a shell the real MPI made */
+    struct enc_group *g;    /* NULL: the world */
+};
+/* MPI_COMM_WORLD or a communicator derived from it (by handle). */
+int enc_mpi_is_encore_comm(MPI_Comm h);
+/* Its entry, NULL when h is not one. */
+struct enc_mpi_comm *enc_mpi_comm_get(MPI_Comm h);
+enc_status_t enc_mpi_comm_add(MPI_Comm h, struct enc_group *g);
+struct enc_group *enc_mpi_comm_remove(MPI_Comm h);
+int enc_mpi_comm_size(const struct enc_mpi_comm *c);
+/* comm_new.c: a fresh shell with no attributes and parent's error handler;
+ * registering a shell as the communicator over members (world ranks). */
+int enc_mpi_comm_blank_shell(const char *fn, const struct enc_mpi_comm *parent, MPI_Comm *shell);
+int enc_mpi_comm_adopt(const char *fn, uint64_t ctx, const int *members, int n, int live,
+                       MPI_Comm shell, MPI_Comm *newcomm);
+int enc_mpi_comm_rank(const struct enc_mpi_comm *c);
+
+/* ---- group_table.c: groups of the encore world ---- */
+
+struct enc_mpi_group {
+    MPI_Group h;            /* a real group handle (or MPI_GROUP_EMPTY) */
+    int n;
+    int *w;                 /* world rank of each member */
+};
+/* Its entry (MPI_GROUP_EMPTY included), NULL when h is not one. */
+struct enc_mpi_group *enc_mpi_group_get(MPI_Group h);
+/* New group of world ranks (MPI_GROUP_EMPTY when n is 0). */
+int enc_mpi_group_make(const char *fn, const int *world, int n, MPI_Group *out);
+/* Frees an encore group; 0 when *h is not one. */
+int enc_mpi_group_release(MPI_Group *h);
+/* Rank of world rank `world` in g, MPI_UNDEFINED when absent. */
+int enc_mpi_group_rank_of(const struct enc_mpi_group *g, int world);
+
+/* ---- icoll.c: the engine's one user at a time ---- */
+
+/* Around the body of a "serial" function (mpi.spec): waits until every
+ * nonblocking collective started before has run and keeps the progress
+ * thread off the engine until leave.  Nests. */
+void enc_mpi_serial_enter(void);
+void enc_mpi_serial_leave(void);
+
+/* ---- request.c: requests of encore operations ---- */
+
+/* A request that is already complete (generalized request of the real MPI). */
+int enc_mpi_request_done(MPI_Request *request);
+
 /* ---- error.c: surfacing errors ---- */
+
+/* The communicator whose error handler applies to errors raised on this
+ * thread: the generated entry points of owned functions set it around the
+ * call (enter returns the previous one for leave).  The one exception to
+ * "parameters travel with the operation": the argument checks deep in the
+ * helpers below raise errors without knowing the communicator. */
+MPI_Comm enc_mpi_errcomm_enter(MPI_Comm c);
+void enc_mpi_errcomm_leave(MPI_Comm saved);
 
 /* Logs "fn: message" once, then applies the world's error handler:
  * returns mpi_class (MPI_ERRORS_RETURN / user handler) or ends the job. */
 int enc_mpi_raise(int mpi_class, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Refusal of fn on MPI_COMM_WORLD (generated stubs). */
+/* Refusal of fn on an encore communicator (generated stubs). */
 int enc_mpi_refuse(const char *fn, enum enc_mpi_why why);
 /* An engine call of fn failed with status (the engine already logged it). */
 int enc_mpi_engine_error(const char *fn, enc_status_t status);
@@ -126,6 +184,20 @@ static inline struct enc_callsig enc_mpi_sig(enum enc_coll_kind kind, uint64_t c
 {
     struct enc_callsig s = { .kind = (uint8_t)kind, .count = count, .dtype = dtype,
                              .op = op, .root = root, .site = site };
+    return s;
+}
+
+/* Same, on communicator c (what: the MPI-level operation, 0 for kind). */
+static inline struct enc_callsig enc_mpi_csig(const struct enc_mpi_comm *c,
+                                              enum enc_coll_kind kind,
+                                              enum enc_coll_kind what, uint64_t count,
+                                              uint32_t dtype, uint32_t op, int root,
+                                              const void *site)
+{
+    struct enc_callsig s = enc_mpi_sig(kind, count, dtype, op, root, site);
+
+    s.what = (uint8_t)what;
+    s.grp = c->g;
     return s;
 }
 

@@ -12,10 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/limits.h"
 #include "topo/topo.h"
 
-#define ENC_MAX_RANKS 4096
-#define ENC_HOST_MAX 64
 #define ENC_REASON_MAX 512
 
 /* rank -> tracker, first message after authentication. */

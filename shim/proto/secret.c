@@ -95,16 +95,16 @@ static int secret_from_file(struct enc_secret *s, const char *path)
 
 enc_status_t enc_secret_from_env(struct enc_secret *s)
 {
-    const char *hex = getenv("ENCORE_SECRET");
-    const char *path = getenv("ENCORE_SECRET_FILE");
+    const char *hex = enc_tunable_str(ENC_TUNE_SECRET);
+    const char *path = enc_tunable_str(ENC_TUNE_SECRET_FILE);
 
-    if (hex != NULL && *hex != '\0') {
+    if (*hex != '\0') {
         if (enc_secret_from_hex(s, hex) == 0)
             return ENC_OK;
         ENC_WARN("auth", "ENCORE_SECRET is not %d hex digits", ENC_SECRET_HEX_LEN);
         return ENC_ERR_INVAL;
     }
-    if (path != NULL && *path != '\0')
+    if (*path != '\0')
         return secret_from_file(s, path);
     ENC_WARN("auth", "no job secret: neither ENCORE_SECRET nor ENCORE_SECRET_FILE is set");
     return ENC_ERR_INVAL;

@@ -2,10 +2,10 @@
 #include "enc.h"
 #include "proto/snapmsg.h"
 
-#include <ctype.h>
-#include <math.h>
-#include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 
 bool enc_snap_hello_valid(const struct enc_snap_hello *h, int size)
 {
@@ -13,20 +13,16 @@ bool enc_snap_hello_valid(const struct enc_snap_hello *h, int size)
            h->pid > 1;
 }
 
-enc_status_t enc_snap_parse_interval(const char *s, bool *auto_mode, double *seconds)
+unsigned enc_snap_sockaddr(const char *name, struct sockaddr_un *sa)
 {
-    char *end;
+    size_t n = strlen(name);
 
-    *auto_mode = false;
-    *seconds = 0;
-    if (s == NULL || *s == '\0' || strcmp(s, "auto") == 0) {
-        *auto_mode = true;
-        return ENC_OK;
-    }
-    if (!isdigit((unsigned char)s[0]) && s[0] != '.')
-        return ENC_ERR_INVAL; /* no sign, space, nan or inf */
-    *seconds = strtod(s, &end);
-    if (end == s || *end != '\0' || !isfinite(*seconds) || *seconds < 0)
-        return ENC_ERR_INVAL;
-    return ENC_OK;
+    memset(sa, 0, sizeof(*sa));
+    sa->sun_family = AF_UNIX;
+    if (n == 0 || n >= sizeof(sa->sun_path))
+        return 0;
+    memcpy(sa->sun_path, name, n);
+    if (name[0] == '@')
+        sa->sun_path[0] = '\0'; /* abstract: the length, not a NUL, ends it */
+    return (unsigned)(offsetof(struct sockaddr_un, sun_path) + n + (name[0] != '@'));
 }

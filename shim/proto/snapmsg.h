@@ -1,12 +1,12 @@
 /*
  * snapmsg.h - what a parked snapshot and encore-run say to each other on
- * the launcher's snapshot socket (a Unix socket in the job's private
- * directory, ENCORE_SNAPSHOT_SOCK), and the ENCORE_SNAPSHOT_S syntax both
- * sides check.
+ * the launcher's snapshot socket (ENCORE_SNAPSHOT_SOCK: a Unix socket in
+ * the abstract namespace, "@name", so that nothing is left on disk even
+ * when encore-run is SIGKILLed).
  *
  * Both ends are on the same host and run the same build: the messages are
  * fixed-size structs, checked by magic, wire version and exact length; the
- * launcher also checks the sender's pid with SO_PEERCRED.  The snapshot
+ * launcher also checks the sender's pid and user with SO_PEERCRED.  The snapshot
  * sends HELLO once and blocks reading; encore-run answers ACTIVATE when the
  * rank died, or closes the socket (the snapshot exits on EOF, so none
  * outlives encore-run, even a SIGKILLed one).
@@ -43,8 +43,9 @@ struct enc_snap_activate {
 
 bool enc_snap_hello_valid(const struct enc_snap_hello *h, int size);
 
-/* ENCORE_SNAPSHOT_S: "auto" (or unset/empty) -> *auto_mode, *seconds 0;
- * a number of seconds >= 0 (0: snapshots off).  ENC_ERR_INVAL otherwise. */
-enc_status_t enc_snap_parse_interval(const char *s, bool *auto_mode, double *seconds);
+/* The address of socket name ("@x": abstract x, else a path); its length,
+ * 0 when the name does not fit. */
+struct sockaddr_un;
+unsigned enc_snap_sockaddr(const char *name, struct sockaddr_un *sa);
 
 #endif

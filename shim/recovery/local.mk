@@ -2,6 +2,7 @@
 # checkpoints and the bootstrap cache.
 libencore_la_SOURCES += \
 	shim/recovery/reclog.c \
+	shim/recovery/commlog.c \
 	shim/recovery/bufpool.c \
 	shim/recovery/sigrec.c \
 	shim/recovery/logreq.c \

@@ -15,29 +15,16 @@
 #include "recovery/logreq.h"
 #include "recovery/reclog.h"
 #include "recovery/recovery.h"
+#include "recovery/serve.h"
 
 /* Waits for the answer on fd, watching the tracker too: a survivor that
  * learnt of a new death stops serving and waits for the new epoch, and so
- * must we (ENC_ERR_EPOCH), or each would wait for the other. */
+ * must we (ENC_ERR_EPOCH), or each would wait for the other.  Meanwhile
+ * this rank answers requests itself: members of a communicator that is
+ * uncertain after a failure ask each other at the same time. */
 enc_status_t enc_log_wait(int fd, uint64_t deadline)
 {
-    for (;;) {
-        struct pollfd p[2] = {
-            {.fd = fd, .events = POLLIN},
-            {.fd = enc_engine_tracker_fd(), .events = POLLIN},
-        };
-        int left = enc_ms_left(deadline);
-        enc_status_t rv;
-
-        if (left == 0)
-            return ENC_ERR_TIMEOUT;
-        if (poll(p, 2, left) < 0 && errno != EINTR)
-            return ENC_ERR_SYS;
-        if (p[1].revents && (rv = enc_engine_poll_tracker()) != ENC_OK)
-            return rv;
-        if (p[0].revents)
-            return ENC_OK;
-    }
+    return enc_engine_wait_readable(fd, deadline);
 }
 
 int enc_log_candidates(uint64_t seq, int root, uint64_t need, int *peers)

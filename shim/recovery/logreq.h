@@ -22,6 +22,8 @@ enum enc_logreq_what {
                                 * ENC_LOGREQ_RUN_BYTES), as many as the peer has in a row:
                                 * LOG_RESULT + data for each, then LOG_MISSING for the
                                 * first one it does not send */
+    ENC_LOGREQ_COMM = 7,       /* the result of collective `seq` of the derived
+                                * communicator whose context id is `site_off` */
 };
 
 #define ENC_LOGREQ_RUN_BYTES ((uint64_t)4 << 20)

@@ -94,6 +94,7 @@ static void fini(void *ctx)
     struct enc_recovery *rc = ctx;
 
     enc_reclog_fini();
+    enc_commlog_fini();
     free(rc->peer_completed);
     rc->peer_completed = NULL;
 }
@@ -105,6 +106,8 @@ static const struct enc_engine_ops recovery_ops = {
     .behind = behind,
     .replay = replay,
     .record = record,
+    .group_replay = enc_commlog_replay,
+    .group_record = enc_commlog_record,
     .after = after,
     .recover = recover,
     .pollfds = enc_serve_pollfds,
@@ -130,3 +133,5 @@ enc_status_t enc_recovery_register(void)
 void enc_recovery_before_mpi_init(void) { enc_snap_threads_before_mpi(); }
 
 bool enc_recovery_restored(void) { return enc_snapshot_restored(); }
+
+void enc_recovery_set_fork_guard(const struct enc_fork_guard *g) { enc_snapshot_set_guard(g); }

@@ -171,13 +171,10 @@ enc_status_t enc_reclog_record(const struct enc_coll *co)
                                      enc_engine_rank());
     if (len > 0 && (x->data = enc_bufpool_get(len, &x->cap)) == NULL)
         return ENC_ERR_NOMEM;
-    if (co->sig->kind == ENC_COLL_ALLGATHERV) {
-        uint8_t *p = x->data;
-
-        for (int i = 0; i < enc_engine_size(); i++) {
-            memcpy(p, (const uint8_t *)co->result + co->displs[i], co->recvbytes[i]);
-            p += co->recvbytes[i];
-        }
+    /* len 0 (allgather of count 0): no buffer, and memcpy to NULL is
+     * undefined even for 0 bytes (UBSan, coll_matrix -n 1 under ASan). */
+    if (co->sig->kind == ENC_COLL_ALLGATHERV && len > 0) {
+        enc_coll_result_pack(co, x->data);
     } else if (len > 0) {
         memcpy(x->data, co->result, len);
     }

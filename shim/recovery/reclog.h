@@ -32,6 +32,8 @@ struct enc_sitekey;
 /* The signature of co made at call site k, with len result bytes. */
 void enc_sigrec_from_coll(struct enc_sigrec *s, const struct enc_coll *co,
                           const struct enc_sitekey *k, uint64_t len);
+/* Same collective with the same arguments (call site aside). */
+bool enc_sigrec_same_call(const struct enc_sigrec *a, const struct enc_sigrec *b);
 void enc_sigrec_encode(const struct enc_sigrec *s, uint8_t out[ENC_SIGREC_WIRE]);
 enc_status_t enc_sigrec_decode(struct enc_sigrec *s, const uint8_t in[ENC_SIGREC_WIRE]);
 /* "allreduce count=8 dtype=float64 op=sum root=-1 at kmeans+0x1234" */

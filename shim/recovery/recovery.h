@@ -1,7 +1,8 @@
 /*
  * recovery.h - retry-one recovery, a layer above the engine (private to
  * shim/recovery; the MPI layer calls only enc_recovery_register(),
- * enc_recovery_before_mpi_init() and enc_recovery_restored()).
+ * enc_recovery_before_mpi_init(), enc_recovery_restored() and
+ * enc_recovery_set_fork_guard()).
  *
  * Every completed collective's result is recorded under its sequence number
  * with its caller signature.  Each rank keeps the entries it is a holder of
@@ -60,6 +61,21 @@ void enc_recovery_before_mpi_init(void);
  * does not exist there, so the real MPI_Finalize must not run. */
 bool enc_recovery_restored(void);
 
+/* What a layer above must do around a snapshot's fork (only the forking
+ * thread exists in the copy).  prepare: true when this thread may fork now
+ * (it then holds the guard's locks until parent or child is called); false
+ * skips the snapshot.  child: the copy makes its state consistent with
+ * having only this thread.  thread_ids: that layer's own threads (not the
+ * program's), up to cap. */
+struct enc_fork_guard {
+    bool (*prepare)(void);
+    void (*parent)(void);
+    void (*child)(void);
+    int (*thread_ids)(int *tids, int cap);
+};
+/* Set once, before the engine joins (MPI_Init). */
+void enc_recovery_set_fork_guard(const struct enc_fork_guard *g);
+
 /* recover.c: every rank's progress from RESUME (what to replay), and the
  * recover op: regroup with the engine, then that. */
 enc_status_t enc_recovery_apply_resume(const struct enc_msg_resume *r);
@@ -103,5 +119,18 @@ enc_status_t enc_log_read_data(int fd, uint64_t seq, uint8_t *dst, uint64_t len,
 enc_status_t enc_prefetch_get(uint64_t seq, int root, const struct enc_sigrec **sig,
                               const void **data);
 void enc_prefetch_clear(void);
+
+/* commlog.c: results of collectives on derived communicators, keyed by
+ * (context id, sequence number on the communicator); the group_record and
+ * group_replay ops. */
+enc_status_t enc_commlog_record(void *ctx, const struct enc_coll *co, uint64_t gctx,
+                                uint64_t gseq);
+/* Answers co from another member's log; ENC_ERR_NOT_FOUND when no member
+ * has it (it then runs live), a peer failure or ENC_ERR_EPOCH to recover
+ * first.  A different logged call ends the job (replay divergence). */
+enc_status_t enc_commlog_replay(void *ctx, struct enc_coll *co, uint64_t gctx, uint64_t gseq);
+enc_status_t enc_commlog_find(uint64_t gctx, uint64_t gseq, struct enc_sigrec *sig,
+                              const void **data, size_t *len);
+void enc_commlog_fini(void);
 
 #endif

@@ -20,12 +20,6 @@
 #include "recovery/reclog.h"
 #include "recovery/recovery.h"
 
-static bool same_call(const struct enc_sigrec *a, const struct enc_sigrec *b)
-{
-    return a->kind == b->kind && a->count == b->count && a->dtype == b->dtype &&
-           a->op == b->op && a->root == b->root && a->len == b->len;
-}
-
 static void diverged(const struct enc_sigrec *mine, const struct enc_sigrec *logged)
 {
     char a[200], b[200], msg[512];
@@ -62,14 +56,6 @@ static enc_status_t try_peers(const struct enc_logreq *q, int root, struct enc_s
     return unreachable ? ENC_ERR_PEER_RESET : ENC_ERR_LOST;
 }
 
-static void deliver_allgatherv(struct enc_coll *co, const uint8_t *packed)
-{
-    for (int i = 0; i < enc_engine_size(); i++) {
-        memcpy((uint8_t *)co->recvbuf + co->displs[i], packed, co->recvbytes[i]);
-        packed += co->recvbytes[i];
-    }
-}
-
 #define ENC_PREFETCH_MAX_BYTES ((size_t)64 << 10)
 
 /* The usual case: the entry came with a prefetched run and is this very
@@ -87,7 +73,7 @@ static enc_status_t from_prefetch(struct enc_coll *co, uint8_t *dst, struct enc_
     if ((rv = enc_prefetch_get(co->ctx.seq, root, &s, &data)) != ENC_OK)
         return rv == ENC_ERR_EPOCH ? rv : ENC_ERR_LOST;
     enc_sigrec_from_coll(&mine, co, k, co->bytes);
-    if (!same_call(&mine, s) || (k->bootstrap && (s->occ != mine.occ ||
+    if (!enc_sigrec_same_call(&mine, s) || (k->bootstrap && (s->occ != mine.occ ||
                                                    s->site_off != mine.site_off ||
                                                    strcmp(s->site_mod, mine.site_mod) != 0)))
         return ENC_ERR_LOST;
@@ -106,7 +92,7 @@ static enc_status_t fetch_result(struct enc_coll *co, uint8_t *dst, struct enc_s
     int root = co->sig->kind == ENC_COLL_BCAST ? co->root : -1;
     struct enc_logreq q = {.what = ENC_LOGREQ_BOOTSTRAP, .seq = co->ctx.seq,
                            .site_off = k->off, .occ = k->occ,
-                           .kind = co->sig->kind, .root = co->sig->root,
+                           .kind = (uint8_t)enc_coll_what(co->sig), .root = co->sig->root,
                            .count = co->sig->count, .dtype = co->sig->dtype,
                            .op = co->sig->op};
     enc_status_t rv;
@@ -155,7 +141,7 @@ enc_status_t enc_replay(struct enc_coll *co)
         return ENC_ERR_NOMEM;
     enc_sigrec_from_coll(&mine, co, &enc_rec.cur, co->bytes);
     rv = fetch_result(co, dst, &logged);
-    if (rv == ENC_ERR_DIVERGED || (rv == ENC_OK && !same_call(&mine, &logged)))
+    if (rv == ENC_ERR_DIVERGED || (rv == ENC_OK && !enc_sigrec_same_call(&mine, &logged)))
         diverged(&mine, &logged);
     if (rv == ENC_ERR_LOST) {
         ENC_ERROR("replay", "result of collective seq %llu is lost: no surviving rank holds "
@@ -167,7 +153,7 @@ enc_status_t enc_replay(struct enc_coll *co)
     if (rv != ENC_OK)
         return rv;
     if (gather)
-        deliver_allgatherv(co, dst);
+        enc_coll_result_unpack(co, dst);
     enc_rec.replayed++;
     enc_rec.replayed_bytes += co->bytes;
     enc_rec.replay_s += enc_now_s() - t0;

@@ -73,6 +73,8 @@ static enc_status_t lookup(const struct enc_logreq *q, struct enc_sigrec *sig,
     switch (q->what) {
     case ENC_LOGREQ_SEQ:
         return enc_reclog_find(q->seq, sig, data, len);
+    case ENC_LOGREQ_COMM:
+        return enc_commlog_find(q->site_off, q->seq, sig, data, len);
     case ENC_LOGREQ_BOOTSTRAP:
         /* in order (the usual case), then anywhere in the bootstrap cache */
         rv = enc_reclog_find(q->seq, sig, data, len);

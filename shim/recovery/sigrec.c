@@ -45,7 +45,7 @@ void enc_sigrec_from_coll(struct enc_sigrec *s, const struct enc_coll *co,
                           const struct enc_sitekey *k, uint64_t len)
 {
     memset(s, 0, sizeof(*s));
-    s->kind = co->sig->kind;
+    s->kind = (uint8_t)enc_coll_what(co->sig);
     s->root = co->sig->root;
     s->count = co->sig->count;
     s->dtype = co->sig->dtype;
@@ -132,4 +132,10 @@ void enc_sigrec_format(const struct enc_sigrec *s, char *out, size_t cap)
              enc_coll_kind_name(s->kind), (unsigned long long)s->count,
              dtype_name(s->dtype, d, sizeof(d)), op_name(s->op, o, sizeof(o)), s->root,
              s->site_mod, (unsigned long long)s->site_off);
+}
+
+bool enc_sigrec_same_call(const struct enc_sigrec *a, const struct enc_sigrec *b)
+{
+    return a->kind == b->kind && a->count == b->count && a->dtype == b->dtype &&
+           a->op == b->op && a->root == b->root && a->len == b->len;
 }

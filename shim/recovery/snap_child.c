@@ -79,13 +79,13 @@ static void restore_offsets(void)
     enc_snap_forget_offsets();
 }
 
-static int connect_launcher(const char *path)
+static int connect_launcher(const char *name)
 {
-    struct sockaddr_un sa = {.sun_family = AF_UNIX};
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_un sa;
+    unsigned len = enc_snap_sockaddr(name, &sa);
+    int fd = len ? socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0) : -1;
 
-    snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-    if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
+    if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, len) == 0)
         return fd;
     if (fd >= 0)
         close(fd);

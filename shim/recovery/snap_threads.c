@@ -1,7 +1,9 @@
 /*
  * snap_threads.c - may this process be copied by fork()?  Only the calling
  * thread exists in the copy.  libencore's own threads (listener, tracker
- * client) are recreated on restore; Open MPI's singleton progress thread
+ * client) are recreated on restore, the progress thread of nonblocking
+ * collectives when next needed (mpi/icoll.c: a snapshot waits until it is
+ * idle and nothing is pending); Open MPI's singleton progress thread
  * (started by the real MPI_Init) is never needed again, because a restored
  * rank does not finalize the real MPI.  Any other thread (the program's,
  * an OpenMP pool, Python threading) would be missing in the copy, so the
@@ -65,9 +67,10 @@ void enc_snap_threads_joined(void)
 
 enc_status_t enc_snap_threads_check(char *why, size_t cap)
 {
-    int now[MAX_TIDS], eng[4], n = list_tasks(now, MAX_TIDS);
+    int now[MAX_TIDS], eng[8], n = list_tasks(now, MAX_TIDS);
     int ne = enc_engine_thread_ids(eng, 4), foreign = 0;
 
+    ne += enc_snapshot_guard_threads(eng + ne, 4);
     if (n < 0) {
         snprintf(why, cap, "cannot list /proc/self/task");
         return ENC_ERR_STATE;

@@ -22,8 +22,8 @@
 
 #include "engine/engine.h"
 #include "engine/layer.h"
-#include "recovery/recovery.h"
 #include "proto/snapmsg.h"
+#include "recovery/recovery.h"
 #include "recovery/snapshot.h"
 
 #define SNAP_BUDGET 0.03
@@ -44,19 +44,34 @@ static struct {
 } sn = {.pidfd = -1};
 
 static uint8_t calib[CALIB_PAGES * 4096] __attribute__((aligned(4096)));
+static const struct enc_fork_guard *guard;
+
+void enc_snapshot_set_guard(const struct enc_fork_guard *g) { guard = g; }
+
+int enc_snapshot_guard_threads(int *tids, int cap)
+{
+    return guard != NULL && guard->thread_ids != NULL ? guard->thread_ids(tids, cap) : 0;
+}
+
+/* The layer above agrees to a fork now (its locks then held), or not:
+ * the snapshot waits for a later collective boundary. */
+static bool may_fork(void)
+{
+    return guard == NULL || guard->prepare();
+}
+
+static void forked(bool child)
+{
+    if (guard != NULL)
+        (child ? guard->child : guard->parent)();
+}
 
 enc_status_t enc_snapshot_init(void)
 {
-    const char *v = enc_tunable_str(ENC_TUNE_SNAPSHOT_S);
-    const char *sock = enc_tunable_str(ENC_TUNE_SNAPSHOT_SOCK);
-    double s;
+    double s = enc_tunable_seconds(ENC_TUNE_SNAPSHOT_S); /* -1: auto */
 
-    if (enc_snap_parse_interval(v, &sn.adaptive, &s) != ENC_OK) {
-        ENC_ERROR("snapshot", "ENCORE_SNAPSHOT_S='%s' is not a number of seconds >= 0 or "
-                  "'auto'", v);
-        return ENC_ERR_INVAL;
-    }
-    sn.on = (sn.adaptive || s > 0) && sock != NULL && *sock != '\0';
+    sn.adaptive = s < 0;
+    sn.on = s != 0 && enc_tunable_isset(ENC_TUNE_SNAPSHOT_SOCK);
     sn.interval = sn.adaptive ? SNAP_FIRST_S : s;
     sn.next_at = enc_now_s() + sn.interval;
     return ENC_OK;
@@ -173,6 +188,7 @@ static void take(uint64_t seq)
         pid_t pid = fork();
 
         if (pid == 0) {
+            forked(true);
             become_rank(seq, &old);
             return;
         }
@@ -182,6 +198,7 @@ static void take(uint64_t seq)
     }
     while (mid > 0 && waitpid(mid, NULL, 0) < 0 && errno == EINTR)
         ;
+    forked(false);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     enc_snap_forget_offsets();
     if (mid < 0 || img <= 0) {
@@ -208,12 +225,14 @@ void enc_snapshot_after(const struct enc_coll *co)
     if (!sn.on)
         return;
     now = enc_now_s();
-    if (now < sn.next_at && !sn.force)
+    if ((now < sn.next_at && !sn.force) || !may_fork())
         return;
     if (sn.taken > 0)
         adapt();
     sn.next_at = now + sn.interval;
     sn.force = false;
     if (feasible())
-        take(enc_engine_seq() - 1);
+        take(enc_engine_seq() - 1); /* releases the guard */
+    else
+        forked(false);
 }

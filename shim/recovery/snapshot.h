@@ -21,7 +21,7 @@
 
 struct enc_coll;
 
-/* Reads ENCORE_SNAPSHOT_S (ENC_ERR_INVAL, reported, when malformed). */
+/* Reads ENCORE_SNAPSHOT_S and ENCORE_SNAPSHOT_SOCK (checked at MPI_Init). */
 enc_status_t enc_snapshot_init(void);
 /* The after op: takes a snapshot when the interval has elapsed (always
  * right after a checkpoint). */
@@ -29,6 +29,11 @@ void enc_snapshot_after(const struct enc_coll *co);
 /* The begin op: a checkpoint is starting, and once any rank truncates its
  * log the parked snapshot is useless: it is killed first. */
 void enc_snapshot_begin(const struct enc_coll *co);
+/* The layer above's part in a fork (recovery.h); NULL: none. */
+struct enc_fork_guard;
+void enc_snapshot_set_guard(const struct enc_fork_guard *g);
+/* The guard's own threads (snap_threads.c counts them as libencore's). */
+int enc_snapshot_guard_threads(int *tids, int cap);
 /* True in a process restored from a snapshot. */
 bool enc_snapshot_restored(void);
 /* Snapshots taken by this process. */

@@ -22,7 +22,9 @@ struct enc_2double { double v; double i; };
  * X(tag, C type, name, op class).  The op class names the list of ops MPI
  * defines on the type (ENC_OPS_* in kernels.c); REPLACE is valid on all.
  * BOOL is read as a byte so that a stray value such as 2 is "true", not a
- * _Bool trap representation.
+ * _Bool trap representation.  BYTE takes every integer op, as an unsigned
+ * 8-bit integer: Open MPI 4.1 accepts them all on MPI_BYTE, although the
+ * standard lists only the bitwise ones.
  */
 #define ENC_ELEM_TYPES(X)                                               \
     X(I8, int8_t, "int8", INT)                                          \
@@ -38,7 +40,7 @@ struct enc_2double { double v; double i; };
     X(LDOUBLE, long double, "long_double", FLOAT)                       \
     X(BOOL, uint8_t, "bool", LOGICAL)                                   \
     X(FLOGICAL4, int32_t, "logical4", LOGICAL)                          \
-    X(BYTE, uint8_t, "byte", BYTE)                                      \
+    X(BYTE, uint8_t, "byte", INT)                                       \
     X(CF32, float _Complex, "complex_float", COMPLEX)                   \
     X(CF64, double _Complex, "complex_double", COMPLEX)                 \
     X(CLDOUBLE, long double _Complex, "complex_long_double", COMPLEX)   \

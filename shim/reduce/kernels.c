@@ -32,7 +32,8 @@
     ((a).v < (b).v || ((a).v == (b).v && (a).i < (b).i) ? (a) : (b))
 
 /* X(tag, T, op, expr) for each op a class of types supports (besides
- * REPLACE), following the MPI standard's table of valid pairs. */
+ * REPLACE), following the MPI standard's table of valid pairs, widened
+ * where Open MPI accepts more (MPI_BYTE is an INT: elem.h). */
 #define ENC_OPS_INT(X, tag, T)                                          \
     X(tag, T, MAX, MAX) X(tag, T, MIN, MIN)                             \
     X(tag, T, SUM, WSUM) X(tag, T, PROD, WPROD)                         \
@@ -44,8 +45,6 @@
 #define ENC_OPS_COMPLEX(X, tag, T) X(tag, T, SUM, SUM) X(tag, T, PROD, PROD)
 #define ENC_OPS_LOGICAL(X, tag, T) \
     X(tag, T, LAND, LAND) X(tag, T, LOR, LOR) X(tag, T, LXOR, LXOR)
-#define ENC_OPS_BYTE(X, tag, T) \
-    X(tag, T, BAND, BAND) X(tag, T, BOR, BOR) X(tag, T, BXOR, BXOR)
 #define ENC_OPS_PAIR(X, tag, T) X(tag, T, MAXLOC, MAXLOC) X(tag, T, MINLOC, MINLOC)
 
 #define KERNEL_DEF(tag, T, op, expr)                                    \

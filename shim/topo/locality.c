@@ -14,10 +14,8 @@
 
 static int fill_host(struct enc_locality *loc)
 {
-    const char *env = getenv("ENCORE_HOST");
-
-    if (env != NULL && env[0] != '\0') {
-        snprintf(loc->host, sizeof(loc->host), "%s", env);
+    if (enc_tunable_isset(ENC_TUNE_HOST)) {
+        snprintf(loc->host, sizeof(loc->host), "%s", enc_tunable_str(ENC_TUNE_HOST));
         return ENC_OK;
     }
     if (gethostname(loc->host, sizeof(loc->host)) != 0) {
@@ -35,10 +33,8 @@ static int fill_host(struct enc_locality *loc)
  * binding it would have made in ENC_TOPO_SIM_CPUBIND_ENV; read it back. */
 static int get_binding(hwloc_topology_t topo, hwloc_bitmap_t set)
 {
-    const char *sim = getenv(ENC_TOPO_SIM_CPUBIND_ENV);
-
-    if (!hwloc_topology_is_thissystem(topo) && sim != NULL && sim[0] != '\0')
-        return hwloc_bitmap_list_sscanf(set, sim);
+    if (!hwloc_topology_is_thissystem(topo) && enc_tunable_isset(ENC_TUNE_SIM_CPUBIND))
+        return hwloc_bitmap_list_sscanf(set, enc_tunable_str(ENC_TUNE_SIM_CPUBIND));
     return hwloc_get_cpubind(topo, set, 0);
 }
 

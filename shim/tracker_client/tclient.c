@@ -12,10 +12,12 @@
 #include "proto/frame.h"
 #include "proto/msgs.h"
 #include "tracker_client/tclient.h"
+#include "core/tmpdir.h"
 
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -137,7 +139,8 @@ static void lost(struct enc_tclient *c, enc_status_t rv)
         return;
     }
     if (exit_on_lost) {
-        ENC_ERROR("tracker", "tracker lost: %s", encore_strerror(rv));
+        ENC_ERROR("tracker", "tracker lost: %s; exiting", encore_strerror(rv));
+        enc_rank_tmpdir_remove();
         _exit(ENC_EXIT_TRACKER_LOST);
     }
     ENC_WARN("tracker", "tracker lost: %s", encore_strerror(rv));

@@ -431,3 +431,78 @@ enc_fortran_build() {
         { enc_show "$_fb_out.build.log" 40; enc_fail "cannot build $_fb_out"; }
     enc_fortran_build_enc "$_fb_out" "$_fb_src" "$@"
 }
+
+# ---- leftovers: processes and files that must not outlive a job ---------------
+
+# enc_rank_pid PARENT RANK: the pid of the child of PARENT (an encore-run)
+# that runs RANK (ENCORE_RANK in its environment), or nothing.
+enc_rank_pid() {
+    for _k_p in $(pgrep -P "$1" 2>/dev/null || true); do
+        if tr '\0' '\n' 2>/dev/null <"/proc/$_k_p/environ" | grep -qx "ENCORE_RANK=$2"; then
+            echo "$_k_p"
+            return 0
+        fi
+    done
+}
+
+# enc_alive PID: PID exists and is not a zombie.
+enc_alive() {
+    _a_st=$(sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "/proc/$1/status" 2>/dev/null || true)
+    [ -n "$_a_st" ] && [ "$_a_st" != Z ]
+}
+
+# enc_wait_gone SECS WHAT PID...: every PID ends (or is a zombie) within SECS
+# seconds (a bound on detection); fails naming the ones still alive.
+enc_wait_gone() {
+    _g_secs=$1 _g_what=$2
+    shift 2
+    _g_t0=$(enc_now_ms)
+    while :; do
+        _g_left=""
+        for _g_p in "$@"; do
+            if enc_alive "$_g_p"; then _g_left="$_g_left $_g_p"; fi
+        done
+        [ -n "$_g_left" ] || return 0
+        [ $(($(enc_now_ms) - _g_t0)) -lt $((_g_secs * 1000)) ] ||
+            enc_fail "$_g_what: still running after ${_g_secs} s:$_g_left"
+        sleep 0.05
+    done
+}
+
+# enc_wait_lines FILE PATTERN N SECS WHAT: waits until FILE has N lines
+# matching PATTERN (grep -E), at most SECS seconds.
+enc_wait_lines() {
+    _w_t0=$(enc_now_ms)
+    while [ "$(enc_count "$1" "$2" 2>/dev/null || echo 0)" -lt "$3" ]; do
+        [ $(($(enc_now_ms) - _w_t0)) -lt $(($4 * 1000)) ] ||
+            { enc_show "$1"; enc_fail "$5: fewer than $3 lines matching '$2' after $4 s"; }
+        sleep 0.05
+    done
+}
+
+# enc_shm_snapshot NAME: the entries of /dev/shm now (for enc_expect_no_shm_leak).
+enc_shm_snapshot() {
+    ls -A /dev/shm >"$ENC_TMP/$1.shm" 2>/dev/null || : >"$ENC_TMP/$1.shm"
+}
+
+# enc_expect_no_shm_leak NAME WHAT: every /dev/shm entry that appeared since
+# enc_shm_snapshot NAME is mapped or held open by a live process (another
+# job's, on a shared machine); one that nobody uses was left behind: fails.
+enc_expect_no_shm_leak() {
+    ls -A /dev/shm >"$ENC_TMP/$1.shm2" 2>/dev/null || : >"$ENC_TMP/$1.shm2"
+    sort "$ENC_TMP/$1.shm" >"$ENC_TMP/$1.shm.a" && sort "$ENC_TMP/$1.shm2" >"$ENC_TMP/$1.shm.b" &&
+        comm -13 "$ENC_TMP/$1.shm.a" "$ENC_TMP/$1.shm.b" >"$ENC_TMP/$1.shm.new" ||
+        enc_fail "$2: cannot compare /dev/shm listings"
+    while read -r _h_f; do
+        [ -e "/dev/shm/$_h_f" ] || continue
+        grep -qsF "/dev/shm/$_h_f" /proc/[0-9]*/maps && continue
+        find /proc/[0-9]*/fd -lname "/dev/shm/$_h_f*" 2>/dev/null | grep -q . && continue
+        enc_fail "$2: /dev/shm/$_h_f left behind"
+    done <"$ENC_TMP/$1.shm.new"
+}
+
+# enc_expect_empty_dir DIR WHAT: DIR exists and holds nothing.
+enc_expect_empty_dir() {
+    find "$1" -mindepth 1 >"$ENC_TMP/left.list" || enc_fail "find failed in $1"
+    [ ! -s "$ENC_TMP/left.list" ] || { enc_show "$ENC_TMP/left.list"; enc_fail "$2: files left in $1"; }
+}

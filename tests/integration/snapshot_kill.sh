@@ -23,7 +23,11 @@
 #             bytes again (file offsets restored)
 #   launcher  encore-run itself SIGKILLed: ranks and parked snapshots all
 #             exit (snapshots see EOF on encore-run's socket)
-#   badenv    a malformed ENCORE_SNAPSHOT_S stops encore-run with one line
+#   nonblock  every 3rd iteration is an MPI_Iallreduce overlapping the
+#             local work: snapshots wait for the progress thread to be idle
+#             (none is taken while a nonblocking collective is pending), and
+#             the restored rank starts a new progress thread
+# (A malformed ENCORE_SNAPSHOT_S: config_check.sh.)
 # After each job no process of the program is left.
 set -eu
 # shellcheck disable=SC2034 # read by lib.sh
@@ -113,16 +117,6 @@ snap_restored() {
         "rank $2 did not resume at seq $((_r_s + 1))"
     SNAP_SEQ=$_r_s
 }
-
-# -- malformed ENCORE_SNAPSHOT_S: one line naming it, before any rank starts --------
-for bad in abc -1 2x; do
-    enc_run badenv enc_bounded 30 env ENCORE_SNAPSHOT_S="$bad" "$ENC_ENCORE_RUN" -n 2 "$PROG" --iters 1
-    enc_expect_status badenv 1
-    enc_expect_grep "$ENC_TMP/badenv.err" "^encore-run: ENCORE_SNAPSHOT_S='$bad' is not a number of seconds >= 0 or 'auto'\$" \
-        "malformed ENCORE_SNAPSHOT_S=$bad not reported"
-    [ ! -s "$ENC_TMP/badenv.raw" ] || enc_fail "badenv: a rank ran with ENCORE_SNAPSHOT_S=$bad"
-done
-enc_log "ok malformed ENCORE_SNAPSHOT_S"
 
 ITER_ARGS="--iters 150 --count 16384 --work-us 10000"
 # shellcheck disable=SC2086 # ITER_ARGS is a list of arguments
@@ -235,6 +229,18 @@ snap_end input
 rec_ok input input
 snap_restored input 1
 enc_log "ok input"
+
+# -- nonblock: nonblocking collectives between snapshots --------------------------
+# shellcheck disable=SC2086
+enc_run_ok nonblock.native enc_mpirun 2 "$PROG" $ITER_ARGS --nonblocking 3
+cp "$ENC_TMP/nonblock.native.out" "$ENC_TMP/nonblock.ref" || enc_fail "cp failed"
+# shellcheck disable=SC2086
+snap_start nonblock 2 "$PROG" $ITER_ARGS --nonblocking 3
+snap_kill nonblock 1 0 '([5-9][0-9]|[1-9][0-9][0-9]+)'
+snap_end nonblock
+rec_ok nonblock nonblock
+snap_restored nonblock 1
+enc_log "ok nonblock (restored at seq $SNAP_SEQ)"
 
 # -- launcher: encore-run SIGKILLed ----------------------------------------------
 # shellcheck disable=SC2086

@@ -10,7 +10,7 @@ ENC_LIMIT=60
 . "$(dirname "$0")/lib.sh"
 
 prog="$ENC_PROGRAMS/send_on_world"
-msg='MPI_Send on MPI_COMM_WORLD is not supported in encore mode (point-to-point; encore serves Allreduce, Reduce, Bcast, Barrier, Allgather, Allgatherv on the world)'
+msg='MPI_Send on MPI_COMM_WORLD is not supported in encore mode (point-to-point; encore serves collectives and communicator/group management on the world and communicators derived from it)'
 enc_require_program "$prog"
 enc_require_launchers
 unset ENCORE_TRACKER

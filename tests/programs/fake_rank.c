@@ -134,8 +134,10 @@ int main(int argc, char **argv)
     if (a.hang && (a.rank < 0 || a.rank == (int)env_u32("ENCORE_RANK")))
         for (;;)
             pause(); /* encore-run ends the job, and us, at the register timeout */
-    c = join(&reg);
+    /* before join() starts the tracker client's thread, which logs too
+     * (ThreadSanitizer: a race on the tag) */
     enc_log_set_tag("fake_rank");
+    c = join(&reg);
     wait_for(c, ENC_MSG_WORLD, 0);
     act(c, &a, &reg);
     if (a.kill_once) /* everyone meets again after the recovery */

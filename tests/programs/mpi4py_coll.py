@@ -3,7 +3,9 @@
 Buffer collectives (Allreduce on array('d') and array('i'), also in place,
 Bcast, Allgather, Reduce, Barrier; numpy arrays too when the interpreter has
 numpy) and the pickled lowercase ones (bcast of a dict, allreduce of ints and
-of tuples with op=MPI.MAX, allgather of strings).  Every rank writes
+of tuples with op=MPI.MAX, allgather of strings, gather of dicts, scatter of
+tuples, reduce of ints and lists), then pickled gather / reduce and a buffer
+Iallreduce on a duplicate of the world.  Every rank writes
 deterministic result lines, to stdout or, with an argument DIR, to
 DIR/rank.<r>, so runs under two launchers can be compared exactly.  Values are
 small integers, so every floating sum is exact in any reduction order.
@@ -78,6 +80,21 @@ def lines_for(comm):
     out.append("allreduce tuple MAX %r" % (comm.allreduce((rank % 3, -rank, "r%d" % rank),
                                                           op=MPI.MAX), ))
     out.append("allgather str %r" % (comm.allgather("rank-%d" % rank), ))
+    root = size // 2
+    out.append("gather obj %r" % (comm.gather({"r": rank, "sq": [rank] * rank}, root=root), ))
+    out.append("scatter obj %r" % (comm.scatter([("item", i, "x" * i) for i in range(size)]
+                                                if rank == root else None, root=root), ))
+    out.append("reduce int SUM %r" % (comm.reduce(rank * 3 + 1, op=MPI.SUM, root=root), ))
+    out.append("reduce list SUM %r" % (comm.reduce([rank], op=MPI.SUM, root=0), ))
+    dup = comm.Dup()
+    out.append("dup gather obj %r" % (dup.gather("d%d" % rank, root=0), ))
+    out.append("dup reduce MAX %r" % (dup.reduce(rank * 5 % 7, op=MPI.MAX, root=size - 1), ))
+    ri = array("i", [0] * 4)
+    si = array("i", [rank, 1, -rank, 2])  # alive until the request completes
+    req = dup.Iallreduce(si, ri, op=MPI.SUM)
+    req.Wait()
+    out.append("dup Iallreduce i SUM %r" % (list(ri), ))
+    dup.Free()
     return out
 
 

@@ -10,6 +10,9 @@
  *   --work-us U   microseconds of local work (sleep) per iteration (default 10000)
  *   --input F     reads the next 8 bytes of file F before each iteration (in
  *                 chunks, through one open descriptor) and adds them in
+ *   --nonblocking K  every K-th iteration uses MPI_Iallreduce, sleeps its
+ *                 local work while it runs, then MPI_Wait (the progress
+ *                 thread is busy while snapshots are due)
  *   --fork 1      every 10th iteration runs system("exit 3") and a fork()ed
  *                 child that exits 5, and checks both statuses and that
  *                 wait() finds no other child
@@ -67,6 +70,7 @@ int main(int argc, char **argv)
 {
     long iters = opt(argc, argv, "--iters", 200), count = opt(argc, argv, "--count", 64);
     long work = opt(argc, argv, "--work-us", 10000), forks = opt(argc, argv, "--fork", 0);
+    long nb = opt(argc, argv, "--nonblocking", 0);
     const char *input = sopt(argc, argv, "--input");
     uint64_t state = 0x9e3779b97f4a7c15ull;
     FILE *in = NULL;
@@ -88,10 +92,18 @@ int main(int argc, char **argv)
             MPI_Abort(MPI_COMM_WORLD, 4);
         if (forks && i % 10 == 9)
             children(rank);
-        usleep((useconds_t)work);
         for (long k = 0; k < count; k++)
             v[k] = (double)((state >> (k % 48)) % 1024 + (uint64_t)rank + (chunk % 4096));
-        MPI_Allreduce(MPI_IN_PLACE, v, (int)count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        if (nb > 0 && i % nb == 0) {
+            MPI_Request req;
+
+            MPI_Iallreduce(MPI_IN_PLACE, v, (int)count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &req);
+            usleep((useconds_t)work);
+            MPI_Wait(&req, MPI_STATUS_IGNORE);
+        } else {
+            usleep((useconds_t)work);
+            MPI_Allreduce(MPI_IN_PLACE, v, (int)count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        }
         for (long k = 0; k < count; k++)
             state = (state ^ (uint64_t)v[k]) * 0x100000001b3ull;
     }

@@ -1,0 +1,25 @@
+/*
+ * tmpdir.h - private temporary directories: a rank's own directory for
+ * Open MPI's session files (ENCORE_RANK_TMPDIR), removed on every way out
+ * of the process that libencore controls, and removing a tree.
+ */
+#ifndef ENC_CORE_TMPDIR_H
+#define ENC_CORE_TMPDIR_H
+
+#include "core/status.h"
+
+/* Removes path and everything under it without following symbolic links;
+ * ENC_OK also when it does not exist. */
+enc_status_t enc_rmtree(const char *path);
+
+/* Before the real MPI_Init: unless the launcher gave one, makes the rank's
+ * directory (TMPDIR/encore-rank.XXXXXX) and exports it as
+ * ENCORE_RANK_TMPDIR; points OMPI_MCA_orte_tmpdir_base at it. */
+enc_status_t enc_rank_tmpdir_prepare(void);
+
+/* Removes the rank's directory, and the job directory encore-run made
+ * around it (encore-run.XXXXXX) once it is empty.  For exits that skip
+ * MPI_Finalize's cleanup; async-signal-unsafe only through nftw. */
+void enc_rank_tmpdir_remove(void);
+
+#endif

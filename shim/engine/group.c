@@ -1,0 +1,127 @@
+/* group.c - communicator groups: members, rank translation, context ids. */
+#include "enc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/group.h"
+#include "engine/state.h"
+
+static int check_members(const int *members, int n, uint8_t *seen)
+{
+    for (int i = 0; i < n; i++) {
+        if (members[i] < 0 || members[i] >= enc_eng.size || seen[members[i]]) {
+            ENC_ERROR("group", "rank %d of a new communicator is world rank %d: out of range "
+                      "or repeated (world size %d)", i, members[i], enc_eng.size);
+            return ENC_ERR_INVAL;
+        }
+        seen[members[i]] = 1;
+    }
+    return ENC_OK;
+}
+
+enc_status_t enc_group_new(uint64_t ctx, const int *members, int n, int live,
+                           struct enc_group **out)
+{
+    struct enc_group *g = calloc(1, sizeof(*g));
+    uint8_t *seen = calloc((size_t)enc_eng.size + 1, 1);
+    enc_status_t rv = ENC_ERR_NOMEM;
+
+    if (g == NULL || seen == NULL || (g->members = malloc(sizeof(int) * (size_t)n + 1)) == NULL ||
+        (g->order = malloc(sizeof(int) * (size_t)n + 1)) == NULL ||
+        (g->ring = malloc(sizeof(int) * (size_t)n + 1)) == NULL)
+        goto fail;
+    if ((rv = check_members(members, n, seen)) != ENC_OK)
+        goto fail;
+    g->ctx = ctx;
+    g->size = n;
+    g->rank = -1;
+    for (int i = 0; i < n; i++) {
+        g->members[i] = members[i];
+        g->order[i] = i;
+        if (members[i] == enc_eng.rank)
+            g->rank = i;
+    }
+    g->ring_epoch = ENC_GROUP_UNCERTAIN;
+    g->live_epoch = live ? enc_eng.epoch : ENC_GROUP_UNCERTAIN;
+    free(seen);
+    *out = g;
+    return ENC_OK;
+fail:
+    free(seen);
+    enc_group_free(g);
+    return rv;
+}
+
+void enc_group_free(struct enc_group *g)
+{
+    if (g == NULL)
+        return;
+    free(g->members);
+    free(g->order);
+    free(g->ring);
+    free(g);
+}
+
+int enc_group_last_live(const struct enc_group *g)
+{
+    if (g == NULL) /* the world's last collective: was it answered from the log? */
+        return enc_eng.seq == 0 || !enc_coll_behind(enc_eng.seq - 1);
+    return g->live_epoch == enc_eng.epoch;
+}
+
+int enc_group_my_rank(const struct enc_group *g)
+{
+    return g ? g->rank : enc_eng.rank;
+}
+
+int enc_group_my_size(const struct enc_group *g)
+{
+    return g ? g->size : enc_eng.size;
+}
+
+int enc_group_world_rank(const struct enc_group *g, int r)
+{
+    return g ? g->members[r] : r;
+}
+
+uint64_t enc_group_ctx_derive(uint64_t parent, uint64_t seq, uint64_t salt)
+{
+    uint64_t v[3] = {parent, seq, salt}, h = 1469598103934665603ull;
+
+    for (int i = 0; i < 3; i++)
+        for (int b = 0; b < 8; b++) {
+            h ^= (v[i] >> (8 * b)) & 0xff;
+            h *= 1099511628211ull;
+        }
+    return h ? h : 1;
+}
+
+uint64_t enc_group_ctx(const struct enc_group *g)
+{
+    return g ? g->ctx : 0;
+}
+
+uint64_t enc_group_seq(const struct enc_group *g)
+{
+    return g ? g->seq : enc_eng.seq;
+}
+
+const int *enc_group_ring(struct enc_group *g)
+{
+    int k = 0;
+
+    if (g->ring_epoch == enc_eng.epoch)
+        return g->ring;
+    for (int pos = 0; pos < enc_eng.size; pos++)
+        for (int i = 0; i < g->size; i++)
+            if (g->members[i] == enc_eng.ring[pos])
+                g->ring[k++] = i;
+    g->ring_epoch = enc_eng.epoch;
+    return g->ring;
+}
+
+const char *enc_group_host(int world_rank)
+{
+    return enc_eng.peers[world_rank].addr;
+}

@@ -1,0 +1,365 @@
+/*
+ * coll_rooted.c - MPI_Gather(v), MPI_Scatter(v), MPI_Alltoall(v) on the
+ * encore world and derived communicators.
+ *
+ * Simple and recoverable first: block sizes are exchanged (a small
+ * allgather, or a bcast from the root), then the data travels as an
+ * allgatherv (gather, alltoall) or a bcast (scatter) of packed bytes, so
+ * every rank holds and logs the whole result and a restarted rank is
+ * answered by any survivor.  The cost is n times the bytes a tree would
+ * move (docs/algorithms.md).  Any datatype: blocks are packed with the
+ * real PMPI_Pack and unpacked into place.
+ */
+#include "enc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <mpi.h>
+
+#include "engine/engine.h"
+#include "mpi/mpi_layer.h"
+
+struct xfer {
+    const char *fn;
+    const void *site;
+    struct enc_mpi_comm *c;
+    int n, me, root;
+    enum enc_coll_kind what;
+};
+
+static int nomem(const struct xfer *x)
+{
+    return enc_mpi_raise(MPI_ERR_NO_MEM, "%s: out of memory", x->fn);
+}
+
+static int layout(const struct xfer *x, MPI_Datatype t, struct enc_mpi_layout *l)
+{
+    return enc_mpi_type_layout(x->fn, t, 1, l);
+}
+
+/* Allgather of k uint64 per rank into all (n * k). */
+static int share_sizes(const struct xfer *x, const uint64_t *mine, int k, uint64_t *all)
+{
+    size_t *a = malloc(sizeof(size_t) * 2 * (size_t)x->n);
+    struct enc_callsig sig = enc_mpi_csig(x->c, ENC_COLL_ALLGATHERV, x->what,
+                                          (uint64_t)x->n * (uint64_t)k * 8, ENC_SIG_DTYPE_BYTES,
+                                          ENC_SIG_OP_NONE, x->root, x->site);
+    enc_status_t st;
+
+    if (a == NULL)
+        return nomem(x);
+    for (int i = 0; i < x->n; i++) {
+        a[i] = (size_t)k * 8;
+        a[x->n + i] = (size_t)i * (size_t)k * 8;
+    }
+    st = enc_allgatherv(mine, (size_t)k * 8, all, a, a + x->n, &sig);
+    free(a);
+    return st == ENC_OK ? MPI_SUCCESS : enc_mpi_engine_error(x->fn, st);
+}
+
+/* Allgatherv of byte blocks of sizes[i]; mine is this rank's. */
+static int share_data(const struct xfer *x, const void *mine, const uint64_t *sizes,
+                      uint8_t **all)
+{
+    size_t *a = malloc(sizeof(size_t) * 2 * (size_t)x->n), total = 0;
+    struct enc_callsig sig;
+    enc_status_t st;
+
+    if (a == NULL)
+        return nomem(x);
+    for (int i = 0; i < x->n; i++) {
+        a[i] = sizes[i];
+        a[x->n + i] = total;
+        total += sizes[i];
+    }
+    if ((*all = malloc(total + 1)) == NULL) {
+        free(a);
+        return nomem(x);
+    }
+    sig = enc_mpi_csig(x->c, ENC_COLL_ALLGATHERV, x->what, total, ENC_SIG_DTYPE_BYTES,
+                       ENC_SIG_OP_NONE, x->root, x->site);
+    st = enc_allgatherv(mine, sizes[x->me], *all, a, a + x->n, &sig);
+    free(a);
+    return st == ENC_OK ? MPI_SUCCESS : enc_mpi_engine_error(x->fn, st);
+}
+
+/* Packs k blocks (counts[i] elements at buf + displs[i] extents) back to
+ * back into *out; sizes[i] gets each block's bytes. */
+static int pack_blocks(const struct xfer *x, const void *buf, int k, const int *counts,
+                       const int *displs, MPI_Datatype t, uint64_t *sizes, uint8_t **out)
+{
+    struct enc_mpi_layout l;
+    size_t total = 0;
+    int rv;
+
+    if ((rv = layout(x, t, &l)) != MPI_SUCCESS)
+        return rv;
+    for (int i = 0; i < k; i++) {
+        if (counts[i] < 0)
+            return enc_mpi_raise(MPI_ERR_COUNT, "%s: negative count %d", x->fn, counts[i]);
+        sizes[i] = (uint64_t)counts[i] * l.size;
+        total += sizes[i];
+    }
+    if ((*out = malloc(total + 1)) == NULL)
+        return nomem(x);
+    total = 0;
+    for (int i = 0; i < k && rv == MPI_SUCCESS; i++) {
+        rv = enc_mpi_pack(x->fn, (const char *)buf + (MPI_Aint)displs[i] * l.extent,
+                          (size_t)counts[i], t, l.size, l.extent, *out + total);
+        total += sizes[i];
+    }
+    return rv;
+}
+
+/* Unpacks one block of `bytes` into count elements at buf. */
+static int unpack_block(const struct xfer *x, const uint8_t *in, uint64_t bytes, void *buf,
+                        int count, MPI_Datatype t)
+{
+    struct enc_mpi_layout l;
+    int rv;
+
+    if ((rv = layout(x, t, &l)) != MPI_SUCCESS)
+        return rv;
+    if ((uint64_t)count * l.size != bytes)
+        return enc_mpi_raise(MPI_ERR_TRUNCATE, "%s: a block of %llu bytes arrived for %d "
+                             "elements of %zu bytes", x->fn, (unsigned long long)bytes, count,
+                             l.size);
+    return enc_mpi_unpack(x->fn, in, (size_t)count, t, l.size, l.extent, buf);
+}
+
+static int check_root(const struct xfer *x)
+{
+    if (x->root < 0 || x->root >= x->n)
+        return enc_mpi_raise(MPI_ERR_ROOT, "%s: root %d is not a rank of the communicator "
+                             "(size %d)", x->fn, x->root, x->n);
+    return MPI_SUCCESS;
+}
+
+static struct xfer make(const char *fn, const void *site, MPI_Comm comm, int root,
+                        enum enc_coll_kind what)
+{
+    struct enc_mpi_comm *c = enc_mpi_comm_get(comm);
+
+    return (struct xfer){fn, site, c, enc_mpi_comm_size(c), enc_mpi_comm_rank(c), root, what};
+}
+
+/* ---- gather ---- */
+
+static int gatherv(struct xfer x, const void *sendbuf, int sendcount, MPI_Datatype st,
+                   void *recvbuf, const int *rcounts, const int *displs, MPI_Datatype rt)
+{
+    uint64_t mysize, *sizes = malloc(8 * (size_t)x.n + 8);
+    uint8_t *mine = NULL, *all = NULL;
+    int zero = 0, rv, inplace = sendbuf == MPI_IN_PLACE && x.me == x.root;
+
+    if (sizes == NULL)
+        return nomem(&x);
+    if (inplace)
+        rv = pack_blocks(&x, recvbuf, 1, &rcounts[x.me], &displs[x.me], rt, &mysize, &mine);
+    else
+        rv = pack_blocks(&x, sendbuf, 1, &sendcount, &zero, st, &mysize, &mine);
+    if (rv == MPI_SUCCESS && (rv = share_sizes(&x, &mysize, 1, sizes)) == MPI_SUCCESS)
+        rv = share_data(&x, mine, sizes, &all);
+    for (size_t i = 0, off = 0; rv == MPI_SUCCESS && x.me == x.root && i < (size_t)x.n; i++) {
+        struct enc_mpi_layout l;
+
+        if ((int)i != x.me || !inplace) {
+            if ((rv = layout(&x, rt, &l)) != MPI_SUCCESS)
+                break;
+            rv = unpack_block(&x, all + off, sizes[i], (char *)recvbuf + displs[i] * l.extent,
+                              rcounts[i], rt);
+        }
+        off += sizes[i];
+    }
+    free(sizes);
+    free(mine);
+    free(all);
+    return rv;
+}
+
+int enc_mpi_Gatherv(const void *site, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                    void *recvbuf, const int recvcounts[], const int displs[],
+                    MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    struct xfer x = make("MPI_Gatherv", site, comm, root, ENC_COLL_GATHER);
+    int rv = check_root(&x);
+
+    return rv != MPI_SUCCESS ? rv : gatherv(x, sendbuf, sendcount, sendtype, recvbuf,
+                                            recvcounts, displs, recvtype);
+}
+
+int enc_mpi_Gather(const void *site, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    struct xfer x = make("MPI_Gather", site, comm, root, ENC_COLL_GATHER);
+    int *a = malloc(sizeof(int) * 2 * (size_t)x.n + 1), rv = check_root(&x);
+
+    if (a == NULL)
+        return nomem(&x);
+    for (int i = 0; i < x.n; i++) {
+        a[i] = recvcount;
+        a[x.n + i] = i * recvcount;
+    }
+    if (rv == MPI_SUCCESS)
+        rv = gatherv(x, sendbuf, sendcount, sendtype, recvbuf, a, a + x.n, recvtype);
+    free(a);
+    return rv;
+}
+
+/* ---- scatter ---- */
+
+static int bcast_bytes(const struct xfer *x, void *buf, size_t bytes)
+{
+    struct enc_callsig sig = enc_mpi_csig(x->c, ENC_COLL_BCAST, x->what, bytes,
+                                          ENC_SIG_DTYPE_BYTES, ENC_SIG_OP_NONE, x->root,
+                                          x->site);
+    enc_status_t st = enc_bcast(buf, bytes, x->root, &sig);
+
+    return st == ENC_OK ? MPI_SUCCESS : enc_mpi_engine_error(x->fn, st);
+}
+
+static int scatterv(struct xfer x, const void *sendbuf, const int *scounts, const int *displs,
+                    MPI_Datatype st, void *recvbuf, int recvcount, MPI_Datatype rt)
+{
+    uint64_t *sizes = calloc((size_t)x.n + 1, 8), total = 0, off = 0;
+    uint8_t *all = NULL;
+    int rv = MPI_SUCCESS;
+
+    if (sizes == NULL)
+        return nomem(&x);
+    if (x.me == x.root)
+        rv = pack_blocks(&x, sendbuf, x.n, scounts, displs, st, sizes, &all);
+    if (rv == MPI_SUCCESS)
+        rv = bcast_bytes(&x, sizes, 8 * (size_t)x.n);
+    for (int i = 0; i < x.n; i++) {
+        off += i < x.me ? sizes[i] : 0;
+        total += sizes[i];
+    }
+    if (rv == MPI_SUCCESS && all == NULL && (all = malloc(total + 1)) == NULL)
+        rv = nomem(&x);
+    if (rv == MPI_SUCCESS)
+        rv = bcast_bytes(&x, all, total);
+    if (rv == MPI_SUCCESS && !(x.me == x.root && recvbuf == MPI_IN_PLACE))
+        rv = unpack_block(&x, all + off, sizes[x.me], recvbuf, recvcount, rt);
+    free(sizes);
+    free(all);
+    return rv;
+}
+
+int enc_mpi_Scatterv(const void *site, const void *sendbuf, const int sendcounts[],
+                     const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                     MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    struct xfer x = make("MPI_Scatterv", site, comm, root, ENC_COLL_SCATTER);
+    int rv = check_root(&x);
+
+    return rv != MPI_SUCCESS ? rv : scatterv(x, sendbuf, sendcounts, displs, sendtype, recvbuf,
+                                             recvcount, recvtype);
+}
+
+int enc_mpi_Scatter(const void *site, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                    void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    struct xfer x = make("MPI_Scatter", site, comm, root, ENC_COLL_SCATTER);
+    int *a = malloc(sizeof(int) * 2 * (size_t)x.n + 1), rv = check_root(&x);
+
+    if (a == NULL)
+        return nomem(&x);
+    for (int i = 0; i < x.n; i++) {
+        a[i] = sendcount;
+        a[x.n + i] = i * sendcount;
+    }
+    if (rv == MPI_SUCCESS)
+        rv = scatterv(x, sendbuf, a, a + x.n, sendtype, recvbuf, recvcount, recvtype);
+    free(a);
+    return rv;
+}
+
+/* ---- alltoall ---- */
+
+static int unpack_from_all(struct xfer *x, const uint8_t *all, const uint64_t *m, void *recvbuf,
+                           const int *rcounts, const int *rdispls, MPI_Datatype rt)
+{
+    struct enc_mpi_layout l;
+    uint64_t base = 0;
+    int rv;
+
+    if ((rv = layout(x, rt, &l)) != MPI_SUCCESS)
+        return rv;
+    for (int j = 0; j < x->n && rv == MPI_SUCCESS; j++) {
+        uint64_t off = base;
+
+        for (int k = 0; k < x->me; k++)
+            off += m[(size_t)j * (size_t)x->n + (size_t)k];
+        rv = unpack_block(x, all + off, m[(size_t)j * (size_t)x->n + (size_t)x->me],
+                          (char *)recvbuf + (MPI_Aint)rdispls[j] * l.extent, rcounts[j], rt);
+        for (int k = 0; k < x->n; k++)
+            base += m[(size_t)j * (size_t)x->n + (size_t)k];
+    }
+    return rv;
+}
+
+static int alltoallv(struct xfer x, const void *sendbuf, const int *scounts, const int *sdispls,
+                     MPI_Datatype st, void *recvbuf, const int *rcounts, const int *rdispls,
+                     MPI_Datatype rt)
+{
+    size_t n = (size_t)x.n;
+    uint64_t *row = malloc(8 * n + 8), *m = malloc(8 * n * n + 8), *tot = malloc(8 * n + 8);
+    uint8_t *mine = NULL, *all = NULL;
+    int rv;
+
+    if (row == NULL || m == NULL || tot == NULL) {
+        rv = nomem(&x);
+        goto out;
+    }
+    if (sendbuf == MPI_IN_PLACE)
+        rv = pack_blocks(&x, recvbuf, x.n, rcounts, rdispls, rt, row, &mine);
+    else
+        rv = pack_blocks(&x, sendbuf, x.n, scounts, sdispls, st, row, &mine);
+    if (rv == MPI_SUCCESS)
+        rv = share_sizes(&x, row, x.n, m);
+    for (size_t j = 0; j < n; j++) {
+        tot[j] = 0;
+        for (size_t k = 0; k < n; k++)
+            tot[j] += m[j * n + k];
+    }
+    if (rv == MPI_SUCCESS && (rv = share_data(&x, mine, tot, &all)) == MPI_SUCCESS)
+        rv = unpack_from_all(&x, all, m, recvbuf, rcounts, rdispls, rt);
+out:
+    free(row);
+    free(m);
+    free(tot);
+    free(mine);
+    free(all);
+    return rv;
+}
+
+int enc_mpi_Alltoallv(const void *site, const void *sendbuf, const int sendcounts[],
+                      const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                      const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                      MPI_Comm comm)
+{
+    return alltoallv(make("MPI_Alltoallv", site, comm, -1, ENC_COLL_ALLTOALL), sendbuf,
+                     sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype);
+}
+
+int enc_mpi_Alltoall(const void *site, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    struct xfer x = make("MPI_Alltoall", site, comm, -1, ENC_COLL_ALLTOALL);
+    int *a = malloc(sizeof(int) * 4 * (size_t)x.n + 1), rv;
+
+    if (a == NULL)
+        return nomem(&x);
+    for (int i = 0; i < x.n; i++) {
+        a[i] = sendcount;
+        a[x.n + i] = i * sendcount;
+        a[2 * x.n + i] = recvcount;
+        a[3 * x.n + i] = i * recvcount;
+    }
+    rv = alltoallv(x, sendbuf, a, a + x.n, sendtype, recvbuf, a + 2 * x.n, a + 3 * x.n,
+                   recvtype);
+    free(a);
+    return rv;
+}

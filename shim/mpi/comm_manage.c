@@ -1,0 +1,257 @@
+/*
+ * comm_manage.c - MPI_Comm_create / create_group / group / compare / free
+ * on the encore world and the communicators derived from it.
+ *
+ * MPI_Comm_create is a collective on the parent: an allgather of each
+ * rank's group digest (MPI-3 lets disjoint groups create disjoint
+ * communicators in one call), checked for agreement among the members.
+ * MPI_Comm_create_group is collective over the group only: its first
+ * collective, on the new communicator itself, is that same check; its
+ * context id derives from the parent's, the tag, the group and how often
+ * this rank made that same (parent, tag, group) before.
+ */
+#include "enc.h"
+
+#include <stdlib.h>
+
+#include <mpi.h>
+
+#include "engine/engine.h"
+#include "engine/group.h"
+#include "mpi/mpi_layer.h"
+
+int enc_mpi_Comm_group(const void *site, MPI_Comm comm, MPI_Group *group)
+{
+    struct enc_mpi_comm *c = enc_mpi_comm_get(comm);
+    int n = enc_mpi_comm_size(c), *w = malloc(sizeof(int) * (size_t)n + 1), rv;
+
+    if (w == NULL)
+        return enc_mpi_raise(MPI_ERR_NO_MEM, "MPI_Comm_group: out of memory");
+    for (int i = 0; i < n; i++)
+        w[i] = enc_group_world_rank(c->g, i);
+    rv = enc_mpi_group_make("MPI_Comm_group", w, n, group);
+    free(w);
+    return rv;
+}
+
+static int same_members(const struct enc_mpi_comm *a, const struct enc_mpi_comm *b, int ordered)
+{
+    int n = enc_mpi_comm_size(a);
+
+    if (n != enc_mpi_comm_size(b))
+        return 0;
+    for (int i = 0; i < n; i++) {
+        int found = 0, w = enc_group_world_rank(a->g, i);
+
+        for (int j = 0; j < n && !found; j++)
+            found = enc_group_world_rank(b->g, j) == w && (!ordered || i == j);
+        if (!found)
+            return 0;
+    }
+    return 1;
+}
+
+int enc_mpi_Comm_compare(const void *site, MPI_Comm comm1, MPI_Comm comm2, int *result)
+{
+    struct enc_mpi_comm *a = enc_mpi_comm_get(comm1), *b = enc_mpi_comm_get(comm2);
+
+    if (a == NULL || b == NULL) /* one is the real MPI's: different processes */
+        *result = comm1 == MPI_COMM_NULL || comm2 == MPI_COMM_NULL ? MPI_UNEQUAL : MPI_UNEQUAL;
+    else if (comm1 == comm2)
+        *result = MPI_IDENT;
+    else if (same_members(a, b, 1))
+        *result = MPI_CONGRUENT;
+    else
+        *result = same_members(a, b, 0) ? MPI_SIMILAR : MPI_UNEQUAL;
+    return MPI_SUCCESS;
+}
+
+static int free_comm(const char *fn, MPI_Comm *comm)
+{
+    struct enc_group *g;
+
+    if (*comm == MPI_COMM_WORLD)
+        return enc_real_Comm_free(comm); /* erroneous: the real MPI says so */
+    g = enc_mpi_comm_remove(*comm);
+    enc_group_free(g);
+    (void)fn;
+    /* the real free runs the attribute delete callbacks */
+    return enc_real_Comm_free(comm);
+}
+
+int enc_mpi_Comm_free(const void *site, MPI_Comm *comm)
+{
+    return free_comm("MPI_Comm_free", comm);
+}
+
+int enc_mpi_Comm_disconnect(const void *site, MPI_Comm *comm)
+{
+    return free_comm("MPI_Comm_disconnect", comm);
+}
+
+/* ---- create ---- */
+
+static uint64_t digest(const struct enc_mpi_group *g)
+{
+    uint64_t h = 1469598103934665603ull ^ (uint64_t)g->n;
+
+    for (int i = 0; i < g->n; i++) {
+        h ^= (uint64_t)g->w[i] + 0x9e3779b97f4a7c15ull;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+/* A shell with the parent's error handler, registered over g's members. */
+static int make_comm(const char *fn, const struct enc_mpi_comm *p, uint64_t ctx,
+                     const struct enc_mpi_group *g, int live, MPI_Comm *newcomm)
+{
+    MPI_Comm shell;
+    int rv = enc_mpi_comm_blank_shell(fn, p, &shell);
+
+    return rv != MPI_SUCCESS ? rv : enc_mpi_comm_adopt(fn, ctx, g->w, g->n, live, shell, newcomm);
+}
+
+/* Every member of g is a member of the parent. */
+static int check_subset(const char *fn, const struct enc_mpi_comm *p,
+                        const struct enc_mpi_group *g)
+{
+    for (int i = 0; i < g->n; i++) {
+        int found = 0;
+
+        for (int j = 0; j < enc_mpi_comm_size(p) && !found; j++)
+            found = enc_group_world_rank(p->g, j) == g->w[i];
+        if (!found)
+            return enc_mpi_raise(MPI_ERR_GROUP, "%s: the group has world rank %d, which is not "
+                                 "in the communicator", fn, g->w[i]);
+    }
+    return MPI_SUCCESS;
+}
+
+static struct enc_mpi_group *group_arg(const char *fn, MPI_Group group, int *rv)
+{
+    struct enc_mpi_group *g = enc_mpi_group_get(group);
+
+    *rv = g != NULL ? MPI_SUCCESS
+                    : enc_mpi_raise(MPI_ERR_GROUP, "%s: the group is not a group of the encore "
+                                    "world (make it with MPI_Comm_group of a communicator of "
+                                    "the world)", fn);
+    return g;
+}
+
+/* The digests the members of g sent must all equal g's. */
+static int check_digests(const char *fn, const struct enc_mpi_comm *p,
+                         const struct enc_mpi_group *g, const uint64_t *all)
+{
+    uint64_t d = digest(g);
+
+    for (int j = 0; j < enc_mpi_comm_size(p); j++) {
+        int w = enc_group_world_rank(p->g, j);
+
+        if (enc_mpi_group_rank_of(g, w) != MPI_UNDEFINED && all[j] != d)
+            return enc_mpi_raise(MPI_ERR_GROUP, "%s: rank %d passed a different group than "
+                                 "rank %d, though both are in it", fn, j, enc_mpi_comm_rank(p));
+    }
+    return MPI_SUCCESS;
+}
+
+static int gather_digests(const void *site, const struct enc_mpi_comm *p,
+                          enum enc_coll_kind what, uint64_t mine, uint64_t *all)
+{
+    int n = enc_mpi_comm_size(p);
+    size_t *a = malloc(sizeof(size_t) * 2 * (size_t)n);
+    struct enc_callsig sig = enc_mpi_csig(p, ENC_COLL_ALLGATHERV, what,
+                                          (uint64_t)n * sizeof(uint64_t), ENC_SIG_DTYPE_BYTES,
+                                          ENC_SIG_OP_NONE, -1, site);
+    enc_status_t st;
+
+    if (a == NULL)
+        return ENC_ERR_NOMEM;
+    for (int i = 0; i < n; i++) {
+        a[i] = sizeof(uint64_t);
+        a[n + i] = (size_t)i * sizeof(uint64_t);
+    }
+    st = enc_allgatherv(&mine, sizeof(mine), all, a, a + n, &sig);
+    free(a);
+    return st;
+}
+
+int enc_mpi_Comm_create(const void *site, MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+{
+    const char *fn = "MPI_Comm_create";
+    struct enc_mpi_comm *p = enc_mpi_comm_get(comm);
+    uint64_t seq = enc_group_seq(p->g), *all;
+    struct enc_mpi_group *g;
+    enc_status_t st;
+    int rv;
+
+    if ((g = group_arg(fn, group, &rv)) == NULL || (rv = check_subset(fn, p, g)) != MPI_SUCCESS)
+        return rv;
+    if ((all = malloc(sizeof(uint64_t) * (size_t)enc_mpi_comm_size(p))) == NULL)
+        return enc_mpi_raise(MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    if ((st = gather_digests(site, p, ENC_COLL_COMM_CREATE, digest(g), all)) != ENC_OK) {
+        free(all);
+        return enc_mpi_engine_error(fn, st);
+    }
+    rv = check_digests(fn, p, g, all);
+    free(all);
+    *newcomm = MPI_COMM_NULL;
+    if (rv != MPI_SUCCESS || enc_mpi_group_rank_of(g, enc_engine_rank()) == MPI_UNDEFINED)
+        return rv;
+    return make_comm(fn, p, enc_group_ctx_derive(enc_group_ctx(p->g), seq, digest(g)), g,
+                     enc_group_last_live(p->g), newcomm);
+}
+
+/* How many times this rank made (parent, tag, group) before. */
+static uint64_t occurrence(uint64_t key)
+{
+    static struct { uint64_t key, n; } *seen;
+    static size_t nseen;
+
+    for (size_t i = 0; i < nseen; i++)
+        if (seen[i].key == key)
+            return seen[i].n++;
+    void *a = realloc(seen, (nseen + 1) * sizeof(*seen));
+
+    if (a == NULL)
+        return UINT64_MAX;
+    seen = a;
+    seen[nseen].key = key;
+    seen[nseen++].n = 1;
+    return 0;
+}
+
+int enc_mpi_Comm_create_group(const void *site, MPI_Comm comm, MPI_Group group, int tag,
+                              MPI_Comm *newcomm)
+{
+    const char *fn = "MPI_Comm_create_group";
+    struct enc_mpi_comm *p = enc_mpi_comm_get(comm), *c;
+    struct enc_mpi_group *g;
+    uint64_t key, *all;
+    enc_status_t st;
+    int rv;
+
+    if ((g = group_arg(fn, group, &rv)) == NULL || (rv = check_subset(fn, p, g)) != MPI_SUCCESS)
+        return rv;
+    *newcomm = MPI_COMM_NULL;
+    if (enc_mpi_group_rank_of(g, enc_engine_rank()) == MPI_UNDEFINED)
+        return enc_mpi_raise(MPI_ERR_GROUP, "%s: the calling rank is not in the group", fn);
+    key = enc_group_ctx_derive(enc_group_ctx(p->g), (uint64_t)(unsigned)tag, digest(g));
+    /* a new group starts uncertain: its first collective asks the members */
+    if ((rv = make_comm(fn, p, enc_group_ctx_derive(key, occurrence(key), 'G'), g, 0,
+                        newcomm)) != MPI_SUCCESS)
+        return rv;
+    c = enc_mpi_comm_get(*newcomm);
+    if ((all = malloc(sizeof(uint64_t) * (size_t)g->n)) == NULL)
+        return enc_mpi_raise(MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    st = gather_digests(site, c, ENC_COLL_COMM_CREATE, digest(g) ^ (uint64_t)(unsigned)tag, all);
+    for (int i = 0; st == ENC_OK && i < g->n; i++)
+        if (all[i] != all[0])
+            st = ENC_ERR_MISMATCH;
+    free(all);
+    if (st != ENC_OK) {
+        free_comm(fn, newcomm);
+        return enc_mpi_engine_error(fn, st);
+    }
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,246 @@
+/*
+ * comm_new.c - MPI_Comm_dup / dup_with_info / idup / split / split_type on
+ * the encore world and the communicators derived from it.
+ *
+ * Creation is a collective on the parent through the engine (logged and
+ * replayed like any other, what = COMM_DUP / COMM_SPLIT): dup is a
+ * barrier, split an allgather of every rank's (colour, key).  On replay the
+ * logged (colour, key) of this rank must equal this call's, else the job
+ * stops with a replay divergence.  The child's context id derives from the
+ * parent's, the parent's sequence number of the creating collective and the
+ * colour (engine/group.h).
+ */
+#include "enc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mpi.h>
+
+#include "engine/engine.h"
+#include "engine/group.h"
+#include "mpi/mpi_layer.h"
+
+int enc_mpi_comm_adopt(const char *fn, uint64_t ctx, const int *members, int n, int live,
+                       MPI_Comm shell, MPI_Comm *newcomm)
+{
+    struct enc_group *g = NULL;
+    enc_status_t rv;
+
+    if ((rv = enc_group_new(ctx, members, n, live, &g)) != ENC_OK ||
+        (rv = enc_mpi_comm_add(shell, g)) != ENC_OK) {
+        if (rv != ENC_ERR_INVAL)
+            enc_group_free(g);
+        enc_real_Comm_free(&shell);
+        return enc_mpi_engine_error(fn, rv);
+    }
+    *newcomm = shell;
+    return MPI_SUCCESS;
+}
+
+int enc_mpi_comm_blank_shell(const char *fn, const struct enc_mpi_comm *parent, MPI_Comm *shell)
+{
+    MPI_Errhandler eh;
+    int rv;
+
+    if ((rv = enc_real_Comm_split(MPI_COMM_SELF, 0, 0, shell)) != MPI_SUCCESS)
+        return enc_mpi_raise(rv, "%s: the real MPI could not make a communicator handle", fn);
+    if (enc_real_Comm_get_errhandler(parent->h, &eh) == MPI_SUCCESS) {
+        enc_real_Comm_set_errhandler(*shell, eh);
+        PMPI_Errhandler_free(&eh);
+    }
+    return MPI_SUCCESS;
+}
+
+static int *parent_members(const struct enc_mpi_comm *p, int *n)
+{
+    int *m;
+
+    *n = enc_mpi_comm_size(p);
+    if ((m = malloc(sizeof(int) * (size_t)*n + 1)) == NULL)
+        return NULL;
+    for (int i = 0; i < *n; i++)
+        m[i] = enc_group_world_rank(p->g, i);
+    return m;
+}
+
+static int dup_comm(const char *fn, const void *site, MPI_Comm comm, MPI_Comm *newcomm)
+{
+    struct enc_mpi_comm *p = enc_mpi_comm_get(comm);
+    uint64_t ctx = enc_group_ctx_derive(enc_group_ctx(p->g), enc_group_seq(p->g), 'D');
+    struct enc_callsig sig = enc_mpi_csig(p, ENC_COLL_BARRIER, ENC_COLL_COMM_DUP, 0,
+                                          ENC_SIG_DTYPE_BYTES, ENC_SIG_OP_NONE, -1, site);
+    MPI_Comm shell;
+    enc_status_t st;
+    int *m, n, rv;
+
+    if ((st = enc_barrier(&sig)) != ENC_OK)
+        return enc_mpi_engine_error(fn, st);
+    /* the real dup runs the attribute copy callbacks and keeps the handler */
+    if ((rv = enc_real_Comm_dup(comm, &shell)) != MPI_SUCCESS)
+        return enc_mpi_raise(rv, "%s: the real MPI could not duplicate the handle", fn);
+    if ((m = parent_members(p, &n)) == NULL) {
+        enc_real_Comm_free(&shell);
+        return enc_mpi_raise(MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    }
+    rv = enc_mpi_comm_adopt(fn, ctx, m, n, enc_group_last_live(p->g), shell, newcomm);
+    free(m);
+    return rv;
+}
+
+int enc_mpi_Comm_dup(const void *site, MPI_Comm comm, MPI_Comm *newcomm)
+{
+    return dup_comm("MPI_Comm_dup", site, comm, newcomm);
+}
+
+int enc_mpi_Comm_dup_with_info(const void *site, MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+    int rv = dup_comm("MPI_Comm_dup_with_info", site, comm, newcomm);
+
+    if (rv == MPI_SUCCESS && info != MPI_INFO_NULL)
+        enc_real_Comm_set_info(*newcomm, info);
+    return rv;
+}
+
+int enc_mpi_Comm_idup(const void *site, MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+    int rv = dup_comm("MPI_Comm_idup", site, comm, newcomm);
+
+    return rv == MPI_SUCCESS ? enc_mpi_request_done(request) : rv;
+}
+
+/* ---- split ---- */
+
+struct member { int color, key, rank; };
+
+static int by_key(const void *a, const void *b)
+{
+    const struct member *x = a, *y = b;
+
+    return x->key != y->key ? (x->key < y->key ? -1 : 1) : x->rank - y->rank;
+}
+
+/* World ranks of the members of colour `color`, ordered by (key, rank). */
+static int *split_members(const struct enc_mpi_comm *p, const int *ck, int color, int *n)
+{
+    int size = enc_mpi_comm_size(p), k = 0;
+    struct member *a = malloc(sizeof(*a) * (size_t)size + 1);
+    int *m = malloc(sizeof(int) * (size_t)size + 1);
+
+    if (a == NULL || m == NULL) {
+        free(a);
+        free(m);
+        return NULL;
+    }
+    for (int i = 0; i < size; i++)
+        if (ck[2 * i] == color)
+            a[k++] = (struct member){ck[2 * i], ck[2 * i + 1], i};
+    qsort(a, (size_t)k, sizeof(*a), by_key);
+    for (int i = 0; i < k; i++)
+        m[i] = enc_group_world_rank(p->g, a[i].rank);
+    free(a);
+    *n = k;
+    return m;
+}
+
+/* Allgather of (colour, key) on the parent; checks this rank's logged pair. */
+static int exchange(const char *fn, const void *site, const struct enc_mpi_comm *p, int color,
+                    int key, int *ck)
+{
+    int size = enc_mpi_comm_size(p), me = enc_mpi_comm_rank(p);
+    size_t *a = malloc(sizeof(size_t) * 2 * (size_t)size);
+    struct enc_callsig sig = enc_mpi_csig(p, ENC_COLL_ALLGATHERV, ENC_COLL_COMM_SPLIT,
+                                          (uint64_t)size * 2 * sizeof(int),
+                                          ENC_SIG_DTYPE_BYTES, ENC_SIG_OP_NONE, -1, site);
+    int mine[2] = {color, key};
+    enc_status_t st;
+
+    if (a == NULL)
+        return enc_mpi_raise(MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    for (int i = 0; i < size; i++) {
+        a[i] = 2 * sizeof(int);
+        a[size + i] = (size_t)i * 2 * sizeof(int);
+    }
+    st = enc_allgatherv(mine, sizeof(mine), ck, a, a + size, &sig);
+    free(a);
+    if (st != ENC_OK)
+        return enc_mpi_engine_error(fn, st);
+    if (ck[2 * me] != color || ck[2 * me + 1] != key) {
+        char msg[256];
+
+        snprintf(msg, sizeof(msg), "replay divergence in %s: this call has color %d key %d; "
+                 "the log has color %d key %d", fn, color, key, ck[2 * me], ck[2 * me + 1]);
+        enc_engine_abort(1, msg);
+    }
+    return MPI_SUCCESS;
+}
+
+static int split(const char *fn, const void *site, MPI_Comm comm, int color, int key,
+                 MPI_Comm *newcomm)
+{
+    struct enc_mpi_comm *p = enc_mpi_comm_get(comm);
+    uint64_t seq = enc_group_seq(p->g);
+    int *ck = malloc(sizeof(int) * 2 * (size_t)enc_mpi_comm_size(p));
+    int *m = NULL, n, rv;
+    MPI_Comm shell;
+
+    if (ck == NULL)
+        return enc_mpi_raise(MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    if (color < 0 && color != MPI_UNDEFINED) {
+        free(ck);
+        return enc_mpi_raise(MPI_ERR_ARG, "%s: color %d is negative", fn, color);
+    }
+    if ((rv = exchange(fn, site, p, color, key, ck)) != MPI_SUCCESS)
+        goto out;
+    *newcomm = MPI_COMM_NULL;
+    if (color == MPI_UNDEFINED)
+        goto out;
+    if ((m = split_members(p, ck, color, &n)) == NULL) {
+        rv = enc_mpi_raise(MPI_ERR_NO_MEM, "%s: out of memory", fn);
+        goto out;
+    }
+    if ((rv = enc_mpi_comm_blank_shell(fn, p, &shell)) == MPI_SUCCESS)
+        rv = enc_mpi_comm_adopt(fn, enc_group_ctx_derive(enc_group_ctx(p->g), seq,
+                                                         (uint64_t)color + 1),
+                                m, n, enc_group_last_live(p->g), shell, newcomm);
+out:
+    free(ck);
+    free(m);
+    return rv;
+}
+
+int enc_mpi_Comm_split(const void *site, MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+    return split("MPI_Comm_split", site, comm, color, key, newcomm);
+}
+
+/* Colour of this rank for MPI_COMM_TYPE_SHARED: the lowest rank of the
+ * parent on the same host (host identity as the launcher registered it). */
+static int host_color(const struct enc_mpi_comm *p)
+{
+    const char *me = enc_group_host(enc_group_world_rank(p->g, enc_mpi_comm_rank(p)));
+
+    for (int i = 0; i < enc_mpi_comm_size(p); i++)
+        if (strcmp(enc_group_host(enc_group_world_rank(p->g, i)), me) == 0)
+            return i;
+    return 0;
+}
+
+int enc_mpi_Comm_split_type(const void *site, MPI_Comm comm, int split_type, int key,
+                            MPI_Info info, MPI_Comm *newcomm)
+{
+    struct enc_mpi_comm *p = enc_mpi_comm_get(comm);
+    int color;
+
+    (void)info;
+    if (split_type == MPI_UNDEFINED)
+        color = MPI_UNDEFINED;
+    else if (split_type == MPI_COMM_TYPE_SHARED)
+        color = host_color(p);
+    else
+        return enc_mpi_raise(MPI_ERR_ARG, "MPI_Comm_split_type: split_type %d is not "
+                             "supported in encore mode (MPI_COMM_TYPE_SHARED and "
+                             "MPI_UNDEFINED are)", split_type);
+    return split("MPI_Comm_split_type", site, comm, color, key, newcomm);
+}

@@ -1,0 +1,116 @@
+/*
+ * group_table.c - groups of the encore world, by handle.
+ *
+ * As with communicators (comm_table.c), each encore group's MPI_Group is a
+ * real Open MPI group (a one-process group made from MPI_COMM_SELF's, a
+ * new object each time), so passing it anywhere is safe; the table maps it
+ * to the world ranks it stands for.  MPI_GROUP_EMPTY is the empty group.
+ */
+#include "enc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <mpi.h>
+
+#include "mpi/mpi_layer.h"
+
+static struct {
+    struct enc_mpi_group **g;
+    int n, cap;
+} table;
+
+static struct enc_mpi_group empty = {.n = 0};
+
+static int find(MPI_Group h)
+{
+    for (int i = 0; i < table.n; i++)
+        if (table.g[i]->h == h)
+            return i;
+    return -1;
+}
+
+struct enc_mpi_group *enc_mpi_group_get(MPI_Group h)
+{
+    int i;
+
+    if (h == MPI_GROUP_EMPTY) {
+        empty.h = MPI_GROUP_EMPTY;
+        return &empty;
+    }
+    return h != MPI_GROUP_NULL && (i = find(h)) >= 0 ? table.g[i] : NULL;
+}
+
+static int grow(void)
+{
+    int cap = table.cap ? 2 * table.cap : 16;
+    struct enc_mpi_group **a = realloc(table.g, (size_t)cap * sizeof(*a));
+
+    if (a == NULL)
+        return -1;
+    table.g = a;
+    table.cap = cap;
+    return 0;
+}
+
+static int new_shell(MPI_Group *h)
+{
+    MPI_Group self;
+    int zero = 0, rv;
+
+    if ((rv = enc_real_Comm_group(MPI_COMM_SELF, &self)) != MPI_SUCCESS)
+        return rv;
+    rv = enc_real_Group_incl(self, 1, &zero, h);
+    enc_real_Group_free(&self);
+    return rv;
+}
+
+int enc_mpi_group_make(const char *fn, const int *world, int n, MPI_Group *out)
+{
+    struct enc_mpi_group *g;
+
+    if (n == 0) {
+        *out = MPI_GROUP_EMPTY;
+        return MPI_SUCCESS;
+    }
+    if ((g = calloc(1, sizeof(*g))) == NULL || (g->w = malloc(sizeof(int) * (size_t)n)) == NULL ||
+        (table.n == table.cap && grow() != 0)) {
+        if (g)
+            free(g->w);
+        free(g);
+        return enc_mpi_raise(MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    }
+    if (new_shell(&g->h) != MPI_SUCCESS) {
+        free(g->w);
+        free(g);
+        return enc_mpi_raise(MPI_ERR_INTERN, "%s: the real MPI could not make a group handle",
+                             fn);
+    }
+    memcpy(g->w, world, sizeof(int) * (size_t)n);
+    g->n = n;
+    table.g[table.n++] = g;
+    *out = g->h;
+    return MPI_SUCCESS;
+}
+
+int enc_mpi_group_release(MPI_Group *h)
+{
+    int i = find(*h);
+
+    if (i < 0)
+        return 0;
+    enc_real_Group_free(&table.g[i]->h);
+    free(table.g[i]->w);
+    free(table.g[i]);
+    table.g[i] = table.g[--table.n];
+    *h = MPI_GROUP_NULL;
+    return 1;
+}
+
+int enc_mpi_group_rank_of(const struct enc_mpi_group *g, int world)
+{
+    for (int i = 0; i < g->n; i++)
+        if (g->w[i] == world)
+            return i;
+    return MPI_UNDEFINED;
+}

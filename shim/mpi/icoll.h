@@ -1,0 +1,36 @@
+/*
+ * icoll.h - nonblocking collectives (icoll.c runs them on a progress
+ * thread; icoll_entries.c starts them).
+ */
+#ifndef ENC_MPI_ICOLL_H
+#define ENC_MPI_ICOLL_H
+
+#include <mpi.h>
+
+/* The arguments of one nonblocking collective, kept until it runs (MPI
+ * forbids changing buffers and count arrays before completion). */
+struct enc_mpi_icoll_args {
+    const void *sbuf;
+    void *rbuf;
+    int scount, rcount;
+    MPI_Datatype stype, rtype;
+    const int *scounts, *sdispls, *rcounts, *rdispls;
+    MPI_Op op;
+    int root;
+    MPI_Comm comm;
+};
+
+/* Runs the blocking form of the collective; returns its MPI error code. */
+typedef int (*enc_mpi_icoll_fn)(const void *site, const struct enc_mpi_icoll_args *a);
+
+/* Queues run(a) behind every collective started before and makes
+ * *request, which completes when it has run. */
+int enc_mpi_icoll_start(const char *fn, const void *site, enc_mpi_icoll_fn run,
+                        const struct enc_mpi_icoll_args *a, MPI_Request *request);
+/* At MPI_Finalize (inside its serial section): ends the progress thread. */
+void enc_mpi_icoll_fini(void);
+/* What a snapshot's fork needs from the progress thread (icoll.c). */
+struct enc_fork_guard;
+extern const struct enc_fork_guard enc_mpi_icoll_fork_guard;
+
+#endif

@@ -1,0 +1,69 @@
+#!/bin/sh
+# recovery_comm.sh - SIGKILL during collectives on derived communicators and
+# during their creation (issue 10): tests/programs/recov_comm (dup, split,
+# allreduce / allgather on the split, bcast on the dup, a split made and
+# freed every 5th iteration) must print exactly what the fault-free native
+# run prints.  Collective numbers (encore-run --inject ...:op=K count every
+# communicator): 1 dup, 2 split, iteration i's allreduce / bcast /
+# allgather, iteration 4's split at 18 and its allreduce at 19.
+# With "more" (recov_comm 40 more) iteration 1 is ops 17-28: allreduce
+# 17, bcast 18, allgather 19, gather 20-21 (sizes, data), scatter 22-23,
+# alltoall 24-25, scan 26 on the split, then the Iallreduce on the dup
+# (27) and the Ibcast on the split (28), both pending while the rank
+# computes: the kill lands in the progress thread.
+set -eu
+ENC_LIMIT=90
+. "${top_srcdir:-.}/tests/integration/lib.sh"
+
+prog="$ENC_PROGRAMS/recov_comm"
+enc_require_program "$prog"
+enc_require_launchers
+enc_tmpdir
+
+# case N NAME inject...: encore-run with the injections vs native
+# (MODE: "" or "more", set before the call).
+MODE=
+case_run() {
+    _n=$1 _name=$2
+    shift 2
+    _rc=0
+    # shellcheck disable=SC2086 # MODE is one word or none
+    enc_encore "$_n" "$@" "$prog" 40 $MODE >"$ENC_TMP/$_name.out" 2>"$ENC_TMP/$_name.err" ||
+        _rc=$?
+    if [ "$_rc" -ne 0 ]; then
+        tail -n 20 "$ENC_TMP/$_name.err" >&2
+        enc_fail "$_name: encore-run exited with status $_rc"
+    fi
+    sort "$ENC_TMP/$_name.out" >"$ENC_TMP/$_name.sorted"
+    if ! diff "$ENC_TMP/native$MODE.$_n" "$ENC_TMP/$_name.sorted" >&2; then
+        enc_fail "$_name: output differs from the fault-free native run"
+    fi
+    grep -q 'restarting it' "$ENC_TMP/$_name.err" || enc_fail "$_name: no rank was restarted"
+    enc_log "ok $_name"
+}
+
+for n in 4 7; do
+    enc_mpirun "$n" "$prog" 40 >"$ENC_TMP/native.raw.$n" || enc_fail "native -n $n failed"
+    sort "$ENC_TMP/native.raw.$n" >"$ENC_TMP/native.$n"
+    enc_mpirun "$n" "$prog" 40 more >"$ENC_TMP/native.raw.$n" ||
+        enc_fail "native -n $n more failed"
+    sort "$ENC_TMP/native.raw.$n" >"$ENC_TMP/nativemore.$n"
+done
+case_run 4 dup-creation --inject kill:rank=2:op=1
+case_run 4 split-creation --inject kill:rank=1:op=2
+case_run 4 split-allreduce --inject kill:rank=1:op=3
+case_run 4 dup-bcast-root --inject kill:rank=0:op=4
+case_run 4 split-allgather --inject kill:rank=3:op=11
+case_run 4 loop-split --inject kill:rank=0:op=18
+case_run 4 loop-split-allreduce --inject kill:rank=3:op=19
+case_run 7 two-at-once --inject kill:rank=1:op=25 --inject kill:rank=4:op=25
+case_run 7 again-in-replay --inject kill:rank=5:op=30 --inject kill:rank=5:op=10:incarnation=1
+MODE=more
+case_run 4 split-gather --inject kill:rank=2:op=21
+case_run 4 split-scatter-root --inject kill:rank=3:op=23
+case_run 4 split-alltoall --inject kill:rank=0:op=25
+case_run 4 split-scan --inject kill:rank=1:op=26
+case_run 4 iallreduce-dup --inject kill:rank=2:op=27
+case_run 4 ibcast-split --inject kill:rank=3:op=28
+case_run 7 ibcast-two-at-once --inject kill:rank=1:op=28 --inject kill:rank=6:op=27
+enc_finish
