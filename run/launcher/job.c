@@ -54,6 +54,7 @@ struct job {
     int after_final_status;       /* exit status of a rank that failed after MPI_Finalize */
     char jobdir[4096];            /* private directory under TMPDIR (jobdir.c) */
     struct enc_run_snaps *snaps;  /* parked snapshot images, NULL when off */
+    uint64_t log_floor;           /* the last EVENT TRIM sent */
 };
 
 static void kill_rank(struct rank_proc *p, int sig)
@@ -458,6 +459,26 @@ static bool snap_wanted(void *arg, int rank, uint32_t inc)
            !j->failing;
 }
 
+/* Every rank still running has a parked snapshot past seq s: no rank will
+ * ask for a result below the lowest s + 1 again (a rank that passed
+ * MPI_Finalize asks for none), and the ranks release them. */
+static void trim_logs(struct job *j)
+{
+    uint64_t floor = UINT64_MAX, seq;
+
+    for (int i = 0; i < j->o->np && j->snaps != NULL; i++) {
+        if (j->r[i].finalized)
+            continue;
+        if (!enc_run_snaps_newest(j->snaps, i, &seq))
+            return;
+        floor = ENC_MIN(floor, seq + 1);
+    }
+    if (j->snaps == NULL || floor == UINT64_MAX || floor <= j->log_floor || j->failing)
+        return;
+    j->log_floor = floor;
+    enc_tracker_trim(j->t, floor);
+}
+
 /* One round: poll the tracker, the signalfd and the output pipes. */
 static enc_status_t step(struct job *j)
 {
@@ -481,6 +502,7 @@ static enc_status_t step(struct job *j)
     if ((rv = enc_tracker_poll(j->t, enc_ms_left(next_timer(j)), pf, n + ns)) != ENC_OK)
         return rv;
     enc_run_snaps_serve(j->snaps, pf + n0, ns, snap_wanted, j);
+    trim_logs(j);
     for (int i = 1; i < n; i++)
         if (pf[i].revents)
             enc_run_stream_pump(st[i]);

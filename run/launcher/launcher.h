@@ -22,7 +22,7 @@
 #define ENC_RUN_BACKOFF_MAX_MS 2000
 #define ENC_RUN_ABORT_GRACE_MS 1000
 
-enum enc_run_inject_kind { ENC_RUN_INJ_KILL = 1, ENC_RUN_INJ_STOP = 2 };
+enum enc_run_inject_kind { ENC_RUN_INJ_KILL = 1, ENC_RUN_INJ_STOP = 2, ENC_RUN_INJ_SNAPKILL = 3 };
 
 struct enc_run_inject {
     const char *spec;             /* as given, for messages */
@@ -140,6 +140,8 @@ bool enc_run_snaps_reaped(struct enc_run_snaps *s, pid_t pid);
  * *seq it was taken at; ENC_ERR_NOT_FOUND when there is none (or it died). */
 enc_status_t enc_run_snaps_activate(struct enc_run_snaps *s, int rank, uint32_t inc,
                                     const char *inject, pid_t *pid, uint64_t *seq);
+/* The seq of rank's parked image (false: none parked). */
+bool enc_run_snaps_newest(const struct enc_run_snaps *s, int rank, uint64_t *seq);
 /* The rank's parked image is no use any more (it exits). */
 void enc_run_snaps_forget(struct enc_run_snaps *s, int rank);
 /* Every parked image ends (SIGKILL, reaped). */

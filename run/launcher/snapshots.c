@@ -185,6 +185,14 @@ enc_status_t enc_run_snaps_activate(struct enc_run_snaps *s, int rank, uint32_t 
     return ENC_OK;
 }
 
+bool enc_run_snaps_newest(const struct enc_run_snaps *s, int rank, uint64_t *seq)
+{
+    if (s == NULL || s->r[rank].fd < 0)
+        return false;
+    *seq = s->r[rank].seq;
+    return true;
+}
+
 void enc_run_snaps_forget(struct enc_run_snaps *s, int rank)
 {
     if (s != NULL)

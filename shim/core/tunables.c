@@ -129,9 +129,12 @@ static enc_status_t check_inject(const char *v)
 {
     uint64_t k;
 
-    if (strncmp(v, "kill:", 5) != 0 && strncmp(v, "stop:", 5) != 0)
+    const char *colon = strchr(v, ':');
+
+    if (colon == NULL || (strncmp(v, "kill:", 5) != 0 && strncmp(v, "stop:", 5) != 0 &&
+                          strncmp(v, "snapkill:", 9) != 0))
         return ENC_ERR_INVAL;
-    return enc_parse_uint(v + 5, 1, UINT64_MAX, &k);
+    return enc_parse_uint(colon + 1, 1, UINT64_MAX, &k);
 }
 
 static enc_status_t check_path(const struct enc_tunable *t, const char *v)
@@ -252,7 +255,7 @@ static void expected(const struct enc_tunable *t, char *out, size_t cap)
     case ENC_TTYPE_HEX: snprintf(out, cap, "expected %s hex digits", strstr(range, "..") + 2); break;
     case ENC_TTYPE_FILE: snprintf(out, cap, "expected a readable file"); break;
     case ENC_TTYPE_DIR: snprintf(out, cap, "expected a writable directory"); break;
-    case ENC_TTYPE_INJECT: snprintf(out, cap, "expected kill:K or stop:K with K >= 1"); break;
+    case ENC_TTYPE_INJECT: snprintf(out, cap, "expected kill:K, stop:K or snapkill:K with K >= 1"); break;
     case ENC_TTYPE_SECONDS:
         snprintf(out, cap, "expected %sseconds, a decimal number in %s", words, range);
         break;

@@ -87,6 +87,7 @@ static enc_status_t register_with_tracker(const char *tracker)
         .incarnation = enc_eng.incarnation,
         .pid = (uint32_t)getpid(),
         .data_port = enc_eng.lst.port,
+        .completed = enc_eng.seq, /* a restored snapshot: where it stands */
     };
     uint64_t deadline = enc_deadline_ms(enc_tunable_ll(ENC_TUNE_CONNECT_TIMEOUT_MS));
 

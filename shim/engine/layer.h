@@ -81,12 +81,19 @@ enc_status_t enc_engine_register(const struct enc_engine_ops *ops, void *ctx);
  * exchange op, with the engine's sequencing, injection and re-run. */
 enc_status_t enc_layer_coll(const struct enc_callsig *sig);
 
+/* ENCORE_INJECT=snapkill:K: true for the K-th snapshot's fork (the caller
+ * then SIGKILLs the rank, a test of a kill while a snapshot is taken). */
+bool enc_inject_snapshot(uint64_t nth);
+
 /* Collectives completed: the sequence number of the next one. */
 uint64_t enc_engine_seq(void);
 /* A rank that loaded a checkpoint jumps to the collective after it. */
 void enc_engine_skip_to(uint64_t seq);
 uint32_t enc_engine_epoch(void);
 uint32_t enc_engine_incarnation(void);
+/* The tracker's newest EVENT TRIM: no rank will ask for a result below it
+ * (each can be restored from a snapshot past it); 0 before any. */
+uint64_t enc_engine_log_floor(void);
 int enc_engine_coll_timeout_ms(void);
 /* This rank's neighbours in the locality ring. */
 void enc_engine_ring_neighbours(int *next, int *prev);

@@ -41,6 +41,7 @@ struct enc_engine {
     uint32_t incarnation;
     uint32_t epoch;           /* epoch of the current world */
     uint32_t latest_epoch;    /* newest epoch announced by the tracker */
+    uint64_t log_floor;       /* EVENT TRIM: no rank needs results below it */
     struct enc_secret secret;
     struct enc_tclient *tc;
     struct enc_listener lst;
@@ -73,7 +74,7 @@ struct enc_engine {
     uint64_t spin_ns;         /* busy-poll before sleeping in poll(2) */
     int connect_timeout_ms;
 
-    int inject_kind;          /* 0 none, 'k' SIGKILL, 's' SIGSTOP */
+    int inject_kind;          /* 0 none, 'k' SIGKILL, 's' SIGSTOP, 'f' snapkill */
     uint64_t inject_at;       /* at this 1-based collective */
     uint64_t inject_calls;    /* collectives this incarnation entered */
 };

@@ -62,6 +62,7 @@ static enc_status_t record(void *ctx, const struct enc_coll *co, bool replayed)
     (void)ctx;
     if (!replayed && co->sig->kind != ENC_COLL_BCAST)
         enc_reclog_all_done_below(co->ctx.seq); /* everyone entered this one */
+    enc_reclog_trim_below(enc_engine_log_floor(), enc_rec.committed.version > 0);
     return rv;
 }
 
@@ -86,6 +87,7 @@ static bool finalize(void *ctx, struct enc_msg_stats *st)
 
     st->replayed = rc->replayed;
     st->recovery_s = rc->recovery_s;
+    st->log_peak = enc_reclog_peak_bytes();
     return true;
 }
 

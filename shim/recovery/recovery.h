@@ -88,6 +88,12 @@ void enc_reclog_fini(void);
 enc_status_t enc_reclog_record(const struct enc_coll *co);
 /* Every rank has completed every collective below seq. */
 void enc_reclog_all_done_below(uint64_t seq);
+/* No rank will ask for results below seq again (every rank can restore
+ * from a snapshot past it): released, bootstrap entries aside kept when
+ * keep_boot (a checkpoint-restarted rank asks for them by call site). */
+void enc_reclog_trim_below(uint64_t seq, bool keep_boot);
+/* The most bytes the log held in memory at once. */
+size_t enc_reclog_peak_bytes(void);
 
 /* replay.c: answers the collective from the log (this rank is behind). */
 enc_status_t enc_replay(struct enc_coll *co);

@@ -109,12 +109,13 @@ static bool full_io(int fd, void *p, size_t len, bool wr)
     return true;
 }
 
-/* Registers and waits; returns the activation, or _exits. */
-static void park(uint64_t seq, struct enc_snap_activate *a)
+/* Registers as an image of incarnation inc and waits; returns the
+ * activation, or _exits. */
+static void park(uint64_t seq, uint32_t inc, struct enc_snap_activate *a)
 {
     struct enc_snap_hello h = {.magic = ENC_SNAP_MAGIC, .wire = ENC_SNAP_WIRE,
                                .rank = (uint32_t)enc_engine_rank(),
-                               .incarnation = enc_engine_incarnation(),
+                               .incarnation = inc,
                                .pid = (uint32_t)getpid(),
                                .ckpt_version = enc_rec.committed.version, .seq = seq};
     int fd = connect_launcher(enc_tunable_str(ENC_TUNE_SNAPSHOT_SOCK));
@@ -126,6 +127,22 @@ static void park(uint64_t seq, struct enc_snap_activate *a)
     a->inject[sizeof(a->inject) - 1] = '\0';
 }
 
+/* Before it becomes the rank, an activated image leaves a copy of itself
+ * parked for the new incarnation: killed while it replays (or before its
+ * own first snapshot), the rank is restored from the same point again
+ * rather than re-executed from a log that snapshots have trimmed.  The
+ * copy parks and, activated in turn, does the same. */
+static void leave_spare(uint64_t seq, struct enc_snap_activate *a)
+{
+    pid_t pid;
+
+    while ((pid = enc_snap_fork_orphan()) == 0)
+        park(seq, a->incarnation, a);
+    if (pid < 0)
+        ENC_WARN("snapshot", "no spare image of the snapshot at seq %llu: fork: %m",
+                 (unsigned long long)seq);
+}
+
 void enc_snap_child(uint64_t seq)
 {
     struct enc_snap_activate a;
@@ -133,7 +150,8 @@ void enc_snap_child(uint64_t seq)
     enc_status_t rv;
 
     enc_engine_fork_child();
-    park(seq, &a);
+    park(seq, enc_engine_incarnation(), &a);
+    leave_spare(seq, &a);
     restore_offsets();
     snprintf(inc, sizeof(inc), "%u", a.incarnation);
     setenv("ENCORE_INCARNATION", inc, 1);

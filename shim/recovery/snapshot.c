@@ -39,7 +39,7 @@ static struct {
     long flt_after;           /* minor faults right after the last snapshot */
     double stall_s;           /* the last snapshot's stall */
     int pidfd;                /* the newest snapshot, -1 none */
-    uint64_t taken;
+    uint64_t taken, forks;
     char skipped[200];        /* the reason last reported, to report once */
 } sn = {.pidfd = -1};
 
@@ -152,7 +152,7 @@ static void parked(pid_t pid, double t0, uint64_t seq)
 }
 
 /* The image becomes what it was taken from: the rank, restored. */
-static void become_rank(uint64_t seq, const sigset_t *mask)
+static void become_rank(uint64_t seq)
 {
     sn.restored = true;
     enc_snap_child(seq);
@@ -161,26 +161,21 @@ static void become_rank(uint64_t seq, const sigset_t *mask)
     sn = (typeof(sn)){.on = sn.on, .adaptive = sn.adaptive, .restored = true,
                       .interval = sn.interval, .pidfd = -1,
                       .next_at = enc_now_s() + sn.interval};
-    pthread_sigmask(SIG_SETMASK, mask, NULL);
 }
 
-/* The image is the fork() of a vfork() child, which exits at once: orphaned
- * at birth, it is adopted by encore-run (a child subreaper) and is never
- * the program's child.  vfork shares this process's memory, so the image's
- * pid comes back in a variable and only one page-table copy is made.
- * SIGCHLD is blocked meanwhile so a program's handler cannot reap the
- * vfork child. */
-static void take(uint64_t seq)
+/* fork() of a vfork() child, which exits at once: the copy, orphaned at
+ * birth, is adopted by encore-run (a child subreaper) and is never the
+ * program's child.  vfork shares this process's memory, so the copy's pid
+ * comes back in a variable and only one page-table copy is made.  SIGCHLD
+ * is blocked meanwhile so a program's handler cannot reap the vfork child.
+ * Returns 0 in the copy, its pid here, -1 (errno set) on failure. */
+pid_t enc_snap_fork_orphan(void)
 {
     volatile pid_t img = 0;
     volatile int err = 0;
     sigset_t chld, old;
-    double t0 = enc_now_s();
     pid_t mid;
 
-    for (size_t i = 0; i < sizeof(calib); i += 4096)
-        calib[i]++;
-    enc_snap_note_offsets();
     sigemptyset(&chld);
     sigaddset(&chld, SIGCHLD);
     pthread_sigmask(SIG_BLOCK, &chld, &old);
@@ -188,9 +183,8 @@ static void take(uint64_t seq)
         pid_t pid = fork();
 
         if (pid == 0) {
-            forked(true);
-            become_rank(seq, &old);
-            return;
+            pthread_sigmask(SIG_SETMASK, &old, NULL);
+            return 0;
         }
         img = pid;
         err = errno;
@@ -198,14 +192,35 @@ static void take(uint64_t seq)
     }
     while (mid > 0 && waitpid(mid, NULL, 0) < 0 && errno == EINTR)
         ;
-    forked(false);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    enc_snap_forget_offsets();
     if (mid < 0 || img <= 0) {
-        ENC_WARN("snapshot", "snapshot at seq %llu failed: fork: %s", (unsigned long long)seq,
-                 strerror(mid < 0 ? errno : err));
+        errno = mid < 0 ? errno : err;
+        return -1;
+    }
+    return img;
+}
+
+static void take(uint64_t seq)
+{
+    double t0 = enc_now_s();
+    pid_t img;
+
+    for (size_t i = 0; i < sizeof(calib); i += 4096)
+        calib[i]++;
+    enc_snap_note_offsets();
+    if ((img = enc_snap_fork_orphan()) == 0) {
+        forked(true);
+        become_rank(seq);
         return;
     }
+    forked(false);
+    enc_snap_forget_offsets();
+    if (img < 0) {
+        ENC_WARN("snapshot", "snapshot at seq %llu failed: fork: %m", (unsigned long long)seq);
+        return;
+    }
+    if (enc_inject_snapshot(++sn.forks))
+        raise(SIGKILL); /* a test: the rank dies while its image is parking */
     parked(img, t0, seq);
 }
 

@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "core/status.h"
 
@@ -38,6 +39,10 @@ int enc_snapshot_guard_threads(int *tids, int cap);
 bool enc_snapshot_restored(void);
 /* Snapshots taken by this process. */
 uint64_t enc_snapshot_count(void);
+
+/* fork() of a vfork() child, adopted by encore-run: 0 in the copy, its
+ * pid here, -1 (errno) on failure. */
+pid_t enc_snap_fork_orphan(void);
 
 /* snap_child.c: the image's life: registers, parks, and on activation
  * restores and rejoins (returns ENC_OK, the program goes on as the rank);

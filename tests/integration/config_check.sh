@@ -82,13 +82,13 @@ run 2 "$R $I 'kill:rank=1:op=0': op='0': expected an integer in 1..2147483647" -
 run 2 "$R $I 'kill:rank=x:op=1': rank='x': expected an integer in 0..4095" -n 2 $I kill:rank=x:op=1 "$FAKE"
 run 2 "$R $I 'kill:rank=1:op=1:incarnation=-1': incarnation='-1': expected an integer in 0..4294967295" \
     -n 2 $I kill:rank=1:op=1:incarnation=-1 "$FAKE"
-run 2 "$R $I 'kill:rank=1:op=1:when=now': unknown field 'when=now' (kill and stop take rank=R, op=K, incarnation=I)" \
+run 2 "$R $I 'kill:rank=1:op=1:when=now': unknown field 'when=now' (kill, stop and snapkill take rank=R, op=K, incarnation=I)" \
     -n 2 $I kill:rank=1:op=1:when=now "$FAKE"
 run 2 "$R $I 'random:every=0': every='0': expected seconds, a number > 0" -n 2 $I random:every=0 "$FAKE"
 run 2 "$R $I 'random:seed=4': every=T is missing" -n 2 $I random:seed=4 "$FAKE"
 run 2 "$R $I 'random:every=1:seed=x': seed='x': expected an integer in 0..18446744073709551615" \
     -n 2 $I random:every=1:seed=x "$FAKE"
-run 2 "$R $I 'explode': expected kill:rank=R:op=K[:incarnation=I], stop:rank=R:op=K[:incarnation=I] or random:every=T[:seed=S]" \
+run 2 "$R $I 'explode': expected kill:rank=R:op=K[:incarnation=I], stop:rank=R:op=K[:incarnation=I], snapkill:rank=R:op=K[:incarnation=I] or random:every=T[:seed=S]" \
     -n 2 $I explode "$FAKE"
 run 0 "" -n 2 --timeout 30 --max-restarts 0 --policy fail-all --bind-to none --tag-output \
     -x ENCORE_LOG=warn -x FOO $I kill:rank=1:op=5:incarnation=2 "$FAKE"
@@ -141,7 +141,7 @@ rank 1 "$M ENCORE_INCARNATION='x': expected an integer in 0..4294967295" ENCORE_
 rank 1 "$M ENCORE_SECRET (value not shown): expected 64 hex digits" ENCORE_SECRET=abc
 rank 1 "$M ENCORE_SECRET_FILE is not set (a rank joining ENCORE_TRACKER=127.0.0.1:9 needs it)" ENCORE_SECRET=
 rank 1 "$M ENCORE_SECRET_FILE='$ENC_TMP/nosecret': expected a readable file" ENCORE_SECRET_FILE="$ENC_TMP/nosecret"
-rank 1 "$M ENCORE_INJECT='kill:0': expected kill:K or stop:K with K >= 1" ENCORE_INJECT=kill:0
+rank 1 "$M ENCORE_INJECT='kill:0': expected kill:K, stop:K or snapkill:K with K >= 1" ENCORE_INJECT=kill:0
 rank 1 "$M ENCORE_HOST='a b': expected a host name or address (< 64 characters, no spaces)" "ENCORE_HOST=a b"
 rank 1 "$M ENCORE_ADDR='a b': expected a host name or address (< 64 characters, no spaces)" "ENCORE_ADDR=a b"
 rank 1 "$M ENCORE_SIM_CPUBIND='all': expected a CPU list such as 0-3,8" ENCORE_SIM_CPUBIND=all

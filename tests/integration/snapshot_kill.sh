@@ -12,9 +12,21 @@
 #   snapkill  rank 1's parked snapshot killed: the rank goes on, a newer
 #             snapshot replaces it and is the one used when the rank dies
 #   replay    the restored incarnation SIGKILLs itself at its 3rd collective,
-#             while it replays (no snapshot of its own yet: it re-executes
-#             from the start, the fallback)
+#             while it replays (no snapshot of its own yet): restored again
+#             from the spare copy its image left parked, at the same seq
+#   early     rank 1 killed at its 2nd collective, before any snapshot: it
+#             re-executes from the start (the fallback)
+#   during    rank 1 SIGKILLs itself right after the fork of its 2nd
+#             snapshot (--inject snapkill), before the image has parked:
+#             restored from that image or the one before, exactly
+#   trim      (checked on long) each rank's peak log is well below the
+#             results of the run: snapshots trim the log
 #   two       4 ranks, ranks 1 and 2 killed at once
+#   both      2 ranks, both killed by one kill(1) once each parked a
+#             snapshot: no survivor, both restored at once from snapshots
+#             at different seqs; each registers where it stands, so the
+#             one behind replays from the other's restored log (once both
+#             registered as at seq 0 and ran different collectives live)
 #   forks     the program runs system() and fork()+wait() every 10th
 #             iteration: its children are never confused with snapshots,
 #             and wait() never sees a snapshot
@@ -132,6 +144,13 @@ rec_ok long it2
 rec_restarts long "0 1"
 snap_restored long 1
 rec_grep long '^encore: snapshots: [0-9]+ taken, 1 used$' "summary does not count 1 snapshot used"
+# 150 results of 128 KiB (18.75 MiB) pass through the log; snapshots every
+# 0.3 s (about 30 iterations) keep it to a few MiB
+for r in 0 1; do
+    peak=$(rec_summary long "$r" log)
+    awk -v p="$peak" 'BEGIN { exit !(p > 0 && p < 10) }' ||
+        enc_fail "long: rank $r peak log $peak MiB: the log was not trimmed by snapshots"
+done
 replayed=$(rec_summary long 1 replayed)
 [ "$replayed" -lt 150 ] || enc_fail "long: rank 1 replayed $replayed collectives (the whole run?)"
 enc_log "ok long (restored at seq $SNAP_SEQ, replayed $replayed)"
@@ -184,26 +203,60 @@ snap_end replay
 rec_ok replay it2
 rec_restarts replay "0 2"
 rec_grep replay 'rank 1\] inject: injecting SIGKILL at collective 3' "no kill during replay"
-rec_grep replay 'rank 1\] recover: epoch 2: .*this rank 0$' "incarnation 2 did not re-execute from the start"
-enc_log "ok replay"
+seqs=$(sed -n 's/.*rank 1 incarnation [12] restored from its snapshot at seq \([0-9]*\) .*/\1/p' \
+    "$ENC_TMP/replay.err" | tr '\n' ' ')
+# shellcheck disable=SC2086 # split the two seqs
+set -- $seqs
+[ $# -eq 2 ] && [ "$1" = "$2" ] ||
+    { rec_show replay; enc_fail "replay: incarnations 1 and 2 not restored from the same seq: $seqs"; }
+enc_log "ok replay (restored twice at seq $1)"
+
+# -- early: killed before any snapshot, re-executed from the start ---------------
+# shellcheck disable=SC2086
+rec_run early 2 --inject kill:rank=1:op=2 "$PROG" $ITER_ARGS
+rec_ok early it2
+rec_restarts early "0 1"
+rec_grep early 'rank 1\] recover: epoch 1: .*this rank 0$' "early: rank 1 did not re-execute from the start"
+enc_log "ok early"
+
+# -- during: killed between the fork of a snapshot and its parking ---------------
+# shellcheck disable=SC2086
+rec_run during 2 --inject snapkill:rank=1:op=2 "$PROG" $ITER_ARGS
+rec_ok during it2
+rec_restarts during "0 1"
+rec_grep during 'rank 1\] inject: injecting SIGKILL right after the fork of snapshot 2' "during: no kill at the 2nd snapshot"
+snap_restored during 1
+enc_log "ok during (restored at seq $SNAP_SEQ)"
+
+# snap_kill_together NAME N RANK_A RANK_B: a job of N ranks where RANK_A and
+# RANK_B are SIGKILLed by one kill(1) once each parked a snapshot; exact
+# result (against itN), both restored from their snapshots.
+snap_kill_together() {
+    # shellcheck disable=SC2086
+    snap_start "$1" "$2" "$PROG" $ITER_ARGS
+    _t_pa=$(snap_pid "$1" "$3" 0)
+    _t_pb=$(snap_pid "$1" "$4" 0)
+    snap_wait "$1" "rank $3\\] snapshot: snapshot at seq [0-9]+ taken"
+    snap_wait "$1" "rank $4\\] snapshot: snapshot at seq [0-9]+ taken"
+    kill -KILL "$_t_pa" "$_t_pb" || enc_fail "$1: cannot kill ranks $3 and $4"
+    snap_end "$1"
+    rec_ok "$1" "it$2"
+    snap_restored "$1" "$3"
+    _t_sa=$SNAP_SEQ
+    snap_restored "$1" "$4"
+    enc_log "ok $1 (ranks $3 and $4 restored at seqs $_t_sa and $SNAP_SEQ)"
+}
 
 # -- two at once -----------------------------------------------------------------
 # shellcheck disable=SC2086
 enc_run_ok ref4.native enc_mpirun 4 "$PROG" $ITER_ARGS
 cp "$ENC_TMP/ref4.native.out" "$ENC_TMP/it4.ref" || enc_fail "cp failed"
-# shellcheck disable=SC2086
-snap_start two 4 "$PROG" $ITER_ARGS
-p1=$(snap_pid two 1 0)
-p2=$(snap_pid two 2 0)
-snap_wait two "rank 1\\] snapshot: snapshot at seq [0-9]+ taken"
-snap_wait two "rank 2\\] snapshot: snapshot at seq [0-9]+ taken"
-kill -KILL "$p1" "$p2" || enc_fail "two: cannot kill ranks 1 and 2"
-snap_end two
-rec_ok two it4
+snap_kill_together two 4 1 2
 rec_restarts two "0 1 1 0"
-snap_restored two 1
-snap_restored two 2
-enc_log "ok two"
+
+# -- both: every rank killed at the same moment ------------------------------------
+snap_kill_together both 2 0 1
+rec_restarts both "1 1"
 
 # -- forks: the program's own children -------------------------------------------
 # shellcheck disable=SC2086

@@ -15,6 +15,7 @@
 static const struct enc_msg_register reg = {
     .rank = 2, .size = 4, .incarnation = 1, .pid = 4242, .data_port = 40001,
     .addr = "10.0.0.7", .loc = {.host = "node7", .package = 1, .numa = -1, .core = 5},
+    .completed = 0x0102030405060708ull,
 };
 static struct enc_world_peer world_peers[3] = {
     {.incarnation = 0, .port = 5000, .addr = "a"},
@@ -67,14 +68,14 @@ static void resume_rel(void *m) { enc_msg_resume_free(m); }
 
 #define CODEC(T, sample, rel, len) {#T, &(sample), T##_enc, T##_dec, rel, len}
 static const struct codec codecs[] = {
-    CODEC(register, reg, NULL, 47),
+    CODEC(register, reg, NULL, 47 + 8),
     CODEC(world, world, world_rel, 8 + (4 + 2 + 2 + 1) + (4 + 2 + 2 + 3) + (4 + 2 + 2 + 6) + 12),
     CODEC(heartbeat, hb, NULL, 8),
-    CODEC(event, ev, NULL, 1 + 3 * 4 + 2 + 25),
+    CODEC(event, ev, NULL, 1 + 3 * 4 + 2 + 25 + 8),
     CODEC(status, st, NULL, 4 + 8),
     CODEC(resume, res, resume_rel, 8 + 2 * 8),
     CODEC(abort, ab, NULL, 4 + 2 + 21),
-    CODEC(stats, stats, NULL, 24),
+    CODEC(stats, stats, NULL, 32),
 };
 
 /* Large enough for any decoded message struct. */
@@ -115,7 +116,7 @@ Test(msgs, register_round_trip)
     struct enc_msg_register m;
     int n = enc_msg_register_encode(&reg, buf, sizeof(buf));
 
-    cr_assert_eq(n, 4 * 4 + 2 + 2 + 8 + 2 + 5 + 3 * 4);
+    cr_assert_eq(n, 4 * 4 + 2 + 2 + 8 + 2 + 5 + 3 * 4 + 8);
     cr_assert_eq(enc_msg_register_decode(&m, buf, (size_t)n), ENC_OK);
     cr_assert_eq(m.rank, 2);
     cr_assert_eq(m.size, 4);
@@ -127,6 +128,7 @@ Test(msgs, register_round_trip)
     cr_assert_eq(m.loc.package, 1);
     cr_assert_eq(m.loc.numa, -1);
     cr_assert_eq(m.loc.core, 5);
+    cr_assert_eq(m.completed, 0x0102030405060708ull);
 }
 
 Test(msgs, world_round_trip)
