@@ -217,6 +217,18 @@ static void rank_died(struct job *j, int rank, const char *why)
     schedule_restart(j, rank);
 }
 
+/* A rank reaped right after MPI_Finalize may not have had its FINALIZE
+ * frame delivered yet: under load the kernel hands loopback packets to
+ * ksoftirqd, so the exit can overtake them.  The connection's end follows
+ * that frame in the stream, so read until the tracker saw one or the other
+ * (bounded: 1 s). */
+static void await_last_frames(struct job *j, int rank)
+{
+    for (int i = 0; i < 100 && !j->r[rank].finalized &&
+                    enc_tracker_rank_state(j->t, rank) == ENC_TRK_REGISTERED; i++)
+        enc_tracker_poll(j->t, 10, NULL, 0);
+}
+
 static void rank_exited(struct job *j, int rank, int status)
 {
     struct rank_proc *p = &j->r[rank];
@@ -227,6 +239,8 @@ static void rank_exited(struct job *j, int rank, int status)
     if (p->phase == R_RESTART || (j->failing && p->phase != R_RUNNING))
         return; /* killed on purpose (fail-all), already accounted for */
     enc_run_describe_status(status, what, sizeof(what));
+    if (p->registered && !p->finalized && WIFEXITED(status))
+        await_last_frames(j, rank);
     if (p->finalized) {
         p->phase = R_DONE;
         if (status != 0 && !j->after_final_status) {

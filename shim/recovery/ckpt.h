@@ -26,10 +26,11 @@ struct enc_ckpt {
     int rep_rank[2];          /* whose local states we replicate (-1: none) */
     void *rep[2];
     size_t rep_len[2];
+    bool replicas_in;         /* both swaps of phase one finished */
 };
 
 void enc_ckpt_free(struct enc_ckpt *c);
-/* Replica of rank's local state in c, or NULL. */
+/* rank's local state in c (our own, or a replica of a neighbour's), or NULL. */
 const void *enc_ckpt_replica(const struct enc_ckpt *c, int rank, size_t *len);
 
 /* ckpt_fetch.c: a restarted rank loads the newest checkpoint any survivor

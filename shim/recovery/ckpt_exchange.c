@@ -54,11 +54,13 @@ enc_status_t enc_ckpt_exchange(void *ctx, struct enc_coll *co)
     if (ck == NULL)
         return ENC_ERR_STATE;
     enc_engine_ring_neighbours(&next, &prev);
+    ck->replicas_in = false;
     /* one direction at a time: with two ranks next == prev, and a link
      * carries one message per direction at a time */
     if ((rv = swap_with(co, ck, next, prev, 0)) != ENC_OK ||
         (rv = swap_with(co, ck, prev, next, 1)) != ENC_OK)
         return rv;
+    ck->replicas_in = true;
     barrier.bytes = 0;
     barrier.count = 0;
     return enc_allreduce_tree(&barrier);

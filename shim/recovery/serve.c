@@ -63,6 +63,20 @@ static bool key_match(const struct enc_logreq *q, const struct enc_sigrec *s)
            q->op == s->op;
 }
 
+/* The replica q asks for from the checkpoint this rank is still inside.
+ * A rank that asks for version v saw a survivor commit v, so every rank
+ * finished phase one of v: our replicas of v are final even though we have
+ * not committed v yet (we are about to, replaying the barrier from that
+ * survivor's log after a regroup). */
+static bool taken_replica(const struct enc_logreq *q, const void **data, size_t *len)
+{
+    const struct enc_ckpt *t = enc_rec.taking;
+
+    if (t == NULL || !t->replicas_in || t->version != q->version)
+        return false;
+    return (*data = enc_ckpt_replica(t, (int)q->rank, len)) != NULL;
+}
+
 /* Finds what q asks for; ENC_ERR_NOT_FOUND when this rank does not have it. */
 static enc_status_t lookup(const struct enc_logreq *q, struct enc_sigrec *sig,
                            const void **data, size_t *len)
@@ -93,6 +107,10 @@ static enc_status_t lookup(const struct enc_logreq *q, struct enc_sigrec *sig,
     *len = 0;
     if (q->what == ENC_LOGREQ_CKPT_INFO)
         return ENC_OK;
+    if (q->what == ENC_LOGREQ_CKPT_LOCAL && taken_replica(q, data, len)) {
+        sig->len = *len;
+        return ENC_OK;
+    }
     if (q->version != c->version || c->version == 0)
         return ENC_ERR_NOT_FOUND;
     if (q->what == ENC_LOGREQ_CKPT_GLOBAL) {

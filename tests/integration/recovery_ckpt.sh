@@ -12,6 +12,10 @@
 #   twonb     ring neighbours 1 and 2 killed at the same collective (32):
 #             each one's local state survives on its other neighbour
 #   again     rank 2 killed at 20 and again at 6 in its replay
+#   chain     ranks 1, 3 and then 2 killed at collectives 11, 12 and 13, all
+#             before checkpoint 2: rank 2's local state of checkpoint 1 is
+#             held only by its neighbours 1 and 3, which were restarted in
+#             between; each restored its replicas when it loaded checkpoint 1
 # Every run must print exactly the fault-free result (native mpirun, where
 # the API is a local no-op, and encore-run without faults).
 set -eu
@@ -48,4 +52,12 @@ rec_run again 4 --inject kill:rank=2:op=20 --inject kill:rank=2:op=6:incarnation
 rec_ok again ck4
 rec_restarts again "0 0 2 0"
 enc_log "ok again ($REC_MS ms)"
+
+rec_run chain 4 --inject kill:rank=1:op=11 --inject kill:rank=3:op=12 \
+    --inject kill:rank=2:op=13 "$prog" 40
+rec_ok chain ck4
+rec_restarts chain "0 1 1 1"
+rec_grep chain 'rank 2\] ckpt: loaded checkpoint 1 from the survivors' \
+    "rank 2 did not load checkpoint 1"
+enc_log "ok chain ($REC_MS ms)"
 enc_finish
