@@ -49,6 +49,7 @@ struct enc_reclog {
     uint64_t all_done;       /* every rank completed every seq below */
     uint64_t mem_oldest;     /* no held in-memory entry below this */
     size_t mem, mem_max, mem_peak;
+    uint64_t recorded;       /* bytes ever recorded */
     struct entry *boot;      /* bootstrap entries below base */
     size_t nboot, capboot;
     int replicas;
@@ -193,6 +194,7 @@ enc_status_t enc_reclog_record(const struct enc_coll *co)
     }
     x->present = true;
     reclog.mem += len;
+    reclog.recorded += len;
     reclog.mem_peak = ENC_MAX(reclog.mem_peak, reclog.mem);
     if (reclog.mem > reclog.mem_max)
         enforce_cap();
@@ -262,6 +264,7 @@ void enc_reclog_trim_below(uint64_t seq, bool keep_boot)
 }
 
 size_t enc_reclog_peak_bytes(void) { return reclog.mem_peak; }
+uint64_t enc_reclog_recorded(void) { return reclog.recorded; }
 
 static struct entry *aside(uint64_t seq)
 {

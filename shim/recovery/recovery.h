@@ -94,6 +94,8 @@ void enc_reclog_all_done_below(uint64_t seq);
 void enc_reclog_trim_below(uint64_t seq, bool keep_boot);
 /* The most bytes the log held in memory at once. */
 size_t enc_reclog_peak_bytes(void);
+/* Result bytes recorded so far (a running total). */
+uint64_t enc_reclog_recorded(void);
 
 /* replay.c: answers the collective from the log (this rank is behind). */
 enc_status_t enc_replay(struct enc_coll *co);

@@ -7,6 +7,11 @@
  * with getrusage (minor faults since the last snapshot) times the time
  * of one copy-on-write fault, timed on a few pages right after each fork.
  * The next interval is that cost / 0.03, between SNAP_MIN_S and SNAP_MAX_S.
+ *
+ * The log is trimmed only by snapshots, so auto also takes one as soon as
+ * the log has recorded ENCORE_LOG_MEM_MAX / SNAP_LOG_SHARE bytes since the
+ * last (peak log memory stays near that, whatever the cost estimate says:
+ * the fault count includes the log's own growth and can only overstate).
  */
 #include "enc.h"
 
@@ -31,6 +36,7 @@
 #define SNAP_MAX_S 600.0
 #define SNAP_FIRST_S 1.0
 #define CALIB_PAGES 16
+#define SNAP_LOG_SHARE 8
 
 static struct {
     bool on, adaptive, restored, force;
@@ -40,6 +46,7 @@ static struct {
     double stall_s;           /* the last snapshot's stall */
     int pidfd;                /* the newest snapshot, -1 none */
     uint64_t taken, forks;
+    uint64_t log_at;          /* enc_reclog_recorded() at the last snapshot */
     char skipped[200];        /* the reason last reported, to report once */
 } sn = {.pidfd = -1};
 
@@ -159,7 +166,7 @@ static void become_rank(uint64_t seq)
     if (sn.pidfd >= 0)
         close(sn.pidfd);
     sn = (typeof(sn)){.on = sn.on, .adaptive = sn.adaptive, .restored = true,
-                      .interval = sn.interval, .pidfd = -1,
+                      .interval = sn.interval, .pidfd = -1, .log_at = sn.log_at,
                       .next_at = enc_now_s() + sn.interval};
 }
 
@@ -232,6 +239,12 @@ void enc_snapshot_begin(const struct enc_coll *co)
     }
 }
 
+static bool log_grown(void)
+{
+    return sn.adaptive && enc_reclog_recorded() - sn.log_at >=
+                              enc_tunable_uint(ENC_TUNE_LOG_MEM_MAX) / SNAP_LOG_SHARE;
+}
+
 void enc_snapshot_after(const struct enc_coll *co)
 {
     double now;
@@ -240,8 +253,9 @@ void enc_snapshot_after(const struct enc_coll *co)
     if (!sn.on)
         return;
     now = enc_now_s();
-    if ((now < sn.next_at && !sn.force) || !may_fork())
+    if ((now < sn.next_at && !sn.force && !log_grown()) || !may_fork())
         return;
+    sn.log_at = enc_reclog_recorded();
     if (sn.taken > 0)
         adapt();
     sn.next_at = now + sn.interval;
