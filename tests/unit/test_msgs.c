@@ -32,7 +32,8 @@ static const struct enc_msg_status st = {.epoch = 5, .completed = 77};
 static uint64_t resume_done[2] = {10, 12};
 static const struct enc_msg_resume res = {.epoch = 6, .size = 2, .completed = resume_done};
 static const struct enc_msg_abort ab = {.code = 3, .reason = "MPI_Abort from rank 1"};
-static const struct enc_msg_stats stats = {.completed = 100, .replayed = 7, .recovery_s = 1.25};
+static const struct enc_msg_stats stats = {.completed = 100, .replayed = 7, .recovery_s = 1.25,
+                                           .log_peak = 4096};
 
 /* One codec per message, behind a common signature, so the malformed-input
  * sweeps below run over every message type. */
@@ -156,7 +157,7 @@ Test(msgs, event_round_trip)
     struct enc_msg_event m;
     int n = enc_msg_event_encode(&ev, buf, sizeof(buf));
 
-    cr_assert_eq(n, 1 + 3 * 4 + 2 + (int)strlen(ev.reason));
+    cr_assert_eq(n, 1 + 3 * 4 + 2 + (int)strlen(ev.reason) + 8);
     cr_assert_eq(enc_msg_event_decode(&m, buf, (size_t)n), ENC_OK);
     cr_assert_eq(m.kind, ENC_EV_DEAD);
     cr_assert_eq(m.rank, 3);
@@ -170,11 +171,12 @@ Test(msgs, stats_round_trip)
     struct enc_msg_stats m;
     int n = enc_msg_stats_encode(&stats, buf, sizeof(buf));
 
-    cr_assert_eq(n, 24);
-    cr_assert_eq(enc_msg_stats_decode(&m, buf, 24), ENC_OK);
+    cr_assert_eq(n, 32);
+    cr_assert_eq(enc_msg_stats_decode(&m, buf, 32), ENC_OK);
     cr_assert_eq(m.completed, 100);
     cr_assert_eq(m.replayed, 7);
     cr_assert_eq(m.recovery_s, 1.25);
+    cr_assert_eq(m.log_peak, 4096);
 }
 
 Test(msgs, every_truncation_of_every_message_rejected)
@@ -325,7 +327,7 @@ Test(msgs, event_kind_out_of_range_rejected)
     struct enc_msg_event e = ev, m;
     int n;
 
-    e.kind = ENC_EV_DONE + 1; /* the first kind that does not exist */
+    e.kind = ENC_EV_TRIM + 1; /* the first kind that does not exist */
     n = enc_msg_event_encode(&e, buf, sizeof(buf));
     cr_assert_eq(enc_msg_event_decode(&m, buf, (size_t)n), ENC_ERR_PROTO);
     e.kind = ENC_EV_DEAD;
