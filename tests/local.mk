@@ -200,6 +200,27 @@ EXTRA_DIST += tests/integration/netns_lib.sh tests/integration/netns_selftest.sh
 TESTS += tests/integration/slurm_selftest.sh
 EXTRA_DIST += tests/integration/slurm_lib.sh tests/integration/slurm_selftest.sh
 
+# encore-run's host list and mapping (run/launcher/placement.c)
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/test_placement
+TESTS += tests/unit/test_placement
+tests_unit_test_placement_SOURCES = tests/unit/test_placement.c run/launcher/placement.c \
+	run/launcher/slurm.c
+tests_unit_test_placement_CPPFLAGS = $(RUN_CPPFLAGS)
+tests_unit_test_placement_CFLAGS = $(unit_cflags) $(HWLOC_CFLAGS)
+tests_unit_test_placement_LDADD = $(unit_ldadd) $(HWLOC_LIBS)
+endif
+
+# several hosts (network namespaces, --rsh "ip netns exec"; skipped unless root)
+TESTS += tests/integration/hosts_run.sh
+EXTRA_DIST += tests/integration/hosts_run.sh
+TESTS += tests/integration/hosts_loss.sh
+EXTRA_DIST += tests/integration/hosts_loss.sh
+TESTS += tests/integration/hosts_agent.sh
+EXTRA_DIST += tests/integration/hosts_agent.sh
+TESTS += tests/integration/hosts_slurm.sh
+EXTRA_DIST += tests/integration/hosts_slurm.sh
+
 # Hardening (issue 12): the kill soak (bench/soak.sh, short version in the
 # suite), the ends of the launcher and the tracker, fd/memory flatness.
 if ENABLE_TESTS

@@ -18,7 +18,7 @@
 #include <string.h>
 
 enum { OPT_TAG = 256, OPT_TIMEOUT, OPT_MAXR, OPT_POLICY, OPT_INJECT, OPT_BIND, OPT_INFO,
-       OPT_HOST, OPT_SUMMARY };
+       OPT_HOST, OPT_SUMMARY, OPT_HOSTFILE, OPT_MAPBY, OPT_OVERSUB, OPT_RSH };
 
 static const struct option long_opts[] = {
     {"np", 1, NULL, 'n'},           {"host", 1, NULL, OPT_HOST},
@@ -26,7 +26,10 @@ static const struct option long_opts[] = {
     {"max-restarts", 1, NULL, OPT_MAXR}, {"policy", 1, NULL, OPT_POLICY},
     {"inject", 1, NULL, OPT_INJECT}, {"bind-to", 1, NULL, OPT_BIND},
     {"info", 0, NULL, OPT_INFO},    {"summary", 0, NULL, OPT_SUMMARY},
-    {"help", 0, NULL, 'h'},         {NULL, 0, NULL, 0},
+    {"hostfile", 1, NULL, OPT_HOSTFILE}, {"machinefile", 1, NULL, OPT_HOSTFILE},
+    {"map-by", 1, NULL, OPT_MAPBY}, {"oversubscribe", 0, NULL, OPT_OVERSUB},
+    {"rsh", 1, NULL, OPT_RSH},      {"help", 0, NULL, 'h'},
+    {NULL, 0, NULL, 0},
 };
 
 static void usage(FILE *out)
@@ -34,7 +37,11 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: encore-run -n|-np N [options] prog [args...]\n"
             "  -x VAR[=val]          forward VAR from this environment, or set it (repeatable)\n"
-            "  --host LIST           (not supported yet: ignored, all ranks run locally)\n"
+            "  -H|--host LIST        hosts and slots: a:2,b:2 (a host without :N has one slot)\n"
+            "  --hostfile F          hosts from F: lines 'host slots=N' (# comments)\n"
+            "  --map-by slot|node    fill each host's slots in order (default), or round robin\n"
+            "  --oversubscribe       allow more ranks than slots\n"
+            "  --rsh CMD             start remote agents as 'CMD HOST COMMAND...' (default ssh)\n"
             "  --tag-output          prefix each output line with [1,rank]<stdout>: \n"
             "  --timeout S           kill the job after S seconds\n"
             "  --max-restarts R      restarts allowed per rank (default %d)\n"
@@ -92,18 +99,51 @@ static enc_status_t x_opt(struct enc_run_opts *o, const char *arg)
     return ENC_OK;
 }
 
+static enc_status_t hosts(struct enc_run_opts *o)
+{
+    if (o->hosts == NULL && (o->hosts = calloc(1, sizeof(*o->hosts))) == NULL)
+        return ENC_ERR_NOMEM;
+    return ENC_OK;
+}
+
+/* -H/--host LIST and --hostfile F: the parser's line after the option's. */
+static enc_status_t host_opt(struct enc_run_opts *o, int ch, const char *arg)
+{
+    char msg[512];
+    enc_status_t rv;
+
+    if ((rv = hosts(o)) != ENC_OK)
+        return rv;
+    if (ch == OPT_HOSTFILE)
+        rv = enc_run_hosts_parse_file(o->hosts, arg, enc_run_local_cores(), msg, sizeof(msg));
+    else
+        rv = enc_run_hosts_parse_list(o->hosts, arg, msg, sizeof(msg));
+    if (rv != ENC_OK)
+        return enc_usage_error("encore-run", "%s '%s': %s",
+                               ch == OPT_HOSTFILE ? "--hostfile" : "--host", arg, msg);
+    return ENC_OK;
+}
+
 static enc_status_t opt(struct enc_run_opts *o, int ch, const char *arg)
 {
     static const char *const policies[] = {"retry-one", "fail-all", NULL};
     static const char *const binds[] = {"core", "package", "none", NULL};
+    static const char *const maps[] = {"slot", "node", NULL};
     int idx;
 
     switch (ch) {
     case 'n': return int_opt("-n", arg, 1, ENC_MAX_RANKS, &o->np);
     case 'x': return x_opt(o, arg);
-    case OPT_HOST: fprintf(stderr, "encore-run: warning: --host is not supported yet; "
-                                   "running every rank on this host\n");
+    case 'H': case OPT_HOST: case OPT_HOSTFILE: return host_opt(o, ch, arg);
+    case OPT_MAPBY:
+        if (choice("--map-by", arg, maps, &idx) != ENC_OK)
+            return ENC_ERR_INVAL;
+        o->map_by_node = idx == 1;
         return ENC_OK;
+    case OPT_OVERSUB: o->oversubscribe = true; return ENC_OK;
+    case OPT_RSH: o->rsh = arg;
+        return arg[strspn(arg, " \t")] != '\0' ? ENC_OK
+               : enc_usage_error("encore-run", "--rsh '%s': expected a command", arg);
     case OPT_TAG: o->tag_output = true; return ENC_OK;
     case OPT_TIMEOUT:
         return enc_parse_positive(arg, 1e9, &o->timeout_s) == ENC_OK ? ENC_OK
@@ -120,6 +160,44 @@ static enc_status_t opt(struct enc_run_opts *o, int ch, const char *arg)
     case OPT_SUMMARY: o->summary = true; return ENC_OK;
     default: return ENC_ERR_INVAL;
     }
+}
+
+/* Inside a Slurm allocation without -H/--hostfile: its nodes and slots,
+ * agents started as srun steps unless --rsh says otherwise. */
+static enc_status_t slurm_defaults(struct enc_run_opts *o, bool rsh_given)
+{
+    char msg[512];
+    enc_status_t rv;
+
+    if (o->hosts != NULL || getenv("SLURM_JOB_ID") == NULL)
+        return ENC_OK;
+    if (hosts(o) != ENC_OK)
+        return ENC_ERR_NOMEM;
+    if ((rv = enc_run_slurm_hosts(o->hosts, msg, sizeof(msg))) != ENC_OK) {
+        free(o->hosts);
+        o->hosts = NULL;
+        return rv == ENC_ERR_NOT_FOUND ? ENC_OK : enc_usage_error("encore-run", "%s", msg);
+    }
+    if (!rsh_given)
+        o->rsh = ENC_RUN_SLURM_RSH;
+    return ENC_OK;
+}
+
+/* Hosts (given or Slurm's) against -n: more ranks than slots only with
+ * --oversubscribe, as mpirun. */
+static enc_status_t check_hosts(struct enc_run_opts *o, bool rsh_given)
+{
+    enc_status_t rv;
+    int slots;
+
+    if ((rv = slurm_defaults(o, rsh_given)) != ENC_OK || o->hosts == NULL)
+        return rv;
+    slots = enc_run_hosts_slots(o->hosts);
+    if (o->np > slots && !o->oversubscribe)
+        return enc_usage_error("encore-run", "-n %d: more ranks than the %d slot%s of the hosts "
+                               "(add slots or use --oversubscribe)", o->np, slots,
+                               slots == 1 ? "" : "s");
+    return ENC_OK;
 }
 
 /* getopt's own complaints, as one line each. */
@@ -150,7 +228,7 @@ static void export_x(const struct enc_run_opts *o)
 }
 
 /* What depends on -n, and the environment. */
-static enc_status_t check_job(struct enc_run_opts *o, int argc, char **argv)
+static enc_status_t check_job(struct enc_run_opts *o, int argc, char **argv, bool rsh_given)
 {
     char msg[512];
 
@@ -167,16 +245,17 @@ static enc_status_t check_job(struct enc_run_opts *o, int argc, char **argv)
         return enc_usage_error("encore-run", "%s", msg);
     enc_tunables_warn_unknown("encore-run", stderr);
     o->argv = argv + optind;
-    return ENC_OK;
+    return check_hosts(o, rsh_given);
 }
 
 enc_status_t enc_run_parse_args(int argc, char **argv, struct enc_run_opts *o, bool *handled)
 {
-    static const char optstring[] = "+:n:x:h";
+    static const char optstring[] = "+:n:x:H:h";
+    bool rsh_given = false;
     int ch;
 
     *handled = false;
-    *o = (struct enc_run_opts){.max_restarts = ENC_RUN_DEFAULT_RESTARTS};
+    *o = (struct enc_run_opts){.max_restarts = ENC_RUN_DEFAULT_RESTARTS, .rsh = "ssh"};
     if ((o->xvars = calloc((size_t)argc, sizeof(char *))) == NULL)
         return ENC_ERR_NOMEM;
     fix_single_dash(argc, argv);
@@ -189,6 +268,7 @@ enc_status_t enc_run_parse_args(int argc, char **argv, struct enc_run_opts *o, b
         }
         if (ch == '?' || ch == ':')
             return getopt_error(ch, argv);
+        rsh_given |= ch == OPT_RSH;
         if (opt(o, ch, optarg) != ENC_OK)
             return ENC_ERR_INVAL;
     }
@@ -197,7 +277,7 @@ enc_status_t enc_run_parse_args(int argc, char **argv, struct enc_run_opts *o, b
         *handled = true;
         return ENC_OK;
     }
-    return check_job(o, argc, argv);
+    return check_job(o, argc, argv, rsh_given);
 }
 
 void enc_run_print_info(const struct enc_run_opts *o)

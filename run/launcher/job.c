@@ -6,6 +6,7 @@
  */
 #include "enc.h"
 #include "launcher/launcher.h"
+#include "launcher/remote.h"
 #include "proto/auth.h"
 #include "proto/msgs.h"
 
@@ -30,6 +31,9 @@ struct rank_proc {
     int phase;                    /* enum rank_phase */
     bool registered;              /* this incarnation registered with the tracker */
     bool finalized;
+    int host;                     /* index in the host list (0 in a local job) */
+    bool remote_live;             /* a SPAWN went to its agent and no EXITED came back */
+    bool waiting;                 /* to spawn once every agent is up */
     char lost[160];               /* why the tracker gave up on it, if it did */
     uint64_t restart_at;
     uint64_t stopped_since;       /* first seen stopped while unwatched (0: not) */
@@ -55,18 +59,32 @@ struct job {
     char jobdir[4096];            /* private directory under TMPDIR (jobdir.c) */
     struct enc_run_snaps *snaps;  /* parked snapshot images, NULL when off */
     uint64_t log_floor;           /* the last EVENT TRIM sent */
+    struct enc_run_hostlist *hl;  /* NULL: a local job */
+    struct enc_run_remote *rm;    /* agents of a multi-host job */
+    int *host_of;
+    bool agents_up;
+    uint16_t tracker_port;
 };
 
-static void kill_rank(struct rank_proc *p, int sig)
+static bool remote(const struct job *j, int rank)
 {
-    if (p->pid > 0)
+    return j->hl != NULL && !j->hl->h[j->host_of[rank]].local;
+}
+
+static void kill_rank(struct job *j, struct rank_proc *p, int sig)
+{
+    int rank = (int)(p - j->r);
+
+    if (remote(j, rank) && p->remote_live)
+        enc_run_remote_kill(j->rm, j->host_of[rank], rank, p->incarnation, sig);
+    else if (!remote(j, rank) && p->pid > 0)
         kill(p->pid, sig);
 }
 
 static void kill_all(struct job *j, int sig)
 {
     for (int i = 0; i < j->o->np; i++)
-        kill_rank(&j->r[i], sig);
+        kill_rank(j, &j->r[i], sig);
 }
 
 /* Ends the job: one line, EVENT ABORT to the ranks, SIGKILL after a grace. */
@@ -119,17 +137,30 @@ static enc_status_t spawn(struct job *j, int rank)
     char **env, dir[4200];
     enc_status_t rv;
 
-    if (p->incarnation > 0 && restore(j, rank))
+    if (p->incarnation > 0 && !remote(j, rank) && restore(j, rank))
         return ENC_OK;
+    if (j->hl != NULL && !j->agents_up) {
+        p->waiting = true;
+        p->phase = R_RUNNING;
+        return ENC_OK;
+    }
+    p->waiting = false;
     if ((rv = enc_run_env_for_rank(j->env, j->o, rank, p->incarnation, &env)) != ENC_OK)
         return rv;
-    if ((rv = enc_run_rankdir(j->jobdir, rank, p->incarnation, dir, sizeof(dir))) != ENC_OK ||
-        (rv = enc_run_env_rankdir(&env, dir)) != ENC_OK) {
+    /* a remote rank's private directory is made by its agent, on its host */
+    if (!remote(j, rank) &&
+        ((rv = enc_run_rankdir(j->jobdir, rank, p->incarnation, dir, sizeof(dir))) != ENC_OK ||
+         (rv = enc_run_env_rankdir(&env, dir)) != ENC_OK)) {
         enc_run_env_free(env);
         return rv;
     }
-    rv = enc_run_spawn(j->path, j->o->argv, env, j->o->bind_to, rank, j->o->tag_output,
-                       &p->out, &p->err, &p->pid);
+    if (j->hl != NULL)
+        rv = enc_run_spawn_on_host(j->o, j->hl, j->host_of, j->rm, rank, p->incarnation, j->path,
+                                   env, &p->out, &p->err, &p->pid);
+    else
+        rv = enc_run_spawn(j->path, j->o->argv, env, j->o->bind_to, rank, j->o->tag_output,
+                           &p->out, &p->err, &p->pid);
+    p->remote_live = rv == ENC_OK && remote(j, rank);
     enc_run_env_free(env);
     p->phase = R_RUNNING;
     p->stopped_since = 0;
@@ -165,7 +196,7 @@ static void restart_everyone(struct job *j, int dead, const char *why)
     ENC_WARN("run", "rank %d %s; restarting all ranks (fail-all)", dead, why);
     enc_tracker_restart_all(j->t);
     for (int i = 0; i < j->o->np; i++) {
-        kill_rank(&j->r[i], SIGKILL);
+        kill_rank(j, &j->r[i], SIGKILL);
         enc_run_snaps_forget(j->snaps, i); /* everyone starts from scratch */
         j->r[i].finalized = false;
         schedule_restart(j, i);
@@ -257,6 +288,9 @@ static void rank_exited(struct job *j, int rank, int status)
         p->phase = R_DONE; /* never called MPI_Init: a plain program */
         return;
     }
+    if (remote(j, rank))
+        snprintf(what + strlen(what), sizeof(what) - strlen(what), " on host %s",
+                 j->hl->h[j->host_of[rank]].name);
     if (p->lost[0] != '\0' && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
         snprintf(why, sizeof(why), "(pid %d) %s; killed", (int)pid, p->lost);
     else if (WIFSIGNALED(status))
@@ -266,10 +300,11 @@ static void rank_exited(struct job *j, int rank, int status)
     rank_died(j, rank, why);
 }
 
+/* The local rank whose process is pid (a remote rank's pid is its host's). */
 static enc_status_t rank_of_pid(const struct job *j, pid_t pid, int *rank)
 {
     for (int i = 0; i < j->o->np; i++) {
-        if (j->r[i].pid == pid) {
+        if (j->r[i].pid == pid && !remote(j, i)) {
             *rank = i;
             return ENC_OK;
         }
@@ -277,8 +312,9 @@ static enc_status_t rank_of_pid(const struct job *j, pid_t pid, int *rank)
     return ENC_ERR_NOT_FOUND;
 }
 
-/* waitpid(pid, WNOHANG) that keeps the rank's peak RSS; the rank, -1
- * (nothing reaped) or -2 (*reaped is not a rank: an image or an orphan). */
+/* waitpid(pid, WNOHANG) that keeps the rank's peak RSS; the rank, -2 for
+ * another child (*reaped: an agent's rsh or srun, judged by remote.c, a
+ * snapshot image, or a program's orphan), -1 for none. */
 static int wait_rank(struct job *j, pid_t pid, int *status, pid_t *reaped)
 {
     struct rusage ru;
@@ -286,6 +322,8 @@ static int wait_rank(struct job *j, pid_t pid, int *status, pid_t *reaped)
 
     if ((pid = *reaped = wait4(pid, status, WNOHANG, &ru)) <= 0)
         return -1;
+    if (j->rm != NULL && enc_run_remote_child_exited(j->rm, pid, *status))
+        return -2;
     if (rank_of_pid(j, pid, &rank) != ENC_OK)
         return -2;
     j->r[rank].maxrss_kb = ENC_MAX(j->r[rank].maxrss_kb, ru.ru_maxrss);
@@ -322,7 +360,7 @@ static void settle(struct job *j, struct rank_proc *p, bool silent)
         }
         nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
     }
-    kill_rank(p, SIGKILL); /* hung, stopped or confused: reaped by the loop */
+    kill_rank(j, p, SIGKILL); /* hung, stopped or confused: reaped by the loop */
 }
 
 static void hook_lost(void *arg, int rank, uint32_t inc, const char *why)
@@ -335,7 +373,10 @@ static void hook_lost(void *arg, int rank, uint32_t inc, const char *why)
         return;
     }
     snprintf(p->lost, sizeof(p->lost), "%s", why);
-    settle(j, p, strncmp(why, "silent", 6) == 0);
+    if (remote(j, rank))
+        kill_rank(j, p, SIGKILL); /* its agent reports the exit */
+    else
+        settle(j, p, strncmp(why, "silent", 6) == 0);
 }
 
 static void hook_registered(void *arg, int rank, uint32_t inc, uint32_t pid)
@@ -368,6 +409,109 @@ static void hook_failed(void *arg, const char *why)
     fail(j, 1, ENC_RUN_ABORT_GRACE_MS, "%s", why);
 }
 
+static void agent_up(void *arg, int host)
+{
+    struct job *j = arg;
+
+    ENC_DEBUG("run", "agent of host %s is up", j->hl->h[host].name);
+    if (j->agents_up || !enc_run_remote_all_up(j->rm))
+        return;
+    j->agents_up = true;
+    enc_run_env_local_tracker(j->env, enc_run_remote_local_addr(j->rm), j->tracker_port);
+    for (int i = 0; i < j->o->np && !j->failing; i++)
+        if (j->r[i].waiting && spawn(j, i) != ENC_OK)
+            fail(j, 1, 0, "cannot start rank %d", i);
+}
+
+static void agent_started(void *arg, int rank, uint32_t inc, pid_t pid)
+{
+    struct job *j = arg;
+
+    if (rank >= 0 && rank < j->o->np && j->r[rank].incarnation == inc && j->r[rank].remote_live)
+        j->r[rank].pid = pid;
+}
+
+static void agent_exited(void *arg, int rank, uint32_t inc, int status, long maxrss_kb)
+{
+    struct job *j = arg;
+
+    if (rank < 0 || rank >= j->o->np || j->r[rank].incarnation != inc || !j->r[rank].remote_live)
+        return;
+    j->r[rank].remote_live = false;
+    j->r[rank].maxrss_kb = ENC_MAX(j->r[rank].maxrss_kb, ENC_MIN(ENC_MAX(maxrss_kb, 0), 1L << 40));
+    rank_exited(j, rank, status);
+}
+
+static void agent_failed(void *arg, int host, int rank, uint32_t inc, const char *why)
+{
+    struct job *j = arg;
+
+    if (rank >= 0 && rank < j->o->np && j->r[rank].incarnation == inc)
+        j->r[rank].remote_live = false;
+    fail(j, 1, 0, "cannot start rank %d on host %s: %s", rank, j->hl->h[host].name, why);
+}
+
+static void agent_never_up(void *arg, int host, const char *why)
+{
+    struct job *j = arg;
+
+    for (int i = 0; i < j->o->np; i++)
+        j->r[i].waiting = false;
+    fail(j, 1, 0, "%s", why);
+}
+
+/* Every rank of a lost host dies with it and moves to a host with a free slot. */
+static void host_lost(void *arg, int host, const char *why)
+{
+    struct job *j = arg;
+    char what[200];
+    int to;
+
+    j->hl->h[host].lost = true;
+    ENC_WARN("run", "host %s lost: %s; it is excluded for the rest of the job",
+             j->hl->h[host].name, why);
+    for (int i = 0; i < j->o->np; i++) /* nothing of that host will report again */
+        if (j->host_of[i] == host) {
+            j->r[i].remote_live = false;
+            j->r[i].pid = 0;
+        }
+    for (int i = 0; i < j->o->np; i++) {
+        struct rank_proc *p = &j->r[i];
+
+        if (j->host_of[i] != host || p->phase == R_DONE || p->finalized)
+            continue;
+        if (enc_run_free_host(j->hl, j->host_of, j->o->np, &to) != ENC_OK) {
+            fail(j, 1, 0, "host %s lost (%s) and no free slot is left for its rank %d",
+                 j->hl->h[host].name, why, i);
+            return;
+        }
+        j->host_of[i] = p->host = to;
+        if (p->phase == R_RESTART)
+            continue; /* already on its way back, now elsewhere */
+        snprintf(what, sizeof(what), "was lost with host %s; moving it to host %s",
+                 j->hl->h[host].name, j->hl->h[to].name);
+        rank_died(j, i, what);
+    }
+}
+
+static enc_status_t start_agents(struct job *j, const struct enc_secret *s)
+{
+    struct enc_run_remote_config cfg = {.hosts = j->hl, .rsh = j->o->rsh, .secret = s,
+        .tracker_port = j->tracker_port,
+        .hooks = {.arg = j, .up = agent_up, .started = agent_started, .failed = agent_failed,
+                  .exited = agent_exited, .lost = host_lost, .never_up = agent_never_up}};
+    enc_status_t rv;
+
+    enc_run_hosts_mark_local(j->hl);
+    if ((rv = enc_run_remote_start(&j->rm, &cfg)) != ENC_OK) {
+        fprintf(stderr, "encore-run: cannot start the agents: %s\n", encore_strerror(rv));
+        return rv;
+    }
+    if (enc_run_remote_all_up(j->rm))
+        agent_up(j, 0);
+    return ENC_OK;
+}
+
 static void random_kill(struct job *j)
 {
     int cand[ENC_MAX_RANKS], n = 0;
@@ -381,7 +525,7 @@ static void random_kill(struct job *j)
         return;
     int v = cand[enc_run_rand(&j->rng) % (uint64_t)n];
     ENC_WARN("run", "inject: killing rank %d (pid %d)", v, (int)j->r[v].pid);
-    kill_rank(&j->r[v], SIGKILL);
+    kill_rank(j, &j->r[v], SIGKILL);
 }
 
 /* Heartbeats watch a rank from its registration to MPI_Finalize.  One
@@ -395,8 +539,9 @@ static void check_unwatched(struct job *j, uint64_t now)
     for (int i = 0; i < j->o->np; i++) {
         struct rank_proc *p = &j->r[i];
 
-        if (p->pid <= 0 || p->phase != R_RUNNING || (p->registered && !p->finalized) ||
-            p->lost[0] != '\0' || !enc_run_pid_stopped(p->pid)) {
+        if (p->pid <= 0 || remote(j, i) || p->phase != R_RUNNING ||
+            (p->registered && !p->finalized) || p->lost[0] != '\0' ||
+            !enc_run_pid_stopped(p->pid)) {
             p->stopped_since = 0;
             continue;
         }
@@ -406,7 +551,7 @@ static void check_unwatched(struct job *j, uint64_t now)
             continue;
         snprintf(p->lost, sizeof(p->lost), "stopped %s",
                  p->finalized ? "after MPI_Finalize" : "before it registered");
-        kill_rank(p, SIGKILL);
+        kill_rank(j, p, SIGKILL);
     }
 }
 
@@ -444,8 +589,10 @@ static uint64_t next_timer(const struct job *j)
         next = ENC_MIN(next, j->kill_at);
     if (j->o->random_every_s > 0 && !j->failing)
         next = ENC_MIN(next, j->next_random);
+    if (j->rm != NULL)
+        next = ENC_MIN(next, enc_run_remote_next_timer(j->rm));
     for (int i = 0; i < j->o->np; i++) /* check_unwatched, every heartbeat */
-        if (j->r[i].pid > 0 && (!j->r[i].registered || j->r[i].finalized))
+        if (j->r[i].pid > 0 && !remote(j, i) && (!j->r[i].registered || j->r[i].finalized))
             next = ENC_MIN(next, enc_deadline_ms(enc_tunable_ll(ENC_TUNE_HEARTBEAT_MS)));
     return next;
 }
@@ -454,9 +601,12 @@ static uint64_t next_timer(const struct job *j)
  * the ranks' output pipes open); then the streams drain. */
 static bool finished(struct job *j)
 {
-    for (int i = 0; i < j->o->np; i++)
-        if (j->r[i].pid > 0 || j->r[i].phase == R_RESTART)
+    for (int i = 0; i < j->o->np; i++) {
+        const struct rank_proc *p = &j->r[i];
+
+        if (p->pid > 0 || p->remote_live || p->waiting || p->phase == R_RESTART)
             return false;
+    }
     enc_run_snaps_end(j->snaps);
     for (int i = 0; i < j->o->np; i++)
         if (j->r[i].out.fd >= 0 || j->r[i].err.fd >= 0)
@@ -496,10 +646,10 @@ static void trim_logs(struct job *j)
 /* One round: poll the tracker, the signalfd and the output pipes. */
 static enc_status_t step(struct job *j)
 {
-    struct pollfd pf[2 + 3 * ENC_MAX_RANKS];
-    struct enc_run_stream *st[2 + 3 * ENC_MAX_RANKS];
+    struct pollfd pf[1 + 2 * ENC_MAX_RANKS + 2 * ENC_RUN_MAX_HOSTS + 1 + ENC_MAX_RANKS];
+    struct enc_run_stream *st[1 + 2 * ENC_MAX_RANKS];
     enc_status_t rv;
-    int n = 1, ns, n0;
+    int n = 1, nr = 0, ns;
 
     pf[0] = (struct pollfd){.fd = j->sfd, .events = POLLIN};
     for (int i = 0; i < j->o->np; i++) {
@@ -511,15 +661,20 @@ static enc_status_t step(struct job *j)
                 pf[n++] = (struct pollfd){.fd = s2[k]->fd, .events = POLLIN};
             }
     }
-    n0 = n;
-    ns = enc_run_snaps_pollfds(j->snaps, pf + n, 1 + ENC_MAX_RANKS);
-    if ((rv = enc_tracker_poll(j->t, enc_ms_left(next_timer(j)), pf, n + ns)) != ENC_OK)
+    if (j->rm != NULL)
+        nr = enc_run_remote_fds(j->rm, pf + n, 2 * ENC_RUN_MAX_HOSTS);
+    ns = enc_run_snaps_pollfds(j->snaps, pf + n + nr, 1 + ENC_MAX_RANKS);
+    if ((rv = enc_tracker_poll(j->t, enc_ms_left(next_timer(j)), pf, n + nr + ns)) != ENC_OK)
         return rv;
-    enc_run_snaps_serve(j->snaps, pf + n0, ns, snap_wanted, j);
+    enc_run_snaps_serve(j->snaps, pf + n + nr, ns, snap_wanted, j);
     trim_logs(j);
     for (int i = 1; i < n; i++)
         if (pf[i].revents)
             enc_run_stream_pump(st[i]);
+    if (j->rm != NULL) {
+        enc_run_remote_events(j->rm, pf + n, nr);
+        enc_run_remote_timers(j->rm);
+    }
     if (pf[0].revents & POLLIN)
         read_signals(j);
     reap(j);
@@ -547,7 +702,8 @@ static enc_status_t setup_signals(struct job *j)
 
 static enc_status_t start_tracker(struct job *j, struct enc_secret *s)
 {
-    struct enc_tracker_config cfg = {.size = j->o->np, .bind_host = "127.0.0.1", .secret = s};
+    struct enc_tracker_config cfg = {.size = j->o->np, .secret = s,
+                                     .bind_host = j->hl != NULL ? NULL : "127.0.0.1"};
     char hex[2 * ENC_SECRET_LEN + 1], addr[64], lib[4096];
     const char *preload = NULL;
     enc_status_t rv;
@@ -564,6 +720,7 @@ static enc_status_t start_tracker(struct job *j, struct enc_secret *s)
         (preload = enc_run_find_libencore(lib, sizeof(lib))) == NULL)
         ENC_WARN("run", "libencore.so not found (set ENCORE_LIB); running without it");
     enc_secret_to_hex(s, hex);
+    j->tracker_port = enc_tracker_port(j->t);
     snprintf(addr, sizeof(addr), "127.0.0.1:%u", enc_tracker_port(j->t));
     rv = enc_run_env_base(j->o, addr, hex, preload, &j->env);
     memset(hex, 0, sizeof(hex));
@@ -615,13 +772,18 @@ static int finish(struct job *j)
 
 int enc_run_job(const struct enc_run_opts *o, const char *path)
 {
-    struct job j = {.o = o, .path = path, .sfd = -1, .rng = o->random_seed};
+    struct job j = {.o = o, .path = path, .sfd = -1, .rng = o->random_seed, .hl = o->hosts};
     struct enc_secret s;
     enc_status_t rv;
     int status = 1;
 
-    if ((j.r = calloc((size_t)o->np, sizeof(*j.r))) == NULL)
-        return 1;
+    if ((j.r = calloc((size_t)o->np, sizeof(*j.r))) == NULL ||
+        (j.host_of = calloc((size_t)o->np, sizeof(int))) == NULL ||
+        (j.hl != NULL && enc_run_map(j.hl, o->np, o->map_by_node, o->oversubscribe,
+                                     j.host_of) != ENC_OK))
+        goto out;
+    for (int i = 0; i < o->np; i++)
+        j.r[i].host = j.host_of[i];
     for (int i = 0; i < o->np; i++)
         j.r[i].out.fd = j.r[i].err.fd = -1;
     j.deadline = o->timeout_s > 0 ? enc_deadline_ms((int64_t)(o->timeout_s * 1000)) : ENC_NEVER;
@@ -629,6 +791,8 @@ int enc_run_job(const struct enc_run_opts *o, const char *path)
     if ((rv = setup_signals(&j)) != ENC_OK ||
         (rv = enc_run_jobdir_create(j.jobdir, sizeof(j.jobdir))) != ENC_OK ||
         (rv = start_tracker(&j, &s)) != ENC_OK)
+        goto out;
+    if (j.hl != NULL && (rv = start_agents(&j, &s)) != ENC_OK)
         goto out;
     memset(&s, 0, sizeof(s));
     /* Serve the tracker between spawns: with hundreds of ranks the first
@@ -644,9 +808,11 @@ int enc_run_job(const struct enc_run_opts *o, const char *path)
         status = finish(&j);
 out:
     enc_run_snaps_close(j.snaps);
+    enc_run_remote_destroy(j.rm);
     enc_run_jobdir_remove(j.jobdir);
     enc_tracker_destroy(j.t);
     enc_run_env_free(j.env);
     free(j.r);
+    free(j.host_of);
     return status;
 }

@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "core/status.h"
+#include "launcher/placement.h"
 #include "tracker/tracker.h"
 
 #define ENC_RUN_MAX_INJECT 64
@@ -47,6 +48,10 @@ struct enc_run_opts {
     const char *bind_to;          /* NULL or "none": no binding */
     bool info;
     bool summary;                 /* --summary: always print the job summary */
+    struct enc_run_hostlist *hosts; /* -H/--hostfile/Slurm; NULL: every rank local */
+    bool map_by_node;             /* --map-by node */
+    bool oversubscribe;
+    const char *rsh;              /* --rsh, default "ssh" */
     char **argv;                  /* program and its arguments */
 };
 

@@ -13,5 +13,11 @@ encore_run_SOURCES += \
 	run/launcher/snapshots.c \
 	run/launcher/jobdir.c \
 	run/launcher/stopped.c \
-	run/launcher/job.c
-encore_run_CFLAGS = $(AM_CFLAGS) -DENC_LIBDIR=\"$(libdir)\" -DENC_PKGLIBDIR=\"$(pkglibdir)\"
+	run/launcher/job.c \
+	run/launcher/placement.c \
+	run/launcher/slurm.c \
+	run/launcher/remote.c \
+	run/launcher/host_spawn.c
+encore_run_CFLAGS = $(AM_CFLAGS) $(HWLOC_CFLAGS) -DENC_LIBDIR=\"$(libdir)\" -DENC_PKGLIBDIR=\"$(pkglibdir)\"
+noinst_HEADERS += run/launcher/placement.h
+noinst_HEADERS += run/launcher/remote.h

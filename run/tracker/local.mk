@@ -5,6 +5,7 @@ libenctracker_la_SOURCES += \
 	run/tracker/conn.c \
 	run/tracker/rendezvous.c \
 	run/tracker/world_announce.c \
+	run/tracker/topo_log.c \
 	run/tracker/tracker.c \
 	run/tracker/summary.c
 encore_tracker_SOURCES += run/tracker/encore_tracker.c

@@ -110,4 +110,8 @@ void enc_trk_check_ready(struct enc_tracker *t);
 /* One frame to every registered rank (finalized ones too). */
 void enc_trk_broadcast(struct enc_tracker *t, uint8_t type, const void *buf, size_t len);
 
+/* topo_log.c: the ring and tree at ENCORE_LOG=debug */
+struct enc_locality;
+void enc_trk_log_topology(const struct enc_locality *locs, const int *order, int n);
+
 #endif

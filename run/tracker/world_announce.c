@@ -52,6 +52,7 @@ static enc_status_t build_world(const struct enc_tracker *t, struct enc_msg_worl
         locs[i] = g->loc;
     }
     enc_topo_ring_order(locs, n, order);
+    enc_trk_log_topology(locs, order, n);
     for (int i = 0; i < n; i++)
         w->ring[i] = (uint32_t)order[i];
     free(locs);

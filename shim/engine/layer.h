@@ -97,6 +97,9 @@ uint64_t enc_engine_log_floor(void);
 int enc_engine_coll_timeout_ms(void);
 /* This rank's neighbours in the locality ring. */
 void enc_engine_ring_neighbours(int *next, int *prev);
+/* peer_host.c: the host of a peer in the current world (its published
+ * address; "" before the first world).  Equal strings: same host. */
+const char *enc_engine_peer_host(int rank);
 
 /* After a failure: drop every data link, wait (bounded) for the death
  * notice, report this rank's progress, wait for the new world and adopt it.

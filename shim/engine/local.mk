@@ -3,6 +3,7 @@ libencore_la_SOURCES += \
 	shim/engine/join.c \
 	shim/engine/finalize.c \
 	shim/engine/membership.c \
+	shim/engine/peer_host.c \
 	shim/engine/regroup.c \
 	shim/engine/layer.c \
 	shim/engine/listener.c \

@@ -33,6 +33,7 @@ enum enc_role {
     ENC_ROLE_CONTROL = 1, /* a rank's control connection to the tracker */
     ENC_ROLE_DATA = 2,    /* a rank's data link to another rank */
     ENC_ROLE_LOG = 3,     /* a replaying rank fetching logged results */
+    ENC_ROLE_AGENT = 4,   /* a host's encore-agent to encore-run (rank: host index) */
 };
 
 /* Who the client says it is; bound into the MAC. */

@@ -120,7 +120,8 @@ static int verify(struct enc_auth_server *a, int fd, struct enc_auth_id *peer,
         *why = "bad proof (wrong job secret?)";
         return ENC_ERR_AUTH;
     }
-    if (id.role != ENC_ROLE_CONTROL && id.role != ENC_ROLE_DATA && id.role != ENC_ROLE_LOG) {
+    if (id.role != ENC_ROLE_CONTROL && id.role != ENC_ROLE_DATA && id.role != ENC_ROLE_LOG &&
+        id.role != ENC_ROLE_AGENT) {
         *why = "unknown role";
         return ENC_ERR_PROTO;
     }

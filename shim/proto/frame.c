@@ -31,6 +31,13 @@ uint64_t enc_frame_max_payload(uint8_t type)
     case ENC_MSG_ABORT:
     case ENC_MSG_FINALIZE:
     case ENC_MSG_STATS:
+    case ENC_MSG_AGENT_HELLO:
+    case ENC_MSG_AGENT_SPAWN:
+    case ENC_MSG_AGENT_KILL:
+    case ENC_MSG_AGENT_STARTED:
+    case ENC_MSG_AGENT_FAILED:
+    case ENC_MSG_AGENT_EXITED:
+    case ENC_MSG_AGENT_HEARTBEAT:
         return ENC_CTRL_MAX_PAYLOAD;
     case ENC_MSG_DATA:
     case ENC_MSG_LOG_RESULT:

@@ -38,6 +38,14 @@ enum enc_msg_type {
     ENC_MSG_ABORT = 16,
     ENC_MSG_FINALIZE = 17,
     ENC_MSG_STATS = 18,
+    /* encore-run <-> encore-agent (run/agent/agent_proto.h) */
+    ENC_MSG_AGENT_HELLO = 60,
+    ENC_MSG_AGENT_SPAWN = 61,
+    ENC_MSG_AGENT_KILL = 62,
+    ENC_MSG_AGENT_STARTED = 63,
+    ENC_MSG_AGENT_FAILED = 64,
+    ENC_MSG_AGENT_EXITED = 65,
+    ENC_MSG_AGENT_HEARTBEAT = 66,
     /* rank <-> rank */
     ENC_MSG_DATA = 40,
     ENC_MSG_LOG_REQ = 41,

@@ -1,8 +1,8 @@
 /*
  * reclog.c - storage of the result log.
  *
- * Entry s lives on its holders, ENCORE_REPLICAS consecutive ranks starting
- * at (s / ENC_HOLDER_RUN) mod n (at the root for broadcasts, so a root that
+ * Entry s lives on its holders, ENCORE_REPLICAS ranks on distinct hosts
+ * (when the job has that many) walking from (s / ENC_HOLDER_RUN) mod n (at the root for broadcasts, so a root that
  * finished early still holds what it sent); holders keep it for the job's
  * lifetime (until a checkpoint truncates the log).  Every rank also keeps
  * each recent entry until all ranks are known to have completed it, so the
@@ -60,15 +60,41 @@ struct enc_reclog {
 
 static struct enc_reclog reclog;
 
+static bool host_taken(const int *picked, int np, int rank)
+{
+    for (int i = 0; i < np; i++)
+        if (strcmp(enc_engine_peer_host(picked[i]), enc_engine_peer_host(rank)) == 0)
+            return true;
+    return false;
+}
+
+/* Holders: walking from the first, one rank per host until there are
+ * enough; if the job has fewer hosts than replicas, the walk goes round
+ * again taking the ranks it skipped.  On one host this is simply the
+ * replicas consecutive ranks from the first. */
 bool enc_reclog_is_holder(uint64_t seq, int root, int rank)
 {
-    int n = enc_engine_size();
+    int n = enc_engine_size(), want = ENC_MIN(reclog.replicas, n), np = 0;
     /* runs of ENC_HOLDER_RUN consecutive results share their holders, so a
      * replaying rank can fetch a run with one request */
     int first = root >= 0 ? root : (int)((seq / ENC_HOLDER_RUN) % (uint64_t)n);
-    int dist = ((rank - first) % n + n) % n;
+    int picked[want > 0 ? want : 1];
 
-    return dist < ENC_MIN(reclog.replicas, n);
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < n && np < want; i++) {
+            int r = (first + i) % n;
+            bool taken = false;
+
+            for (int k = 0; k < np && !taken; k++)
+                taken = picked[k] == r;
+            if (taken || (pass == 0 && host_taken(picked, np, r)))
+                continue;
+            if (r == rank)
+                return true;
+            picked[np++] = r;
+        }
+    }
+    return false;
 }
 
 static enc_status_t open_spill(void)

@@ -92,8 +92,36 @@ run 2 "$R $I 'explode': expected kill:rank=R:op=K[:incarnation=I], stop:rank=R:o
     -n 2 $I explode "$FAKE"
 run 0 "" -n 2 --timeout 30 --max-restarts 0 --policy fail-all --bind-to none --tag-output \
     -x ENCORE_LOG=warn -x FOO $I kill:rank=1:op=5:incarnation=2 "$FAKE"
-run 0 "$R warning: --host is not supported yet; running every rank on this host" \
-    -n 2 --host a:2 "$FAKE"
+
+# -- hosts: -H/--host, --hostfile, --map-by, --oversubscribe, --rsh, Slurm --
+HF="$ENC_TMP/hostfile"
+HN="(a name of 1..63 characters, N in 1..1048576)"
+printf 'a slots=2\nb slots=two\n' >"$HF" || enc_fail "cannot write $HF"
+run 2 "$R --host 'a:2,h:0': entry 'h:0': expected name or name:N $HN" -n 2 --host a:2,h:0 "$FAKE"
+run 2 "$R --host 'h:x': entry 'h:x': expected name or name:N $HN" -n 2 -H h:x "$FAKE"
+run 2 "$R --host 'a,,b': entry '': expected name or name:N $HN" -n 2 -H a,,b "$FAKE"
+run 2 "$R -H needs a value" -n 2 -H
+run 2 "$R --hostfile '$HF': line 2 'b slots=two': expected host [slots=N] [max_slots=M] $HN" \
+    -n 2 --hostfile "$HF" "$FAKE"
+run 2 "$R --hostfile '$ENC_TMP/nohosts': cannot read it: No such file or directory" \
+    -n 2 --hostfile "$ENC_TMP/nohosts" "$FAKE"
+printf '# nothing\n\n' >"$HF" || enc_fail "cannot write $HF"
+run 2 "$R --hostfile '$HF': names no host" -n 2 --hostfile "$HF" "$FAKE"
+run 2 "$R --map-by 'foo': expected slot or node" -n 2 -H a:2 --map-by foo "$FAKE"
+run 2 "$R --rsh '': expected a command" -n 2 -H a:2 --rsh "" "$FAKE"
+run 2 "$R -n 4: more ranks than the 3 slots of the hosts (add slots or use --oversubscribe)" \
+    -n 4 -H a:2,b "$FAKE"
+printf 'localhost slots=1 max_slots=4 # this host\n' >"$HF" || enc_fail "cannot write $HF"
+run 2 "$R -n 2: more ranks than the 1 slot of the hosts (add slots or use --oversubscribe)" \
+    -n 2 --hostfile "$HF" "$FAKE"
+S="env SLURM_JOB_ID=7 SLURM_JOB_NODELIST=n[1-2] SLURM_TASKS_PER_NODE=1(x2)"
+expect 2 "$R -n 3: more ranks than the 2 slots of the hosts (add slots or use --oversubscribe)" \
+    $S "$ENC_ENCORE_RUN" -n 3 "$FAKE"
+expect 2 "$R cannot read the Slurm allocation (SLURM_JOB_NODELIST='n[1-', SLURM_TASKS_PER_NODE='2')" \
+    env SLURM_JOB_ID=7 SLURM_JOB_NODELIST='n[1-' SLURM_TASKS_PER_NODE=2 "$ENC_ENCORE_RUN" -n 2 "$FAKE"
+# hosts that are all this one need no agent
+run 0 "" -n 2 -H localhost:2 --map-by node "$FAKE"
+run 0 "" -n 2 --hostfile "$HF" --oversubscribe --rsh false "$FAKE"
 
 # -- user tunables, through encore-run -------------------------------------
 var 2 "$R ENCORE_LOG='loud': expected one of error|warn|info|debug|trace" ENCORE_LOG=loud
@@ -116,6 +144,7 @@ var 2 "$R ENCORE_LIB='$ENC_TMP': expected a readable file" ENCORE_LIB="$ENC_TMP"
 for bad in abc -1 2x " 3" nan 1e400 86401; do
     var 2 "$R ENCORE_SNAPSHOT_S='$bad': expected auto or seconds, a decimal number in 0..86400" "ENCORE_SNAPSHOT_S=$bad"
 done
+var 2 "$R ENCORE_AGENT_START_TIMEOUT_MS='0': expected milliseconds, an integer in 1..86400000" ENCORE_AGENT_START_TIMEOUT_MS=0
 var 0 "$R warning: ENCORE_REPLICA is not an encore variable; did you mean ENCORE_REPLICAS? (see encore-run --info)" ENCORE_REPLICA=2
 var 0 "$R warning: ENCORE_FROB is not an encore variable (see encore-run --info)" ENCORE_FROB=1
 for ok in ENCORE_LOG=error ENCORE_TREE_MAX_BYTES=64K ENCORE_BCAST_SEGMENT_BYTES=4k \
@@ -124,6 +153,7 @@ for ok in ENCORE_LOG=error ENCORE_TREE_MAX_BYTES=64K ENCORE_BCAST_SEGMENT_BYTES=
     ENCORE_HEARTBEAT_TIMEOUT_MS=3000 ENCORE_RECOVERY=off ENCORE_REPLICAS=256 \
     ENCORE_LOG_MEM_MAX=1G ENCORE_SPILL_DIR="$ENC_TMP" ENCORE_LIB="$LIB" \
     ENCORE_SNAPSHOT_S=0 ENCORE_SNAPSHOT_S=0.25 ENCORE_SNAPSHOT_S=auto \
+    ENCORE_AGENT=/elsewhere/encore-agent ENCORE_AGENT_START_TIMEOUT_MS=1000 \
     ENCORE_RANK=x ENCORE_SECRET=bad; do # job variables are the launcher's to set
     var 0 "" "$ok"
 done

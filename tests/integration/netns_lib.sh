@@ -129,10 +129,12 @@ netns_on_exit() {
 netns_destroy() {
     for _h in $NETNS_HOSTS; do
         netns_kill "$_h" || true
-        ip netns del "$_h" 2>/dev/null
-        ip link del "$_h" 2>/dev/null
+        # under set -e a failure here would end the EXIT trap with status 1;
+        # the veth may already be gone with its namespace
+        ip netns del "$_h" 2>/dev/null || true
+        ip link del "$_h" 2>/dev/null || true
     done
-    [ -z "$NETNS_BRIDGE" ] || ip link del "$NETNS_BRIDGE" 2>/dev/null
+    [ -z "$NETNS_BRIDGE" ] || ip link del "$NETNS_BRIDGE" 2>/dev/null || true
     NETNS_HOSTS=
     NETNS_BRIDGE=
     return 0

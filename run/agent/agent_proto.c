@@ -1,0 +1,199 @@
+/*
+ * agent_proto.c - encoding and decoding of the encore-run <-> encore-agent
+ * messages (agent_proto.h); every decode is bounds-checked.
+ */
+#include "enc.h"
+#include "agent/agent_proto.h"
+#include "proto/frame.h"
+#include "proto/wire.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define SEND_TIMEOUT_MS 2000
+#define STR_MAX 65535u
+
+enc_status_t enc_agent_note_encode(const struct enc_agent_note *m, uint8_t **out, size_t *len)
+{
+    size_t cap = 16 + strlen(m->text);
+    struct enc_wbuf w;
+
+    if ((*out = malloc(cap)) == NULL)
+        return ENC_ERR_NOMEM;
+    enc_w_init(&w, *out, cap);
+    enc_w_u32(&w, m->rank);
+    enc_w_u32(&w, m->inc);
+    enc_w_u32(&w, m->value);
+    enc_w_str(&w, m->text);
+    if (w.err) {
+        free(*out);
+        return ENC_ERR_INVAL;
+    }
+    *len = w.len;
+    return ENC_OK;
+}
+
+enc_status_t enc_agent_note_decode(struct enc_agent_note *m, const void *p, size_t len)
+{
+    struct enc_rbuf r;
+
+    enc_r_init(&r, p, len);
+    enc_r_u32(&r, &m->rank);
+    enc_r_u32(&r, &m->inc);
+    enc_r_u32(&r, &m->value);
+    enc_r_str(&r, m->text, sizeof(m->text));
+    return enc_r_done(&r);
+}
+
+static bool skipped(const char *kv, const char *const *skip)
+{
+    for (; skip != NULL && *skip != NULL; skip++)
+        if (strncmp(kv, *skip, strlen(*skip)) == 0)
+            return true;
+    return false;
+}
+
+/* Count and size of the strings of a vector that will be sent. */
+static size_t vec_size(char *const *v, const char *const *skip, uint32_t *n)
+{
+    size_t sz = 0;
+
+    *n = 0;
+    for (; v != NULL && *v != NULL; v++)
+        if (!skipped(*v, skip) && strlen(*v) <= STR_MAX) {
+            sz += 2 + strlen(*v);
+            (*n)++;
+        }
+    return sz;
+}
+
+static void put_vec(struct enc_wbuf *w, char *const *v, const char *const *skip, uint32_t n)
+{
+    enc_w_u32(w, n);
+    for (; v != NULL && *v != NULL; v++)
+        if (!skipped(*v, skip) && strlen(*v) <= STR_MAX)
+            enc_w_str(w, *v);
+}
+
+enc_status_t enc_agent_spawn_encode(const struct enc_agent_spawn *m, const char *const *skip,
+                                    uint8_t **out, size_t *len)
+{
+    uint32_t na, ne;
+    size_t cap = 64 + strlen(m->bind_to) + strlen(m->cwd) + strlen(m->path) +
+                 vec_size(m->argv, NULL, &na) + vec_size(m->env, skip, &ne);
+    struct enc_wbuf w;
+
+    if (cap > ENC_CTRL_MAX_PAYLOAD || strlen(m->cwd) > STR_MAX || strlen(m->path) > STR_MAX)
+        return ENC_ERR_INVAL;
+    if ((*out = malloc(cap)) == NULL)
+        return ENC_ERR_NOMEM;
+    enc_w_init(&w, *out, cap);
+    enc_w_u32(&w, m->rank);
+    enc_w_u32(&w, m->inc);
+    enc_w_u32(&w, m->bind_index);
+    enc_w_u8(&w, m->tag_output);
+    enc_w_str(&w, m->bind_to);
+    enc_w_str(&w, m->cwd);
+    enc_w_str(&w, m->path);
+    put_vec(&w, m->argv, NULL, na);
+    put_vec(&w, m->env, skip, ne);
+    if (w.err) {
+        free(*out);
+        return ENC_ERR_INVAL;
+    }
+    *len = w.len;
+    return ENC_OK;
+}
+
+/* Strings are copied into one block: each NUL-terminated, in order. */
+static char *get_str(struct enc_rbuf *r, char **pool, const char *end)
+{
+    uint16_t n = 0;
+    char *s = *pool;
+
+    enc_r_u16(r, &n);
+    if (r->err || s + n + 1 > end) {
+        r->err = 1;
+        return NULL;
+    }
+    enc_r_bytes(r, s, n);
+    s[n] = '\0';
+    if (memchr(s, '\0', n) != NULL) { /* a string cut short would change meaning */
+        r->err = 1;
+        return NULL;
+    }
+    *pool += n + 1;
+    return s;
+}
+
+static char **get_vec(struct enc_rbuf *r, char **pool, const char *end)
+{
+    uint32_t n = 0;
+    char **v;
+
+    enc_r_u32(r, &n);
+    if (r->err || n > r->len || (v = calloc((size_t)n + 1, sizeof(*v))) == NULL) {
+        r->err = 1;
+        return NULL;
+    }
+    for (uint32_t i = 0; i < n && !r->err; i++)
+        v[i] = get_str(r, pool, end);
+    return v;
+}
+
+enc_status_t enc_agent_spawn_decode(struct enc_agent_spawn *m, const void *p, size_t len)
+{
+    struct enc_rbuf r;
+    uint8_t tag = 0;
+    char *pool = malloc(len + 1), *end = pool + len + 1, bind[16];
+
+    memset(m, 0, sizeof(*m));
+    if (pool == NULL)
+        return ENC_ERR_NOMEM;
+    m->cwd = pool; /* the block's start, for enc_agent_spawn_free */
+    enc_r_init(&r, p, len);
+    enc_r_u32(&r, &m->rank);
+    enc_r_u32(&r, &m->inc);
+    enc_r_u32(&r, &m->bind_index);
+    enc_r_u8(&r, &tag);
+    enc_r_str(&r, bind, sizeof(bind));
+    m->tag_output = tag != 0;
+    memcpy(m->bind_to, bind, sizeof(bind));
+    get_str(&r, &pool, end);
+    m->path = get_str(&r, &pool, end);
+    m->argv = get_vec(&r, &pool, end);
+    m->env = get_vec(&r, &pool, end);
+    if (enc_r_done(&r) != ENC_OK || m->argv == NULL || m->argv[0] == NULL) {
+        enc_agent_spawn_free(m);
+        return ENC_ERR_PROTO;
+    }
+    return ENC_OK;
+}
+
+void enc_agent_spawn_free(struct enc_agent_spawn *m)
+{
+    free(m->cwd);
+    free(m->argv);
+    free(m->env);
+    memset(m, 0, sizeof(*m));
+}
+
+enc_status_t enc_agent_send(int fd, uint8_t type, const void *p, size_t len)
+{
+    struct enc_frame_hdr h = {.type = type, .src = ENC_SRC_TRACKER, .len = len};
+
+    return enc_frame_send(fd, &h, p, enc_deadline_ms(SEND_TIMEOUT_MS));
+}
+
+enc_status_t enc_agent_send_note(int fd, uint8_t type, const struct enc_agent_note *m)
+{
+    uint8_t *buf;
+    size_t len;
+    enc_status_t rv;
+
+    if ((rv = enc_agent_note_encode(m, &buf, &len)) != ENC_OK)
+        return rv;
+    rv = enc_agent_send(fd, type, buf, len);
+    free(buf);
+    return rv;
+}

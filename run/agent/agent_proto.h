@@ -1,0 +1,58 @@
+/*
+ * agent_proto.h - the messages between encore-run and a host's
+ * encore-agent, on an authenticated frame connection (role
+ * ENC_ROLE_AGENT).  encore-run -> agent: SPAWN (one rank), KILL, HEARTBEAT;
+ * agent -> encore-run: HELLO, STARTED, FAILED (cannot start), EXITED (wait
+ * status), HEARTBEAT.  The job secret never travels here: the agent reads
+ * it from its standard input and adds it to each rank's environment.
+ */
+#ifndef ENC_AGENT_AGENT_PROTO_H
+#define ENC_AGENT_AGENT_PROTO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stddef.h>
+
+#include "core/status.h"
+
+#define ENC_AGENT_TEXT_MAX 512
+#define ENC_AGENT_HEARTBEAT_MS 500
+
+/* HELLO {rank = host index, value = pid, text = host name}, KILL {rank,
+ * value = signal}, STARTED {rank, inc, value = pid}, FAILED {rank, inc,
+ * text = reason}, EXITED {rank, inc, value = wait status, text = the
+ * process's peak RSS in KiB, decimal}. */
+struct enc_agent_note {
+    uint32_t rank;
+    uint32_t inc;
+    uint32_t value;
+    char text[ENC_AGENT_TEXT_MAX];
+};
+
+struct enc_agent_spawn {
+    uint32_t rank;
+    uint32_t inc;
+    uint32_t bind_index;          /* the rank's slot on its host */
+    bool tag_output;
+    char bind_to[16];             /* "" or "none": no binding */
+    char *cwd;
+    char *path;
+    char **argv;                  /* NULL-terminated */
+    char **env;                   /* NULL-terminated; no ENCORE_SECRET/ENCORE_TRACKER */
+};
+
+/* Encodes into a malloc'd buffer. */
+enc_status_t enc_agent_note_encode(const struct enc_agent_note *m, uint8_t **out, size_t *len);
+enc_status_t enc_agent_note_decode(struct enc_agent_note *m, const void *p, size_t len);
+/* env entries named in skip[] (prefixes "NAME=") are left out. */
+enc_status_t enc_agent_spawn_encode(const struct enc_agent_spawn *m, const char *const *skip,
+                                    uint8_t **out, size_t *len);
+/* Decoded strings point into a malloc'd block; free with enc_agent_spawn_free. */
+enc_status_t enc_agent_spawn_decode(struct enc_agent_spawn *m, const void *p, size_t len);
+void enc_agent_spawn_free(struct enc_agent_spawn *m);
+
+/* One frame on fd (bounded by the control send timeout). */
+enc_status_t enc_agent_send(int fd, uint8_t type, const void *p, size_t len);
+enc_status_t enc_agent_send_note(int fd, uint8_t type, const struct enc_agent_note *m);
+
+#endif
