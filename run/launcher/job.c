@@ -56,6 +56,7 @@ struct job {
     uint64_t next_random;
     uint64_t rng;
     int after_final_status;       /* exit status of a rank that failed after MPI_Finalize */
+    char final_line[400];         /* what happened to it (the line if nothing worse does) */
     char jobdir[4096];            /* private directory under TMPDIR (jobdir.c) */
     struct enc_run_snaps *snaps;  /* parked snapshot images, NULL when off */
     uint64_t log_floor;           /* the last EVENT TRIM sent */
@@ -236,10 +237,15 @@ static void rank_died(struct job *j, int rank, const char *why)
         restart_everyone(j, rank, why);
         return;
     }
-    if (!enc_run_can_restart(j->o, p->restarts)) {
+    if (!enc_run_can_restart(j->o, p->restarts) || j->after_final_status != 0) {
         p->phase = R_DONE;
         enc_tracker_rank_dead(j->t, rank, p->incarnation, false);
-        fail(j, 1, 0, "rank %d %s; restart budget (%d) spent", rank, why, j->o->max_restarts);
+        if (j->after_final_status != 0) /* its replay could need what that rank kept */
+            fail(j, 1, 0, "rank %d %s; not restarted: %s, the results it kept are lost", rank,
+                 why, j->final_line);
+        else
+            fail(j, 1, 0, "rank %d %s; restart budget (%d) spent", rank, why,
+                 j->o->max_restarts);
         return;
     }
     ENC_WARN("run", "rank %d %s; restarting it (%d of %d)", rank, why, p->restarts + 1,
@@ -260,6 +266,41 @@ static void await_last_frames(struct job *j, int rank)
         enc_tracker_poll(j->t, 10, NULL, 0);
 }
 
+/* A restarted rank that has not finalized yet (or is about to start): it
+ * may still replay from the survivors' logs.  The rank or -1. */
+static int replaying_rank(const struct job *j)
+{
+    if (j->o->fail_all)
+        return -1; /* everyone starts from scratch: no log is read */
+    for (int i = 0; i < j->o->np; i++)
+        if (j->r[i].incarnation > 0 && !j->r[i].finalized && j->r[i].phase != R_DONE)
+            return i;
+    return -1;
+}
+
+/* The first rank that failed after MPI_Finalize (killed, or stopped and
+ * killed) makes the job's status a failure and takes the results it kept
+ * with it.  The others may finish, unless one is replaying: it could need
+ * those results and would wait for them in vain, so the job ends now. */
+static void failed_after_finalize(struct job *j, int rank, pid_t pid, int status,
+                                  const char *what)
+{
+    const struct rank_proc *p = &j->r[rank];
+    int other = replaying_rank(j);
+
+    j->after_final_status = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+    if (p->lost[0] != '\0')
+        snprintf(j->final_line, sizeof(j->final_line), "rank %d (pid %d) %s; killed", rank,
+                 (int)pid, p->lost);
+    else
+        snprintf(j->final_line, sizeof(j->final_line), "rank %d %s after MPI_Finalize", rank,
+                 what);
+    if (other >= 0)
+        fail(j, j->after_final_status, ENC_RUN_ABORT_GRACE_MS,
+             "%s while rank %d was replaying; the results it kept are lost", j->final_line,
+             other);
+}
+
 static void rank_exited(struct job *j, int rank, int status)
 {
     struct rank_proc *p = &j->r[rank];
@@ -274,14 +315,8 @@ static void rank_exited(struct job *j, int rank, int status)
         await_last_frames(j, rank);
     if (p->finalized) {
         p->phase = R_DONE;
-        if (status != 0 && !j->after_final_status) {
-            j->after_final_status = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
-            if (p->lost[0] != '\0')
-                fprintf(stderr, "encore-run: rank %d (pid %d) %s; killed\n", rank, (int)pid,
-                        p->lost);
-            else
-                fprintf(stderr, "encore-run: rank %d %s after MPI_Finalize\n", rank, what);
-        }
+        if (status != 0 && !j->after_final_status)
+            failed_after_finalize(j, rank, pid, status, what);
         return;
     }
     if (!p->registered && status == 0 && p->incarnation == 0) {
@@ -767,6 +802,8 @@ static int finish(struct job *j)
         fprintf(stderr, "encore-run: %s\n", j->line);
         return j->status;
     }
+    if (j->after_final_status != 0)
+        fprintf(stderr, "encore-run: %s\n", j->final_line);
     return j->after_final_status;
 }
 

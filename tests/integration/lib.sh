@@ -470,10 +470,10 @@ enc_wait_gone() {
 }
 
 # enc_wait_lines FILE PATTERN N SECS WHAT: waits until FILE has N lines
-# matching PATTERN (grep -E), at most SECS seconds.
+# matching PATTERN (grep -E), at most SECS seconds; FILE may not exist yet.
 enc_wait_lines() {
     _w_t0=$(enc_now_ms)
-    while [ "$(enc_count "$1" "$2" 2>/dev/null || echo 0)" -lt "$3" ]; do
+    while [ ! -f "$1" ] || [ "$(enc_count "$1" "$2")" -lt "$3" ]; do
         [ $(($(enc_now_ms) - _w_t0)) -lt $(($4 * 1000)) ] ||
             { enc_show "$1"; enc_fail "$5: fewer than $3 lines matching '$2' after $4 s"; }
         sleep 0.05
