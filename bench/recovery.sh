@@ -8,6 +8,9 @@
 #      answered from the survivors' log; bytes replayed / time spent fetching
 #   3. fault-free overhead of the result log: see compare.sh (encore/norec)
 #   4. k-means job time with 3 failures: retry-one vs fail-all vs none
+#   5. snapshots: cost of one kill at 10/50/90 % of a 10 s and a 60 s job
+#      (BENCH_SNAP_LENGTHS), snapshots off vs auto; fault-free overhead;
+#      peak memory of ranks plus snapshot images
 # Run from the build directory (make bench-recovery does), or set top_builddir.
 set -eu
 b=$(cd "${top_builddir:-.}" && pwd)
@@ -63,3 +66,66 @@ for l in retry-one fail-all; do
     cmp -s "$tmp/none.out" "$tmp/$l.out" || { echo "recovery.sh: $l result differs" >&2; exit 1; }
 done
 echo "all k-means results identical to the fault-free run"
+
+echo "== 5. snapshots: one kill at 10/50/90 % of a job (2 ranks, 20 ms of local work"
+echo "      and one 4 MiB in-place allreduce per iteration), snapshots off vs on (auto)"
+si="$b/tests/programs/snap_iter"
+args="--count 524288 --work-us 20000"
+# peak: the largest sum of RSS (MiB) of the program's processes (ranks and
+# snapshot images), sampled every 0.2 s while pid $1 runs
+peak() {
+    _pk=0
+    while kill -0 "$1" 2>/dev/null; do
+        _s=$(ps -eo rss=,args= | awk -v p="$si" 'index($0, p) { s += $1 } END { print int(s / 1024) }')
+        [ "$_s" -le "$_pk" ] || _pk=$_s
+        sleep 0.2
+    done
+    echo "$_pk"
+}
+# job MODE ITERS KILL_AT_S: wall seconds, peak MiB, snapshots used, exit status
+job() {
+    t0=$(now)
+    ENCORE_LOG=info ENCORE_SNAPSHOT_S=$1 timeout 900 "$run" -n 2 "$si" --iters "$2" $args \
+        >"$tmp/sj.out" 2>"$tmp/sj.err" &
+    jp=$!
+    peak "$jp" >"$tmp/peak" &
+    if [ "$3" != 0 ]; then
+        sleep "$3"
+        for _i in $(seq 100); do # rank 1's pid, once it registered (10 s bound)
+            kp=$(sed -n 's/.*rank 1 incarnation 0 (pid \([0-9]*\)) registered.*/\1/p' "$tmp/sj.err")
+            [ -z "$kp" ] || break
+            sleep 0.1
+        done
+        [ -z "$kp" ] || kill -KILL "$kp" || true
+    fi
+    rc=0
+    wait "$jp" || rc=$?
+    wait
+    used=$(sed -n 's/^encore: snapshots: [0-9]* taken, \([0-9]*\) used$/\1/p' "$tmp/sj.err")
+    echo "$(echo "$(now) - $t0" | bc) $(cat "$tmp/peak") ${used:-0} $rc"
+}
+per=$(job 0 20 0 | awk '{ print $1 / 20 }')
+printf "| job | snapshots | fault-free s | overhead | peak MiB | kill at 10 %% | 50 %% | 90 %% | snapshots used |\n"
+printf "|---|---|---|---|---|---|---|---|---|\n"
+for len in ${BENCH_SNAP_LENGTHS:-10 60}; do
+    it=$(echo "$len / $per" | bc)
+    base=""
+    for mode in 0 auto; do
+        set -- $(job "$mode" "$it" 0)
+        free=$1 pk=$2
+        [ -n "$base" ] || base=$free
+        costs="" usedall=""
+        for f in 0.1 0.5 0.9; do
+            set -- $(job "$mode" "$it" "$(echo "$free * $f" | bc)")
+            if [ "$4" = 0 ]; then
+                costs="$costs $(echo "$1 - $free" | bc) s |"
+            else
+                costs="$costs failed (exit $4) |"
+            fi
+            usedall="$usedall$3 "
+        done
+        printf "| %s s (%d it.) | %s | %.2f | %+.1f %% | %d |%s %s|\n" "$len" "$it" \
+            "$([ "$mode" = 0 ] && echo off || echo auto)" "$free" \
+            "$(echo "($free - $base) * 100 / $base" | bc -l)" "$pk" "$costs" "$usedall"
+    done
+done

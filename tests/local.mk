@@ -58,6 +58,12 @@ tests_unit_test_msgs_SOURCES = tests/unit/test_msgs.c
 tests_unit_test_msgs_CFLAGS = $(unit_cflags)
 tests_unit_test_msgs_LDADD = $(unit_ldadd)
 
+check_PROGRAMS += tests/unit/test_snapmsg
+TESTS += tests/unit/test_snapmsg
+tests_unit_test_snapmsg_SOURCES = tests/unit/test_snapmsg.c
+tests_unit_test_snapmsg_CFLAGS = $(unit_cflags)
+tests_unit_test_snapmsg_LDADD = $(unit_ldadd)
+
 check_PROGRAMS += tests/unit/test_sock
 TESTS += tests/unit/test_sock
 tests_unit_test_sock_SOURCES = tests/unit/test_sock.c
@@ -91,6 +97,12 @@ EXTRA_DIST += tests/integration/passthrough.sh tests/integration/unsupported_cal
 
 # Retry-one recovery: unmodified MPI programs killed under encore-run.
 if ENABLE_TESTS
+check_PROGRAMS += tests/programs/snap_iter
+tests_programs_snap_iter_SOURCES = tests/programs/snap_iter.c
+tests_programs_snap_iter_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+tests_programs_snap_iter_LDADD = $(MPI_LIBS)
+TESTS += tests/integration/snapshot_kill.sh tests/integration/snapshot_programs.sh
+EXTRA_DIST += tests/integration/snapshot_kill.sh tests/integration/snapshot_programs.sh
 check_PROGRAMS += tests/programs/recov_iter tests/programs/recov_ckpt
 tests_programs_recov_iter_SOURCES = tests/programs/recov_iter.c
 tests_programs_recov_iter_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)

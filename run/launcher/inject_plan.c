@@ -1,7 +1,9 @@
 /*
  * inject_plan.c - fault injection for tests and demos.  Deterministic faults
  * (--inject kill|stop:rank=R:op=K[:incarnation=I]) travel to the rank as
- * ENCORE_INJECT=kill:K, executed by its engine at its K-th collective;
+ * ENCORE_INJECT=kill:K, executed by its engine at its K-th collective
+ * (snapkill:rank=R:op=K: a SIGKILL right after the fork of its K-th
+ * snapshot, while the image is still parking);
  * random ones (--inject random:every=T[:seed=S]) are SIGKILLs sent by the
  * launcher, chosen by a seeded generator so a run can be repeated.
  */
@@ -14,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define INJECT_FORMS "kill:rank=R:op=K[:incarnation=I], stop:rank=R:op=K[:incarnation=I] " \
-                     "or random:every=T[:seed=S]"
+#define INJECT_FORMS "kill:rank=R:op=K[:incarnation=I], stop:rank=R:op=K[:incarnation=I], " \
+                     "snapkill:rank=R:op=K[:incarnation=I] or random:every=T[:seed=S]"
 
 /* One line on stderr naming the spec; always ENC_ERR_INVAL. */
 static enc_status_t bad(const char *spec, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -90,7 +92,7 @@ static enc_status_t fault_field(struct enc_run_inject *in, const char *spec, con
         if ((rv = int_field(spec, "incarnation", v, 0, UINT32_MAX, &n)) == ENC_OK)
             in->incarnation = (uint32_t)n;
     } else {
-        rv = bad(spec, "unknown field '%s' (kill and stop take rank=R, op=K, incarnation=I)",
+        rv = bad(spec, "unknown field '%s' (kill, stop and snapkill take rank=R, op=K, incarnation=I)",
                  tok);
     }
     return rv;
@@ -125,6 +127,8 @@ enc_status_t enc_run_parse_inject(struct enc_run_opts *o, const char *spec)
         return parse_fault(o, ENC_RUN_INJ_KILL, spec, colon);
     if (colon != NULL && strcmp(buf, "stop") == 0)
         return parse_fault(o, ENC_RUN_INJ_STOP, spec, colon);
+    if (colon != NULL && strcmp(buf, "snapkill") == 0)
+        return parse_fault(o, ENC_RUN_INJ_SNAPKILL, spec, colon);
     if (colon != NULL && strcmp(buf, "random") == 0)
         return parse_random(o, spec, colon);
     return bad(spec, "expected " INJECT_FORMS);
@@ -138,7 +142,10 @@ void enc_run_inject_value(const struct enc_run_opts *o, int rank, uint32_t inc, 
         const struct enc_run_inject *in = &o->inj[i];
 
         if (in->rank == rank && in->incarnation == inc) {
-            snprintf(out, cap, "%s:%ld", in->kind == ENC_RUN_INJ_KILL ? "kill" : "stop", in->op);
+            static const char *const names[] = {[ENC_RUN_INJ_KILL] = "kill",
+                [ENC_RUN_INJ_STOP] = "stop", [ENC_RUN_INJ_SNAPKILL] = "snapkill"};
+
+            snprintf(out, cap, "%s:%ld", names[in->kind], in->op);
             return;
         }
     }

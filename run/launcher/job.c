@@ -58,6 +58,8 @@ struct job {
     int after_final_status;       /* exit status of a rank that failed after MPI_Finalize */
     char final_line[400];         /* what happened to it (the line if nothing worse does) */
     char jobdir[4096];            /* private directory under TMPDIR (jobdir.c) */
+    struct enc_run_snaps *snaps;  /* parked snapshot images, NULL when off */
+    uint64_t log_floor;           /* the last EVENT TRIM sent */
     struct enc_run_hostlist *hl;  /* NULL: a local job */
     struct enc_run_remote *rm;    /* agents of a multi-host job */
     int *host_of;
@@ -110,12 +112,34 @@ static void fail(struct job *j, int status, uint64_t grace_ms, const char *fmt, 
         kill_all(j, SIGKILL);
 }
 
+/* A restart from the rank's parked snapshot instead of from the start. */
+static bool restore(struct job *j, int rank)
+{
+    struct rank_proc *p = &j->r[rank];
+    char inj[64];
+    uint64_t seq;
+    pid_t pid;
+
+    enc_run_inject_value(j->o, rank, p->incarnation, inj, sizeof(inj));
+    if (enc_run_snaps_activate(j->snaps, rank, p->incarnation, inj, &pid, &seq) != ENC_OK)
+        return false;
+    p->pid = pid;
+    p->phase = R_RUNNING;
+    p->registered = false;
+    p->lost[0] = '\0';
+    ENC_INFO("run", "rank %d incarnation %u restored from its snapshot at seq %llu (pid %d)",
+             rank, p->incarnation, (unsigned long long)seq, (int)pid);
+    return true;
+}
+
 static enc_status_t spawn(struct job *j, int rank)
 {
     struct rank_proc *p = &j->r[rank];
     char **env, dir[4200];
     enc_status_t rv;
 
+    if (p->incarnation > 0 && !remote(j, rank) && restore(j, rank))
+        return ENC_OK;
     if (j->hl != NULL && !j->agents_up) {
         p->waiting = true;
         p->phase = R_RUNNING;
@@ -174,6 +198,7 @@ static void restart_everyone(struct job *j, int dead, const char *why)
     enc_tracker_restart_all(j->t);
     for (int i = 0; i < j->o->np; i++) {
         kill_rank(j, &j->r[i], SIGKILL);
+        enc_run_snaps_forget(j->snaps, i); /* everyone starts from scratch */
         j->r[i].finalized = false;
         schedule_restart(j, i);
     }
@@ -323,13 +348,14 @@ static enc_status_t rank_of_pid(const struct job *j, pid_t pid, int *rank)
 }
 
 /* waitpid(pid, WNOHANG) that keeps the rank's peak RSS; the rank, -2 for
- * another child (an agent's rsh or srun: remote.c judges it), -1 for none. */
-static int wait_rank(struct job *j, pid_t pid, int *status)
+ * another child (*reaped: an agent's rsh or srun, judged by remote.c, a
+ * snapshot image, or a program's orphan), -1 for none. */
+static int wait_rank(struct job *j, pid_t pid, int *status, pid_t *reaped)
 {
     struct rusage ru;
     int rank;
 
-    if ((pid = wait4(pid, status, WNOHANG, &ru)) <= 0)
+    if ((pid = *reaped = wait4(pid, status, WNOHANG, &ru)) <= 0)
         return -1;
     if (j->rm != NULL && enc_run_remote_child_exited(j->rm, pid, *status))
         return -2;
@@ -342,13 +368,16 @@ static int wait_rank(struct job *j, pid_t pid, int *status)
 static void reap(struct job *j)
 {
     int status, rank;
+    pid_t pid;
 
     /* A rank's last frames (FINALIZE) were written before it exited: read
      * them before judging its exit. */
     enc_tracker_poll(j->t, 0, NULL, 0);
-    while ((rank = wait_rank(j, -1, &status)) != -1)
+    while ((rank = wait_rank(j, -1, &status, &pid)) != -1)
         if (rank >= 0)
             rank_exited(j, rank, status);
+        else
+            enc_run_snaps_reaped(j->snaps, pid); /* an image, or a program's orphan */
 }
 
 /* Gives a rank whose connection just closed a moment to finish exiting,
@@ -356,9 +385,10 @@ static void reap(struct job *j)
 static void settle(struct job *j, struct rank_proc *p, bool silent)
 {
     int status;
+    pid_t pid;
 
     for (int i = 0; i < (silent ? 0 : 50); i++) {
-        if (wait_rank(j, p->pid, &status) >= 0) {
+        if (wait_rank(j, p->pid, &status, &pid) >= 0) {
             p->lost[0] = '\0'; /* it ended by itself: its status says more */
             rank_exited(j, (int)(p - j->r), status);
             return;
@@ -602,25 +632,59 @@ static uint64_t next_timer(const struct job *j)
     return next;
 }
 
-static bool finished(const struct job *j)
+/* Once no rank runs or waits for a restart, the images end (they hold
+ * the ranks' output pipes open); then the streams drain. */
+static bool finished(struct job *j)
 {
     for (int i = 0; i < j->o->np; i++) {
         const struct rank_proc *p = &j->r[i];
 
-        if (p->pid > 0 || p->remote_live || p->waiting || p->phase == R_RESTART ||
-            p->out.fd >= 0 || p->err.fd >= 0)
+        if (p->pid > 0 || p->remote_live || p->waiting || p->phase == R_RESTART)
             return false;
     }
+    enc_run_snaps_end(j->snaps);
+    for (int i = 0; i < j->o->np; i++)
+        if (j->r[i].out.fd >= 0 || j->r[i].err.fd >= 0)
+            return false;
     return true;
+}
+
+static bool snap_wanted(void *arg, int rank, uint32_t inc)
+{
+    const struct job *j = arg;
+    const struct rank_proc *p = &j->r[rank];
+
+    return p->incarnation == inc && p->phase == R_RUNNING && p->pid > 0 && !p->finalized &&
+           !j->failing;
+}
+
+/* Every rank still running has a parked snapshot past seq s: no rank will
+ * ask for a result below the lowest s + 1 again (a rank that passed
+ * MPI_Finalize asks for none), and the ranks release them. */
+static void trim_logs(struct job *j)
+{
+    uint64_t floor = UINT64_MAX, seq;
+
+    for (int i = 0; i < j->o->np && j->snaps != NULL; i++) {
+        if (j->r[i].finalized)
+            continue;
+        if (!enc_run_snaps_newest(j->snaps, i, &seq))
+            return;
+        floor = ENC_MIN(floor, seq + 1);
+    }
+    if (j->snaps == NULL || floor == UINT64_MAX || floor <= j->log_floor || j->failing)
+        return;
+    j->log_floor = floor;
+    enc_tracker_trim(j->t, floor);
 }
 
 /* One round: poll the tracker, the signalfd and the output pipes. */
 static enc_status_t step(struct job *j)
 {
-    struct pollfd pf[1 + 2 * ENC_MAX_RANKS + 2 * ENC_RUN_MAX_HOSTS];
+    struct pollfd pf[1 + 2 * ENC_MAX_RANKS + 2 * ENC_RUN_MAX_HOSTS + 1 + ENC_MAX_RANKS];
     struct enc_run_stream *st[1 + 2 * ENC_MAX_RANKS];
     enc_status_t rv;
-    int n = 1, nr = 0;
+    int n = 1, nr = 0, ns;
 
     pf[0] = (struct pollfd){.fd = j->sfd, .events = POLLIN};
     for (int i = 0; i < j->o->np; i++) {
@@ -634,8 +698,11 @@ static enc_status_t step(struct job *j)
     }
     if (j->rm != NULL)
         nr = enc_run_remote_fds(j->rm, pf + n, 2 * ENC_RUN_MAX_HOSTS);
-    if ((rv = enc_tracker_poll(j->t, enc_ms_left(next_timer(j)), pf, n + nr)) != ENC_OK)
+    ns = enc_run_snaps_pollfds(j->snaps, pf + n + nr, 1 + ENC_MAX_RANKS);
+    if ((rv = enc_tracker_poll(j->t, enc_ms_left(next_timer(j)), pf, n + nr + ns)) != ENC_OK)
         return rv;
+    enc_run_snaps_serve(j->snaps, pf + n + nr, ns, snap_wanted, j);
+    trim_logs(j);
     for (int i = 1; i < n; i++)
         if (pf[i].revents)
             enc_run_stream_pump(st[i]);
@@ -692,7 +759,27 @@ static enc_status_t start_tracker(struct job *j, struct enc_secret *s)
     snprintf(addr, sizeof(addr), "127.0.0.1:%u", enc_tracker_port(j->t));
     rv = enc_run_env_base(j->o, addr, hex, preload, &j->env);
     memset(hex, 0, sizeof(hex));
+    if (rv == ENC_OK)
+        rv = enc_run_snaps_open(&j->snaps, j->o->np, j->jobdir, &j->env);
     return rv;
+}
+
+static void print_snapshots(const struct job *j)
+{
+    unsigned taken, used, tt = 0, tu = 0;
+
+    if (j->snaps == NULL)
+        return;
+    for (int i = 0; i < j->o->np; i++) {
+        enc_run_snaps_counts(j->snaps, i, &taken, &used);
+        tt += taken;
+        tu += used;
+    }
+    fprintf(stderr, "encore: snapshots: %u taken, %u used\n", tt, tu);
+    for (int i = 0; i < j->o->np; i++) {
+        enc_run_snaps_counts(j->snaps, i, &taken, &used);
+        fprintf(stderr, "  rank %-5d snapshots taken %-6u used %u\n", i, taken, used);
+    }
 }
 
 /* encore-run's exit status, after the summary and the one failure line. */
@@ -707,8 +794,10 @@ static int finish(struct job *j)
         any |= (restarts[i] = j->r[i].restarts) != 0;
         rss[i] = j->r[i].maxrss_kb;
     }
-    if (any || enc_tracker_recoveries(j->t, &rec) > 0 || enc_log_level() >= ENC_LOG_INFO)
+    if (any || enc_tracker_recoveries(j->t, &rec) > 0 || enc_log_level() >= ENC_LOG_INFO) {
         enc_tracker_print_summary(j->t, restarts, rss, stderr);
+        print_snapshots(j);
+    }
     if (j->failing) {
         fprintf(stderr, "encore-run: %s\n", j->line);
         return j->status;
@@ -755,6 +844,7 @@ int enc_run_job(const struct enc_run_opts *o, const char *path)
     if (rv == ENC_OK)
         status = finish(&j);
 out:
+    enc_run_snaps_close(j.snaps);
     enc_run_remote_destroy(j.rm);
     enc_run_jobdir_remove(j.jobdir);
     enc_tracker_destroy(j.t);

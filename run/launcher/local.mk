@@ -10,6 +10,7 @@ encore_run_SOURCES += \
 	run/launcher/spawn.c \
 	run/launcher/tag_output.c \
 	run/launcher/restart_policy.c \
+	run/launcher/snapshots.c \
 	run/launcher/jobdir.c \
 	run/launcher/stopped.c \
 	run/launcher/job.c \

@@ -18,6 +18,7 @@ static const char *const dropped_prefixes[] = {
     "OMPI_COMM_WORLD_", "PMIX_", "OMPI_MCA_orte_", "OMPI_MCA_ess_singleton_isolated=",
     "ENCORE_TRACKER=", "ENCORE_SECRET=", "ENCORE_SECRET_FILE=", "ENCORE_RANK=",
     "ENCORE_SIZE=", "ENCORE_INCARNATION=", "ENCORE_INJECT=", "ENCORE_RANK_TMPDIR=",
+    "ENCORE_SNAPSHOT_SOCK=",
 };
 
 static bool dropped(const char *kv)
@@ -205,7 +206,7 @@ enc_status_t enc_run_env_for_rank(char **base, const struct enc_run_opts *o, int
     return ENC_OK;
 }
 
-enc_status_t enc_run_env_rankdir(char ***env, const char *dir)
+enc_status_t enc_run_env_add(char ***env, const char *name, const char *val)
 {
     struct envb e = {.v = *env};
     enc_status_t rv;
@@ -213,9 +214,17 @@ enc_status_t enc_run_env_rankdir(char ***env, const char *dir)
     while (e.v[e.n] != NULL)
         e.n++;
     e.cap = e.n + 1;
-    if ((rv = env_set(&e, "OMPI_MCA_orte_tmpdir_base", dir)) == ENC_OK)
-        rv = env_set(&e, "ENCORE_RANK_TMPDIR", dir);
+    rv = env_set(&e, name, val);
     *env = e.v;
+    return rv;
+}
+
+enc_status_t enc_run_env_rankdir(char ***env, const char *dir)
+{
+    enc_status_t rv;
+
+    if ((rv = enc_run_env_add(env, "OMPI_MCA_orte_tmpdir_base", dir)) == ENC_OK)
+        rv = enc_run_env_add(env, "ENCORE_RANK_TMPDIR", dir);
     return rv;
 }
 

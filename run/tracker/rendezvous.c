@@ -83,6 +83,7 @@ static enc_status_t on_register(struct enc_tracker *t, struct trk_conn *c, const
     c->rank = (int)m.rank;
     *r = (struct trk_rank){.conn = c, .incarnation = m.incarnation, .min_inc = m.incarnation,
                            .ever = true, .fresh = true, .last_seen = enc_now_ns(), .reg = m,
+                           .completed = m.completed,
                            .has_stats = r->has_stats, .stats = r->stats};
     ENC_INFO("tracker", "rank %u incarnation %u (pid %u) registered from %s", m.rank,
              m.incarnation, m.pid, c->peer);
@@ -214,6 +215,14 @@ static void maybe_done(struct enc_tracker *t)
         if (!t->ranks[i].finalized)
             return;
     ENC_INFO("tracker", "every rank passed MPI_Finalize");
+    send_event(t, &ev);
+}
+
+void enc_tracker_trim(struct enc_tracker *t, uint64_t seq)
+{
+    struct enc_msg_event ev = {.kind = ENC_EV_TRIM, .epoch = t->epoch, .seq = seq};
+
+    ENC_DEBUG("tracker", "results below seq %llu released", (unsigned long long)seq);
     send_event(t, &ev);
 }
 

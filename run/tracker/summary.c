@@ -17,9 +17,10 @@ static void rank_line(const struct enc_tracker *t, int i, const int *restarts,
     if (rss_kb != NULL)
         snprintf(rss, sizeof(rss), "  peak RSS %.1f MiB", MIB(rss_kb[i]));
     if (r->has_stats)
-        fprintf(out, "  rank %-5d restarts %-3d collectives %-10llu replayed %llu%s\n", i, n,
-                (unsigned long long)r->stats.completed,
-                (unsigned long long)r->stats.replayed, rss);
+        fprintf(out, "  rank %-5d restarts %-3d collectives %-10llu replayed %llu  peak log "
+                "%.1f MiB%s\n", i, n, (unsigned long long)r->stats.completed,
+                (unsigned long long)r->stats.replayed, (double)r->stats.log_peak / 1048576.0,
+                rss);
     else
         fprintf(out, "  rank %-5d restarts %-3d (no statistics: did not reach MPI_Finalize)%s\n",
                 i, n, rss);

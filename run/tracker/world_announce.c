@@ -95,7 +95,8 @@ out:
     return rv;
 }
 
-/* completed[r]: 0 for a rank that (re-)registered in this rendezvous. */
+/* completed[r]: for a rank that (re-)registered in this rendezvous, what
+ * its REGISTER said (0, or where a restored snapshot stands). */
 static enc_status_t send_resume(struct enc_tracker *t)
 {
     struct enc_msg_resume m = {.epoch = t->epoch, .size = (uint32_t)t->cfg.size};
@@ -106,7 +107,7 @@ static enc_status_t send_resume(struct enc_tracker *t)
     m.completed = calloc((size_t)t->cfg.size, sizeof(*m.completed));
     if (buf != NULL && m.completed != NULL) {
         for (int i = 0; i < t->cfg.size; i++)
-            m.completed[i] = t->ranks[i].fresh ? 0 : t->ranks[i].completed;
+            m.completed[i] = t->ranks[i].completed;
         n = enc_msg_resume_encode(&m, buf, cap);
     }
     if (n >= 0)

@@ -74,15 +74,25 @@ enc_status_t enc_parse_bool(const char *s, int *out)
     return ENC_ERR_INVAL;
 }
 
-enc_status_t enc_parse_positive(const char *s, double max, double *out)
+enc_status_t enc_parse_decimal(const char *s, double min, double max, double *out)
 {
     char *end;
     double v;
 
     if (!isdigit((unsigned char)s[0]) && s[0] != '.')
-        return ENC_ERR_INVAL;
+        return ENC_ERR_INVAL; /* no sign, space, nan or inf */
     v = strtod(s, &end);
-    if (*end != '\0' || !isfinite(v) || v <= 0 || v > max)
+    if (*end != '\0' || !isfinite(v) || v < min || v > max)
+        return ENC_ERR_INVAL;
+    *out = v;
+    return ENC_OK;
+}
+
+enc_status_t enc_parse_positive(const char *s, double max, double *out)
+{
+    double v;
+
+    if (enc_parse_decimal(s, 0, max, &v) != ENC_OK || v <= 0)
         return ENC_ERR_INVAL;
     *out = v;
     return ENC_OK;

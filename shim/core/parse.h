@@ -18,5 +18,7 @@ enc_status_t enc_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t 
 enc_status_t enc_parse_bool(const char *s, int *out);
 /* A finite decimal number > 0 and <= max (seconds, for example). */
 enc_status_t enc_parse_positive(const char *s, double max, double *out);
+/* A finite decimal number >= min and <= max (no sign, exponent is allowed). */
+enc_status_t enc_parse_decimal(const char *s, double min, double max, double *out);
 
 #endif

@@ -30,7 +30,7 @@ static const char *const type_names[] = {
     [ENC_TTYPE_MS] = "ms", [ENC_TTYPE_ENUM] = "enum", [ENC_TTYPE_STR] = "string",
     [ENC_TTYPE_HOST] = "host", [ENC_TTYPE_HOSTPORT] = "host:port", [ENC_TTYPE_HEX] = "hex",
     [ENC_TTYPE_FILE] = "file", [ENC_TTYPE_DIR] = "dir", [ENC_TTYPE_INJECT] = "inject",
-    [ENC_TTYPE_CPULIST] = "cpulist",
+    [ENC_TTYPE_CPULIST] = "cpulist", [ENC_TTYPE_SECONDS] = "seconds",
 };
 
 int enc_tunable_isset(enum enc_tunable_id id)
@@ -97,6 +97,19 @@ static enc_status_t parse_number(const struct enc_tunable *t, const char *v, uin
     return enc_parse_uint(v, min, max, out);
 }
 
+/* SECONDS: a word of allowed gives -1. */
+static enc_status_t parse_seconds(const struct enc_tunable *t, const char *v, double *out)
+{
+    uint64_t min, max;
+
+    if (word_index(t->allowed, v) >= 0) {
+        *out = -1;
+        return ENC_OK;
+    }
+    range_of(t, &min, &max);
+    return enc_parse_decimal(v, (double)min, (double)max, out);
+}
+
 static int all_in(const char *v, const char *set)
 {
     return *v != '\0' && v[strspn(v, set)] == '\0';
@@ -116,9 +129,12 @@ static enc_status_t check_inject(const char *v)
 {
     uint64_t k;
 
-    if (strncmp(v, "kill:", 5) != 0 && strncmp(v, "stop:", 5) != 0)
+    const char *colon = strchr(v, ':');
+
+    if (colon == NULL || (strncmp(v, "kill:", 5) != 0 && strncmp(v, "stop:", 5) != 0 &&
+                          strncmp(v, "snapkill:", 9) != 0))
         return ENC_ERR_INVAL;
-    return enc_parse_uint(v + 5, 1, UINT64_MAX, &k);
+    return enc_parse_uint(colon + 1, 1, UINT64_MAX, &k);
 }
 
 static enc_status_t check_path(const struct enc_tunable *t, const char *v)
@@ -143,6 +159,7 @@ static enc_status_t check_hex(const struct enc_tunable *t, const char *v)
 static enc_status_t check_value(const struct enc_tunable *t, const char *v)
 {
     uint64_t n;
+    double d;
     int b;
 
     switch (t->type) {
@@ -155,6 +172,7 @@ static enc_status_t check_value(const struct enc_tunable *t, const char *v)
     case ENC_TTYPE_HEX: return check_hex(t, v);
     case ENC_TTYPE_FILE: case ENC_TTYPE_DIR: return check_path(t, v);
     case ENC_TTYPE_INJECT: return check_inject(v);
+    case ENC_TTYPE_SECONDS: return parse_seconds(t, v, &d);
     case ENC_TTYPE_CPULIST: return isdigit((unsigned char)*v) && all_in(v, "0123456789,-")
                                        ? ENC_OK : ENC_ERR_INVAL;
     default: return ENC_OK;
@@ -184,6 +202,14 @@ uint64_t enc_tunable_uint(enum enc_tunable_id id)
     if (*v != '\0')
         parse_number(&enc_tunables[id], v, &n);
     return n;
+}
+
+double enc_tunable_seconds(enum enc_tunable_id id)
+{
+    const char *v = checked_str(id);
+    double d;
+
+    return *v != '\0' && parse_seconds(&enc_tunables[id], v, &d) == ENC_OK ? d : 0;
 }
 
 int enc_tunable_bool(enum enc_tunable_id id)
@@ -229,7 +255,10 @@ static void expected(const struct enc_tunable *t, char *out, size_t cap)
     case ENC_TTYPE_HEX: snprintf(out, cap, "expected %s hex digits", strstr(range, "..") + 2); break;
     case ENC_TTYPE_FILE: snprintf(out, cap, "expected a readable file"); break;
     case ENC_TTYPE_DIR: snprintf(out, cap, "expected a writable directory"); break;
-    case ENC_TTYPE_INJECT: snprintf(out, cap, "expected kill:K or stop:K with K >= 1"); break;
+    case ENC_TTYPE_INJECT: snprintf(out, cap, "expected kill:K, stop:K or snapkill:K with K >= 1"); break;
+    case ENC_TTYPE_SECONDS:
+        snprintf(out, cap, "expected %sseconds, a decimal number in %s", words, range);
+        break;
     default: snprintf(out, cap, "expected a CPU list such as 0-3,8"); break;
     }
 }

@@ -31,7 +31,7 @@ enum enc_tunable_class {
 enum enc_tunable_type {
     ENC_TTYPE_BOOL, ENC_TTYPE_UINT, ENC_TTYPE_SIZE, ENC_TTYPE_MS, ENC_TTYPE_ENUM,
     ENC_TTYPE_STR, ENC_TTYPE_HOST, ENC_TTYPE_HOSTPORT, ENC_TTYPE_HEX, ENC_TTYPE_FILE,
-    ENC_TTYPE_DIR, ENC_TTYPE_INJECT, ENC_TTYPE_CPULIST,
+    ENC_TTYPE_DIR, ENC_TTYPE_INJECT, ENC_TTYPE_CPULIST, ENC_TTYPE_SECONDS,
 };
 
 struct enc_tunable {
@@ -52,6 +52,9 @@ const char *enc_tunable_str(enum enc_tunable_id id);
 /* UINT, SIZE (in bytes) and MS tunables; 0 for an unset one without a
  * default; a word of "allowed" (auto) gives UINT64_MAX. */
 uint64_t enc_tunable_uint(enum enc_tunable_id id);
+/* SECONDS tunables; -1 for a word of "allowed" (auto), 0 for an unset one
+ * without a default. */
+double enc_tunable_seconds(enum enc_tunable_id id);
 /* BOOL tunables: 0 or 1. */
 int enc_tunable_bool(enum enc_tunable_id id);
 /* ENUM tunables: the index of the value among "allowed"'s words. */

@@ -216,6 +216,8 @@ enc_status_t enc_coll_run(struct enc_coll *co)
     enc_eng.seq++;
     enc_tclient_set_progress(enc_eng.tc, enc_eng.seq);
     enc_coll_log_finished(co, t0, replayed);
+    if (ops && ops->after && co->sig->kind != ENC_COLL_FINALIZE)
+        ops->after(enc_eng.ops_ctx, co);
     return ENC_OK;
 }
 

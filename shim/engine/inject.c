@@ -19,30 +19,42 @@ void enc_inject_parse(void)
 {
     const char *s = enc_tunable_str(ENC_TUNE_INJECT);
     unsigned long long at;
-    char kind[8];
+    char kind[12];
 
     enc_eng.inject_kind = 0;
+    enc_eng.inject_calls = 0;
     if (*s == '\0')
         return;
-    if (sscanf(s, "%7[a-z]:%llu", kind, &at) != 2 || at == 0 ||
-        (strcmp(kind, "kill") != 0 && strcmp(kind, "stop") != 0)) {
-        ENC_WARN("inject", "ignoring malformed ENCORE_INJECT='%s' (want kill:K or stop:K)", s);
+    if (sscanf(s, "%11[a-z]:%llu", kind, &at) != 2 || at == 0 ||
+        (strcmp(kind, "kill") != 0 && strcmp(kind, "stop") != 0 &&
+         strcmp(kind, "snapkill") != 0)) {
+        ENC_WARN("inject", "ignoring malformed ENCORE_INJECT='%s' (want kill:K, stop:K or "
+                 "snapkill:K)", s);
         return;
     }
-    enc_eng.inject_kind = kind[0];
+    enc_eng.inject_kind = strcmp(kind, "snapkill") == 0 ? 'f' : kind[0];
     enc_eng.inject_at = at;
 }
 
-/* Counts this process's collective calls (not sequence numbers, which jump
- * when a restarted rank loads a checkpoint). */
+/* Counts this incarnation's collective calls (not sequence numbers, which
+ * jump when a restarted rank loads a checkpoint; a rank restored from a
+ * snapshot counts from its restore). */
 void enc_inject_check(void)
 {
-    static uint64_t calls;
-    uint64_t nth = ++calls;
+    uint64_t nth = ++enc_eng.inject_calls;
 
-    if (enc_eng.inject_kind == 0 || nth != enc_eng.inject_at)
+    if ((enc_eng.inject_kind != 'k' && enc_eng.inject_kind != 's') || nth != enc_eng.inject_at)
         return;
     ENC_INFO("inject", "injecting SIG%s at collective %llu",
              enc_eng.inject_kind == 'k' ? "KILL" : "STOP", (unsigned long long)nth);
     raise(enc_eng.inject_kind == 'k' ? SIGKILL : SIGSTOP);
+}
+
+bool enc_inject_snapshot(uint64_t nth)
+{
+    if (enc_eng.inject_kind != 'f' || nth != enc_eng.inject_at)
+        return false;
+    ENC_INFO("inject", "injecting SIGKILL right after the fork of snapshot %llu",
+             (unsigned long long)nth);
+    return true;
 }

@@ -87,6 +87,7 @@ static enc_status_t register_with_tracker(const char *tracker)
         .incarnation = enc_eng.incarnation,
         .pid = (uint32_t)getpid(),
         .data_port = enc_eng.lst.port,
+        .completed = enc_eng.seq, /* a restored snapshot: where it stands */
     };
     uint64_t deadline = enc_deadline_ms(enc_tunable_ll(ENC_TUNE_CONNECT_TIMEOUT_MS));
 
@@ -145,6 +146,41 @@ enc_status_t enc_engine_init(void)
     enc_eng.active = true;
     ENC_DEBUG("engine", "joined: rank %d of %d, incarnation %u, epoch %u, port %u",
               enc_eng.rank, enc_eng.size, enc_eng.incarnation, enc_eng.epoch, enc_eng.lst.port);
+    return ENC_OK;
+}
+
+/* The copy's world is the tracker's next one: forget the old one's news. */
+static void forget_world(void)
+{
+    if (enc_eng.have_world)
+        enc_msg_world_free(&enc_eng.pending_world);
+    if (enc_eng.have_resume)
+        enc_msg_resume_free(&enc_eng.pending_resume);
+    enc_eng.have_world = enc_eng.have_resume = false;
+    enc_eng.future = NULL;
+    enc_eng.nfuture = enc_eng.capfuture = 0;
+}
+
+enc_status_t enc_engine_rejoin(uint32_t inc)
+{
+    const char *tracker = enc_tunable_str(ENC_TUNE_TRACKER);
+    enc_status_t rv;
+
+    enc_eng.incarnation = inc;
+    forget_world();
+    enc_inject_parse();
+    if ((rv = enc_listener_start(&enc_eng.lst, &enc_eng.secret)) != ENC_OK)
+        return rv;
+    if ((rv = register_with_tracker(tracker)) != ENC_OK) {
+        ENC_ERROR("engine", "cannot rejoin the tracker at %s: %s", tracker, encore_strerror(rv));
+        return rv;
+    }
+    enc_tclient_set_progress(enc_eng.tc, enc_eng.seq);
+    if ((rv = enc_engine_join_world()) != ENC_OK)
+        return rv;
+    enc_eng.active = true;
+    ENC_DEBUG("engine", "rejoined: rank %d incarnation %u, epoch %u, next seq %llu",
+              enc_eng.rank, inc, enc_eng.epoch, (unsigned long long)enc_eng.seq);
     return ENC_OK;
 }
 

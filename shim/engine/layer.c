@@ -15,6 +15,7 @@
 
 uint64_t enc_engine_seq(void) { return enc_eng.seq; }
 uint32_t enc_engine_epoch(void) { return enc_eng.epoch; }
+uint64_t enc_engine_log_floor(void) { return enc_eng.log_floor; }
 uint32_t enc_engine_incarnation(void) { return enc_eng.incarnation; }
 int enc_engine_coll_timeout_ms(void) { return enc_eng.coll_timeout_ms; }
 int enc_engine_tracker_fd(void) { return enc_tclient_event_fd(enc_eng.tc); }

@@ -49,6 +49,10 @@ struct enc_engine_ops {
     enc_status_t (*group_replay)(void *ctx, struct enc_coll *co, uint64_t gctx, uint64_t gseq);
     enc_status_t (*group_record)(void *ctx, const struct enc_coll *co, uint64_t gctx,
                                  uint64_t gseq);
+    /* After every collective but finalize, its result recorded and seq
+     * advanced, just before it returns to the program: the one point where
+     * the program's state is a clean collective boundary (snapshots). */
+    void (*after)(void *ctx, const struct enc_coll *co);
     /* A peer failed or the tracker announced a death inside a collective:
      * regroup (enc_engine_regroup) so the collective can be run again. */
     enc_status_t (*recover)(void *ctx);
@@ -77,12 +81,19 @@ enc_status_t enc_engine_register(const struct enc_engine_ops *ops, void *ctx);
  * exchange op, with the engine's sequencing, injection and re-run. */
 enc_status_t enc_layer_coll(const struct enc_callsig *sig);
 
+/* ENCORE_INJECT=snapkill:K: true for the K-th snapshot's fork (the caller
+ * then SIGKILLs the rank, a test of a kill while a snapshot is taken). */
+bool enc_inject_snapshot(uint64_t nth);
+
 /* Collectives completed: the sequence number of the next one. */
 uint64_t enc_engine_seq(void);
 /* A rank that loaded a checkpoint jumps to the collective after it. */
 void enc_engine_skip_to(uint64_t seq);
 uint32_t enc_engine_epoch(void);
 uint32_t enc_engine_incarnation(void);
+/* The tracker's newest EVENT TRIM: no rank will ask for a result below it
+ * (each can be restored from a snapshot past it); 0 before any. */
+uint64_t enc_engine_log_floor(void);
 int enc_engine_coll_timeout_ms(void);
 /* This rank's neighbours in the locality ring. */
 void enc_engine_ring_neighbours(int *next, int *prev);
@@ -114,6 +125,21 @@ void enc_log_conn_close(int peer);
 /* fd of the connection peer opened to us, -1 if none. */
 int enc_log_served_fd(int peer);
 void enc_log_served_close(int peer);
+
+/* fork_child.c: in the child of a fork() made at a collective boundary
+ * (the other threads do not exist there): closes every descriptor the
+ * engine and its tracker client hold (data links, log connections, the
+ * listener and connections it accepted, eventfds, the tracker connection)
+ * without touching locks, so a dead rank's peers see its sockets close. */
+void enc_engine_fork_child(void);
+/* The engine's own threads (listener, tracker client): writes up to cap
+ * thread ids, returns how many. */
+int enc_engine_thread_ids(int *tids, int cap);
+/* join.c: a forked copy of this rank takes its place as incarnation inc:
+ * new listener and tracker connection, registration, WORLD and RESUME
+ * (handed to the layer's join op), collectives numbered from where the
+ * copy was made. */
+enc_status_t enc_engine_rejoin(uint32_t inc);
 
 /* callsite.c: "kmeans.c:88 main" or "libfoo.so+0x1234" for a return address. */
 void enc_callsite_format(const void *site, char *out, size_t cap);

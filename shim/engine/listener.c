@@ -110,6 +110,7 @@ static void *listener_main(void *arg)
     struct pollfd pfd[LISTENER_MAX_PENDING + 2];
     int np = 0;
 
+    __atomic_store_n(&l->tid, (int)gettid(), __ATOMIC_RELEASE);
     for (;;) {
         for (int i = 0; i < np; i++)
             pfd[i] = (struct pollfd){.fd = p[i].fd, .events = POLLIN};
@@ -191,4 +192,16 @@ size_t enc_listener_drain(struct enc_listener *l, struct enc_accepted *out, size
             ENC_WARN("listener", "eventfd write: %m");
     }
     return n;
+}
+
+void enc_listener_forget(struct enc_listener *l)
+{
+    size_t n = ENC_MIN(l->nqueue, l->capqueue);
+
+    for (size_t i = 0; l->queue != NULL && i < n; i++)
+        close(l->queue[i].fd);
+    enc_sock_close(&l->listen_fd);
+    enc_sock_close(&l->wake_fd);
+    enc_sock_close(&l->stop_fd);
+    *l = (struct enc_listener){.listen_fd = -1, .wake_fd = -1, .stop_fd = -1};
 }

@@ -20,6 +20,7 @@ libencore_la_SOURCES += \
 	shim/engine/reducer.c \
 	shim/engine/scratch.c \
 	shim/engine/inject.c \
+	shim/engine/fork_child.c \
 	shim/engine/callsite.c
 noinst_HEADERS += \
 	shim/engine/engine.h \

@@ -51,6 +51,10 @@ enc_status_t enc_engine_handle_event(struct enc_tclient_event *ev)
             enc_rank_tmpdir_remove();
             _exit(1); /* encore-run prints the reason once */
         }
+        if (ev->u.ev.kind == ENC_EV_TRIM) {
+            enc_eng.log_floor = ENC_MAX(enc_eng.log_floor, ev->u.ev.seq);
+            return ENC_OK;
+        }
         if (ev->u.ev.epoch > enc_eng.latest_epoch)
             enc_eng.latest_epoch = ev->u.ev.epoch;
         ENC_INFO("engine", "rank %u died; epoch %u begins", ev->u.ev.rank, ev->u.ev.epoch);

@@ -28,6 +28,7 @@ struct enc_listener {
     int wake_fd;              /* eventfd: accepted connections queued */
     int stop_fd;              /* eventfd: ask the thread to stop */
     pthread_t thread;
+    int tid;                  /* the thread's id (gettid), 0 until it runs */
     pthread_mutex_t lock;
     struct enc_accepted *queue;
     size_t nqueue, capqueue;
@@ -40,6 +41,7 @@ struct enc_engine {
     uint32_t incarnation;
     uint32_t epoch;           /* epoch of the current world */
     uint32_t latest_epoch;    /* newest epoch announced by the tracker */
+    uint64_t log_floor;       /* EVENT TRIM: no rank needs results below it */
     struct enc_secret secret;
     struct enc_tclient *tc;
     struct enc_listener lst;
@@ -72,8 +74,9 @@ struct enc_engine {
     uint64_t spin_ns;         /* busy-poll before sleeping in poll(2) */
     int connect_timeout_ms;
 
-    int inject_kind;          /* 0 none, 'k' SIGKILL, 's' SIGSTOP */
+    int inject_kind;          /* 0 none, 'k' SIGKILL, 's' SIGSTOP, 'f' snapkill */
     uint64_t inject_at;       /* at this 1-based collective */
+    uint64_t inject_calls;    /* collectives this incarnation entered */
 };
 
 extern struct enc_engine enc_eng;
@@ -88,6 +91,8 @@ enc_status_t enc_listener_start(struct enc_listener *l, const struct enc_secret 
 void enc_listener_stop(struct enc_listener *l);
 /* Moves queued connections out; returns how many (<= max). */
 size_t enc_listener_drain(struct enc_listener *l, struct enc_accepted *out, size_t max);
+/* In a forked child (no thread): closes the listener's descriptors. */
+void enc_listener_forget(struct enc_listener *l);
 
 /* links.c */
 enc_status_t enc_links_alloc(int size);

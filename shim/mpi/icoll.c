@@ -18,17 +18,28 @@
  * its query function reports the collective's MPI error code.
  * MPI_Request_free of a pending one detaches it: the collective still
  * runs, and the progress thread frees the request afterwards.
+ *
+ * Snapshots (recovery/snapshot.c) fork the process at a collective
+ * boundary; only the forking thread exists in the copy.  fork_prepare
+ * allows it only on the application thread, with no nonblocking
+ * collective queued or running and the progress thread (if any) idle in
+ * its wait for work, so it holds no lock of ours or of the real MPI; the
+ * mutex stays held across the fork.  Otherwise the snapshot is postponed
+ * to a later collective boundary.  In the copy, fork_child resets the
+ * queue: a new progress thread starts with the next nonblocking call.
  */
 #include "enc.h"
 
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <mpi.h>
 
 #include "mpi/icoll.h"
 #include "mpi/mpi_layer.h"
+#include "recovery/recovery.h"
 
 struct job {
     struct job *next;
@@ -48,6 +59,8 @@ static struct {
     struct job *running; /* taken by the progress thread */
     bool busy;           /* a thread is using the engine */
     bool started, stop;
+    bool idle;           /* the progress thread waits for work (no lock held) */
+    int tid;             /* its gettid(), 0 before it runs */
     pthread_t thread;
 } q = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
 
@@ -113,8 +126,11 @@ static struct job *next_job(void)
 {
     struct job *j;
 
-    while (!q.stop && (q.busy || q.head == NULL))
+    while (!q.stop && (q.busy || q.head == NULL)) {
+        q.idle = true;
         pthread_cond_wait(&q.cv, &q.mu);
+        q.idle = false;
+    }
     if ((j = q.head) == NULL)
         return NULL;
     q.head = j->next;
@@ -177,6 +193,7 @@ static void finish_job(struct job *j)
 static void *progress(void *arg)
 {
     (void)arg;
+    __atomic_store_n(&q.tid, (int)gettid(), __ATOMIC_RELEASE);
     for (;;) {
         struct job *j;
 
@@ -287,4 +304,45 @@ void enc_mpi_icoll_fini(void)
     if (q.started)
         pthread_join(q.thread, NULL);
     q.started = false;
+    q.tid = 0;
 }
+
+static bool fork_prepare(void)
+{
+    if (q.started && pthread_equal(pthread_self(), q.thread))
+        return false; /* a nonblocking collective: not the program's thread */
+    pthread_mutex_lock(&q.mu);
+    if (q.head == NULL && q.running == NULL && (!q.started || q.idle))
+        return true;
+    pthread_mutex_unlock(&q.mu);
+    return false;
+}
+
+static void fork_parent(void)
+{
+    pthread_mutex_unlock(&q.mu);
+}
+
+/* Only this thread exists here: no progress thread, nothing queued. */
+static void fork_child(void)
+{
+    q.mu = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+    q.cv = (pthread_cond_t)PTHREAD_COND_INITIALIZER;
+    q.started = q.stop = q.idle = false;
+    q.tid = 0;
+}
+
+static int thread_ids(int *tids, int cap)
+{
+    int t = __atomic_load_n(&q.tid, __ATOMIC_ACQUIRE);
+
+    if (cap < 1 || t <= 0)
+        return 0;
+    tids[0] = t;
+    return 1;
+}
+
+const struct enc_fork_guard enc_mpi_icoll_fork_guard = {
+    .prepare = fork_prepare, .parent = fork_parent, .child = fork_child,
+    .thread_ids = thread_ids,
+};

@@ -29,5 +29,8 @@ int enc_mpi_icoll_start(const char *fn, const void *site, enc_mpi_icoll_fn run,
                         const struct enc_mpi_icoll_args *a, MPI_Request *request);
 /* At MPI_Finalize (inside its serial section): ends the progress thread. */
 void enc_mpi_icoll_fini(void);
+/* What a snapshot's fork needs from the progress thread (icoll.c). */
+struct enc_fork_guard;
+extern const struct enc_fork_guard enc_mpi_icoll_fork_guard;
 
 #endif

@@ -25,9 +25,12 @@
 #define THREAD_MAX MPI_THREAD_SERIALIZED
 
 static int thread_level = MPI_THREAD_SINGLE;
+/* A restored rank's MPI_Finalize skipped the real one (see below). */
+static bool finalized_without_real;
 
 static void prepare_singleton(void)
 {
+    enc_recovery_before_mpi_init();
     setenv("OMPI_MCA_ess_singleton_isolated", "1", 1);
     enc_rank_tmpdir_prepare(); /* Open MPI's session files in a private directory */
 }
@@ -54,6 +57,7 @@ static void join(const char *fn)
     enc_status_t rv;
 
     /* recovery registers as the layer above the engine before it joins */
+    enc_recovery_set_fork_guard(&enc_mpi_icoll_fork_guard);
     if ((rv = enc_recovery_register()) != ENC_OK || (rv = enc_engine_init()) != ENC_OK) {
         fprintf(stderr, "encore: %s: cannot join the encore job (tracker %s): %s\n", fn,
                 enc_tunable_str(ENC_TUNE_TRACKER), encore_strerror(rv));
@@ -109,6 +113,10 @@ int enc_mpi_Initialized(const void *site, int *flag)
 int enc_mpi_Finalized(const void *site, int *flag)
 {
     /* Not finalized until the real MPI is, whatever the engine did. */
+    if (finalized_without_real && flag != NULL) {
+        *flag = 1;
+        return MPI_SUCCESS;
+    }
     return enc_real_Finalized(flag);
 }
 
@@ -122,8 +130,10 @@ int enc_mpi_Finalize(const void *site)
         rv = enc_engine_finalize();
         enc_mpi_world_set_ready(0);
     }
-    /* Finish the real MPI in any case, so the process exits cleanly. */
-    real = enc_real_Finalize();
+    /* Finish the real MPI in any case, so the process exits cleanly; not in
+     * a rank restored from a snapshot, where its progress thread is gone. */
+    finalized_without_real = enc_recovery_restored();
+    real = finalized_without_real ? MPI_SUCCESS : enc_real_Finalize();
     enc_rank_tmpdir_remove();
     if (real != MPI_SUCCESS && rv == ENC_OK)
         return MPI_ERR_OTHER;

@@ -174,6 +174,7 @@ static void register_walk(struct codec *c, void *p)
     c_i32(c, &m->loc.package);
     c_i32(c, &m->loc.numa);
     c_i32(c, &m->loc.core);
+    c_u64(c, &m->completed);
 }
 
 /* Locality fields are -1 when unknown; anything more negative is garbage. */
@@ -276,6 +277,7 @@ static void event_walk(struct codec *c, void *p)
     c_u32(c, &m->epoch);
     c_i32(c, &m->code);
     c_str(c, m->reason, sizeof(m->reason));
+    c_u64(c, &m->seq);
 }
 
 /* A death names a rank; an abort may come from the tracker itself, so its
@@ -286,7 +288,7 @@ static bool event_valid(const void *p)
 
     if (m->kind == ENC_EV_DEAD)
         return m->rank < ENC_MAX_RANKS;
-    return m->kind == ENC_EV_ABORT || m->kind == ENC_EV_DONE;
+    return m->kind == ENC_EV_ABORT || m->kind == ENC_EV_DONE || m->kind == ENC_EV_TRIM;
 }
 
 ENC_MSG_CODEC(event, event_valid, NULL)
@@ -337,6 +339,7 @@ static void stats_walk(struct codec *c, void *p)
     c_u64(c, &m->completed);
     c_u64(c, &m->replayed);
     c_f64(c, &m->recovery_s);
+    c_u64(c, &m->log_peak);
 }
 
 static bool stats_valid(const void *p)

@@ -26,6 +26,9 @@ struct enc_msg_register {
     uint16_t data_port;              /* the rank's listening port for links */
     char addr[ENC_HOST_MAX];         /* address peers should connect to */
     struct enc_locality loc;
+    uint64_t completed;              /* collectives completed: 0 for a fresh
+                                      * process, s + 1 for one restored from
+                                      * a snapshot taken after seq s */
 };
 
 /* tracker -> rank: the world of the current epoch, sent once every rank of
@@ -52,6 +55,7 @@ enum enc_event_kind {
     ENC_EV_DEAD = 1,                 /* a rank died; a new epoch begins */
     ENC_EV_ABORT = 2,                /* the job ends; reason says why */
     ENC_EV_DONE = 3,                 /* every rank passed MPI_Finalize: leave */
+    ENC_EV_TRIM = 4,                 /* no rank needs results below seq again */
 };
 
 /* tracker -> rank. */
@@ -60,6 +64,7 @@ struct enc_msg_event {
     uint32_t rank;
     uint32_t epoch;                  /* the new epoch (DEAD) */
     int32_t code;                    /* exit code (ABORT) */
+    uint64_t seq;                    /* TRIM: results below it are released */
     char reason[ENC_REASON_MAX];
 };
 
@@ -87,6 +92,7 @@ struct enc_msg_stats {
     uint64_t completed;
     uint64_t replayed;
     double recovery_s;
+    uint64_t log_peak;               /* most result-log bytes held in memory */
 };
 
 int enc_msg_register_encode(const struct enc_msg_register *m, void *buf, size_t cap);

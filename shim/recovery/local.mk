@@ -15,11 +15,15 @@ libencore_la_SOURCES += \
 	shim/recovery/bootstrap.c \
 	shim/recovery/checkpoint.c \
 	shim/recovery/ckpt_exchange.c \
-	shim/recovery/ckpt_fetch.c
+	shim/recovery/ckpt_fetch.c \
+	shim/recovery/snapshot.c \
+	shim/recovery/snap_child.c \
+	shim/recovery/snap_threads.c
 noinst_HEADERS += \
 	shim/recovery/recovery.h \
 	shim/recovery/reclog.h \
 	shim/recovery/bufpool.h \
 	shim/recovery/logreq.h \
 	shim/recovery/ckpt.h \
-	shim/recovery/serve.h
+	shim/recovery/serve.h \
+	shim/recovery/snapshot.h

@@ -11,6 +11,7 @@
 #include "recovery/ckpt.h"
 #include "recovery/recovery.h"
 #include "recovery/serve.h"
+#include "recovery/snapshot.h"
 
 struct enc_recovery enc_rec = {.committed = {.rep_rank = {-1, -1}}};
 
@@ -18,9 +19,12 @@ static enc_status_t join(void *ctx, const struct enc_msg_resume *resume)
 {
     struct enc_recovery *rc = ctx;
 
+    free(rc->peer_completed); /* a restored snapshot joins again */
     rc->peer_completed = calloc((size_t)enc_engine_size(), sizeof(uint64_t));
     if (rc->peer_completed == NULL)
         return ENC_ERR_NOMEM;
+    if (!enc_snapshot_restored())
+        enc_snap_threads_joined();
     return resume ? enc_recovery_apply_resume(resume) : ENC_OK;
 }
 
@@ -29,6 +33,13 @@ static void begin(void *ctx, const struct enc_coll *co)
     struct enc_recovery *rc = ctx;
 
     enc_sitekey_of(&rc->cur, co);
+    enc_snapshot_begin(co);
+}
+
+static void after(void *ctx, const struct enc_coll *co)
+{
+    (void)ctx;
+    enc_snapshot_after(co);
 }
 
 static bool behind(void *ctx, uint64_t seq)
@@ -51,6 +62,7 @@ static enc_status_t record(void *ctx, const struct enc_coll *co, bool replayed)
     (void)ctx;
     if (!replayed && co->sig->kind != ENC_COLL_BCAST)
         enc_reclog_all_done_below(co->ctx.seq); /* everyone entered this one */
+    enc_reclog_trim_below(enc_engine_log_floor(), enc_rec.committed.version > 0);
     return rv;
 }
 
@@ -75,6 +87,7 @@ static bool finalize(void *ctx, struct enc_msg_stats *st)
 
     st->replayed = rc->replayed;
     st->recovery_s = rc->recovery_s;
+    st->log_peak = enc_reclog_peak_bytes();
     return true;
 }
 
@@ -97,6 +110,7 @@ static const struct enc_engine_ops recovery_ops = {
     .record = record,
     .group_replay = enc_commlog_replay,
     .group_record = enc_commlog_record,
+    .after = after,
     .recover = recover,
     .pollfds = enc_serve_pollfds,
     .serve = enc_serve_ready,
@@ -112,8 +126,14 @@ enc_status_t enc_recovery_register(void)
 
     if (enc_tunable_ll(ENC_TUNE_RECOVERY) == 0)
         return ENC_OK; /* the plain engine */
-    if ((rv = enc_reclog_init()) != ENC_OK)
+    if ((rv = enc_snapshot_init()) != ENC_OK || (rv = enc_reclog_init()) != ENC_OK)
         return rv;
     enc_rec.on = true;
     return enc_engine_register(&recovery_ops, &enc_rec);
 }
+
+void enc_recovery_before_mpi_init(void) { enc_snap_threads_before_mpi(); }
+
+bool enc_recovery_restored(void) { return enc_snapshot_restored(); }
+
+void enc_recovery_set_fork_guard(const struct enc_fork_guard *g) { enc_snapshot_set_guard(g); }

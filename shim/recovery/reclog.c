@@ -10,6 +10,12 @@
  * ENCORE_LOG_MEM_MAX bytes, the oldest held entries go to ENCORE_SPILL_DIR,
  * or, without one, are dropped with a warning (a later replay needing them
  * then ends with a clear "lost" error).
+ *
+ * Cutting the log below a sequence number (a checkpoint, or every rank
+ * having a snapshot past it) frees those entries and moves the window
+ * [base, end) up, so the slot array stays the size of what is kept.
+ * Bootstrap entries a checkpoint-restarted rank will ask for by call site
+ * move to a small side array instead.
  */
 #include "enc.h"
 
@@ -27,6 +33,7 @@
 #include "recovery/recovery.h"
 
 struct entry {
+    uint64_t seq;
     struct enc_sigrec sig;
     void *data;              /* NULL when spilled or dropped */
     size_t cap;              /* bytes allocated at data */
@@ -41,7 +48,10 @@ struct enc_reclog {
     size_t cap;
     uint64_t all_done;       /* every rank completed every seq below */
     uint64_t mem_oldest;     /* no held in-memory entry below this */
-    size_t mem, mem_max;
+    size_t mem, mem_max, mem_peak;
+    uint64_t recorded;       /* bytes ever recorded */
+    struct entry *boot;      /* bootstrap entries below base */
+    size_t nboot, capboot;
     int replicas;
     int spill_fd;
     off_t spill_end;
@@ -125,6 +135,9 @@ void enc_reclog_fini(void)
 {
     for (uint64_t s = reclog.base; s < reclog.end; s++)
         entry_clear(&reclog.e[s - reclog.base]);
+    for (size_t i = 0; i < reclog.nboot; i++)
+        entry_clear(&reclog.boot[i]);
+    free(reclog.boot);
     free(reclog.e);
     if (reclog.spill_fd >= 0)
         close(reclog.spill_fd);
@@ -190,6 +203,7 @@ enc_status_t enc_reclog_record(const struct enc_coll *co)
     if ((x = slot(co->ctx.seq)) == NULL)
         return ENC_ERR_NOMEM;
     entry_clear(x);
+    x->seq = co->ctx.seq;
     x->sig = sig;
     x->spill_off = -1;
     x->holder = enc_reclog_is_holder(co->ctx.seq,
@@ -206,6 +220,8 @@ enc_status_t enc_reclog_record(const struct enc_coll *co)
     }
     x->present = true;
     reclog.mem += len;
+    reclog.recorded += len;
+    reclog.mem_peak = ENC_MAX(reclog.mem_peak, reclog.mem);
     if (reclog.mem > reclog.mem_max)
         enforce_cap();
     return ENC_OK;
@@ -223,14 +239,65 @@ void enc_reclog_all_done_below(uint64_t seq)
         reclog.all_done = seq;
 }
 
-void enc_reclog_truncate_below(uint64_t seq)
+/* Moves x to the side array (false when out of memory). */
+static bool keep_aside(struct entry *x)
 {
-    for (uint64_t s = reclog.base; s < seq && s < reclog.end; s++) {
-        struct entry *x = &reclog.e[s - reclog.base];
+    if (reclog.nboot == reclog.capboot) {
+        size_t cap = reclog.capboot ? 2 * reclog.capboot : 16;
+        struct entry *b = realloc(reclog.boot, cap * sizeof(*b));
 
-        if (x->present && !x->sig.bootstrap)
+        if (b == NULL)
+            return false;
+        reclog.boot = b;
+        reclog.capboot = cap;
+    }
+    reclog.boot[reclog.nboot++] = *x;
+    memset(x, 0, sizeof(*x));
+    return true;
+}
+
+/* Frees entries below seq (bootstrap ones kept aside when keep_boot) and
+ * moves the window's base up to seq. */
+static void cut_below(uint64_t seq, bool keep_boot)
+{
+    uint64_t cut = ENC_MIN(seq, reclog.end), gone;
+
+    if (cut <= reclog.base)
+        return;
+    gone = cut - reclog.base;
+    for (uint64_t i = 0; i < gone; i++) {
+        struct entry *x = &reclog.e[i];
+
+        if (!(x->present && keep_boot && x->sig.bootstrap && keep_aside(x)))
             entry_clear(x);
     }
+    memmove(reclog.e, reclog.e + gone, (size_t)(reclog.end - cut) * sizeof(*reclog.e));
+    memset(reclog.e + (reclog.end - cut), 0, (size_t)gone * sizeof(*reclog.e));
+    reclog.base = cut;
+}
+
+void enc_reclog_truncate_below(uint64_t seq)
+{
+    cut_below(seq, true);
+}
+
+void enc_reclog_trim_below(uint64_t seq, bool keep_boot)
+{
+    if (seq > reclog.base)
+        ENC_DEBUG("reclog", "every rank can restore past seq %llu: results below it released",
+                  (unsigned long long)seq);
+    cut_below(seq, keep_boot);
+}
+
+size_t enc_reclog_peak_bytes(void) { return reclog.mem_peak; }
+uint64_t enc_reclog_recorded(void) { return reclog.recorded; }
+
+static struct entry *aside(uint64_t seq)
+{
+    for (size_t i = 0; i < reclog.nboot; i++)
+        if (reclog.boot[i].seq == seq)
+            return &reclog.boot[i];
+    return NULL;
 }
 
 static enc_status_t entry_data(struct entry *x, struct enc_sigrec *sig, const void **data,
@@ -239,8 +306,8 @@ static enc_status_t entry_data(struct entry *x, struct enc_sigrec *sig, const vo
 enc_status_t enc_reclog_find_bootstrap(const char *mod, uint64_t off, uint32_t occ,
                                        struct enc_sigrec *sig, const void **data, size_t *len)
 {
-    for (uint64_t s = reclog.base; s < reclog.end; s++) {
-        struct entry *x = &reclog.e[s - reclog.base];
+    for (uint64_t i = 0; i < reclog.nboot + (reclog.end - reclog.base); i++) {
+        struct entry *x = i < reclog.nboot ? &reclog.boot[i] : &reclog.e[i - reclog.nboot];
 
         if (x->present && x->sig.bootstrap && x->sig.occ == occ && x->sig.site_off == off &&
             strcmp(x->sig.site_mod, mod) == 0)
@@ -252,6 +319,10 @@ enc_status_t enc_reclog_find_bootstrap(const char *mod, uint64_t off, uint32_t o
 enc_status_t enc_reclog_find(uint64_t seq, struct enc_sigrec *sig, const void **data,
                              size_t *len)
 {
+    struct entry *x = seq < reclog.base ? aside(seq) : NULL;
+
+    if (x != NULL)
+        return entry_data(x, sig, data, len);
     if (seq < reclog.base || seq >= reclog.end)
         return ENC_ERR_NOT_FOUND;
     return entry_data(&reclog.e[seq - reclog.base], sig, data, len);

@@ -1,6 +1,8 @@
 /*
  * recovery.h - retry-one recovery, a layer above the engine (private to
- * shim/recovery; the MPI layer calls only enc_recovery_register()).
+ * shim/recovery; the MPI layer calls only enc_recovery_register(),
+ * enc_recovery_before_mpi_init(), enc_recovery_restored() and
+ * enc_recovery_set_fork_guard()).
  *
  * Every completed collective's result is recorded under its sequence number
  * with its caller signature.  Each rank keeps the entries it is a holder of
@@ -52,6 +54,27 @@ extern struct enc_recovery enc_rec;
 /* With ENCORE_RECOVERY on (the default), sets up the result log and
  * registers recovery's ops with the engine; call before enc_engine_init. */
 enc_status_t enc_recovery_register(void);
+/* Before the real MPI_Init: notes the program's own threads (snapshots
+ * are only safe with threads libencore accounts for). */
+void enc_recovery_before_mpi_init(void);
+/* True in a rank restored from a snapshot: the real MPI's progress thread
+ * does not exist there, so the real MPI_Finalize must not run. */
+bool enc_recovery_restored(void);
+
+/* What a layer above must do around a snapshot's fork (only the forking
+ * thread exists in the copy).  prepare: true when this thread may fork now
+ * (it then holds the guard's locks until parent or child is called); false
+ * skips the snapshot.  child: the copy makes its state consistent with
+ * having only this thread.  thread_ids: that layer's own threads (not the
+ * program's), up to cap. */
+struct enc_fork_guard {
+    bool (*prepare)(void);
+    void (*parent)(void);
+    void (*child)(void);
+    int (*thread_ids)(int *tids, int cap);
+};
+/* Set once, before the engine joins (MPI_Init). */
+void enc_recovery_set_fork_guard(const struct enc_fork_guard *g);
 
 /* recover.c: every rank's progress from RESUME (what to replay), and the
  * recover op: regroup with the engine, then that. */
@@ -65,6 +88,14 @@ void enc_reclog_fini(void);
 enc_status_t enc_reclog_record(const struct enc_coll *co);
 /* Every rank has completed every collective below seq. */
 void enc_reclog_all_done_below(uint64_t seq);
+/* No rank will ask for results below seq again (every rank can restore
+ * from a snapshot past it): released, bootstrap entries aside kept when
+ * keep_boot (a checkpoint-restarted rank asks for them by call site). */
+void enc_reclog_trim_below(uint64_t seq, bool keep_boot);
+/* The most bytes the log held in memory at once. */
+size_t enc_reclog_peak_bytes(void);
+/* Result bytes recorded so far (a running total). */
+uint64_t enc_reclog_recorded(void);
 
 /* replay.c: answers the collective from the log (this rank is behind). */
 enc_status_t enc_replay(struct enc_coll *co);

@@ -34,6 +34,7 @@ struct enc_tclient {
     int stop_fd;                /* tells the thread to finish */
     pthread_t thread;
     int thread_started;
+    int tid;                    /* the thread's gettid(), 0 until it runs */
     pthread_mutex_t wlock;      /* serialises writes on fd */
     pthread_mutex_t qlock;
     struct tc_node *head, *tail;
@@ -163,6 +164,7 @@ static void *thread_main(void *arg)
     uint64_t next_hb = enc_deadline_ms(c->hb_ms);
     enc_status_t rv = ENC_OK;
 
+    __atomic_store_n(&c->tid, (int)gettid(), __ATOMIC_RELEASE);
     while (rv >= 0) {
         struct pollfd pf[2] = {{.fd = c->fd, .events = POLLIN},
                                {.fd = c->stop_fd, .events = POLLIN}};
@@ -362,4 +364,19 @@ void enc_tclient_close(struct enc_tclient *c)
     pthread_mutex_destroy(&c->wlock);
     pthread_mutex_destroy(&c->qlock);
     free(c);
+}
+
+void enc_tclient_forget(struct enc_tclient *c)
+{
+    if (c == NULL)
+        return;
+    c->quiet = true;
+    enc_sock_close(&c->fd);
+    enc_sock_close(&c->efd);
+    enc_sock_close(&c->stop_fd);
+}
+
+int enc_tclient_thread_id(const struct enc_tclient *c)
+{
+    return c ? __atomic_load_n(&c->tid, __ATOMIC_ACQUIRE) : 0;
 }

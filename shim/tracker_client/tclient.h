@@ -59,6 +59,12 @@ enc_status_t enc_tclient_send_finalize(struct enc_tclient *c, const struct enc_m
 /* Stops the thread and closes the connection (no FINALIZE implied). */
 void enc_tclient_close(struct enc_tclient *c);
 
+/* In a forked child (the thread does not exist there): closes the
+ * connection and eventfds without locking or joining; c is then leaked. */
+void enc_tclient_forget(struct enc_tclient *c);
+/* Thread id (gettid) of the client's thread, 0 before it runs. */
+int enc_tclient_thread_id(const struct enc_tclient *c);
+
 /* For tests and embedders: process-wide, default true.  With false, a lost
  * tracker is reported by enc_tclient_poll_event/wait_event (negative)
  * instead of _exit. */

@@ -82,13 +82,13 @@ run 2 "$R $I 'kill:rank=1:op=0': op='0': expected an integer in 1..2147483647" -
 run 2 "$R $I 'kill:rank=x:op=1': rank='x': expected an integer in 0..4095" -n 2 $I kill:rank=x:op=1 "$FAKE"
 run 2 "$R $I 'kill:rank=1:op=1:incarnation=-1': incarnation='-1': expected an integer in 0..4294967295" \
     -n 2 $I kill:rank=1:op=1:incarnation=-1 "$FAKE"
-run 2 "$R $I 'kill:rank=1:op=1:when=now': unknown field 'when=now' (kill and stop take rank=R, op=K, incarnation=I)" \
+run 2 "$R $I 'kill:rank=1:op=1:when=now': unknown field 'when=now' (kill, stop and snapkill take rank=R, op=K, incarnation=I)" \
     -n 2 $I kill:rank=1:op=1:when=now "$FAKE"
 run 2 "$R $I 'random:every=0': every='0': expected seconds, a number > 0" -n 2 $I random:every=0 "$FAKE"
 run 2 "$R $I 'random:seed=4': every=T is missing" -n 2 $I random:seed=4 "$FAKE"
 run 2 "$R $I 'random:every=1:seed=x': seed='x': expected an integer in 0..18446744073709551615" \
     -n 2 $I random:every=1:seed=x "$FAKE"
-run 2 "$R $I 'explode': expected kill:rank=R:op=K[:incarnation=I], stop:rank=R:op=K[:incarnation=I] or random:every=T[:seed=S]" \
+run 2 "$R $I 'explode': expected kill:rank=R:op=K[:incarnation=I], stop:rank=R:op=K[:incarnation=I], snapkill:rank=R:op=K[:incarnation=I] or random:every=T[:seed=S]" \
     -n 2 $I explode "$FAKE"
 run 0 "" -n 2 --timeout 30 --max-restarts 0 --policy fail-all --bind-to none --tag-output \
     -x ENCORE_LOG=warn -x FOO $I kill:rank=1:op=5:incarnation=2 "$FAKE"
@@ -141,6 +141,9 @@ var 2 "$R ENCORE_REPLICAS='257': expected an integer in 1..256" ENCORE_REPLICAS=
 var 2 "$R ENCORE_LOG_MEM_MAX='lots': expected a byte count in 0..1P (suffixes K, M, G, T, P allowed)" ENCORE_LOG_MEM_MAX=lots
 var 2 "$R ENCORE_SPILL_DIR='$ENC_TMP/none': expected a writable directory" ENCORE_SPILL_DIR="$ENC_TMP/none"
 var 2 "$R ENCORE_LIB='$ENC_TMP': expected a readable file" ENCORE_LIB="$ENC_TMP"
+for bad in abc -1 2x " 3" nan 1e400 86401; do
+    var 2 "$R ENCORE_SNAPSHOT_S='$bad': expected auto or seconds, a decimal number in 0..86400" "ENCORE_SNAPSHOT_S=$bad"
+done
 var 2 "$R ENCORE_AGENT_START_TIMEOUT_MS='0': expected milliseconds, an integer in 1..86400000" ENCORE_AGENT_START_TIMEOUT_MS=0
 var 0 "$R warning: ENCORE_REPLICA is not an encore variable; did you mean ENCORE_REPLICAS? (see encore-run --info)" ENCORE_REPLICA=2
 var 0 "$R warning: ENCORE_FROB is not an encore variable (see encore-run --info)" ENCORE_FROB=1
@@ -149,6 +152,7 @@ for ok in ENCORE_LOG=error ENCORE_TREE_MAX_BYTES=64K ENCORE_BCAST_SEGMENT_BYTES=
     ENCORE_REGISTER_TIMEOUT_MS=20000 ENCORE_COLL_TIMEOUT_MS=60000 ENCORE_HEARTBEAT_MS=100 \
     ENCORE_HEARTBEAT_TIMEOUT_MS=3000 ENCORE_RECOVERY=off ENCORE_REPLICAS=256 \
     ENCORE_LOG_MEM_MAX=1G ENCORE_SPILL_DIR="$ENC_TMP" ENCORE_LIB="$LIB" \
+    ENCORE_SNAPSHOT_S=0 ENCORE_SNAPSHOT_S=0.25 ENCORE_SNAPSHOT_S=auto \
     ENCORE_AGENT=/elsewhere/encore-agent ENCORE_AGENT_START_TIMEOUT_MS=1000 \
     ENCORE_RANK=x ENCORE_SECRET=bad; do # job variables are the launcher's to set
     var 0 "" "$ok"
@@ -167,10 +171,11 @@ rank 1 "$M ENCORE_INCARNATION='x': expected an integer in 0..4294967295" ENCORE_
 rank 1 "$M ENCORE_SECRET (value not shown): expected 64 hex digits" ENCORE_SECRET=abc
 rank 1 "$M ENCORE_SECRET_FILE is not set (a rank joining ENCORE_TRACKER=127.0.0.1:9 needs it)" ENCORE_SECRET=
 rank 1 "$M ENCORE_SECRET_FILE='$ENC_TMP/nosecret': expected a readable file" ENCORE_SECRET_FILE="$ENC_TMP/nosecret"
-rank 1 "$M ENCORE_INJECT='kill:0': expected kill:K or stop:K with K >= 1" ENCORE_INJECT=kill:0
+rank 1 "$M ENCORE_INJECT='kill:0': expected kill:K, stop:K or snapkill:K with K >= 1" ENCORE_INJECT=kill:0
 rank 1 "$M ENCORE_HOST='a b': expected a host name or address (< 64 characters, no spaces)" "ENCORE_HOST=a b"
 rank 1 "$M ENCORE_ADDR='a b': expected a host name or address (< 64 characters, no spaces)" "ENCORE_ADDR=a b"
 rank 1 "$M ENCORE_SIM_CPUBIND='all': expected a CPU list such as 0-3,8" ENCORE_SIM_CPUBIND=all
+rank 1 "$M ENCORE_SNAPSHOT_S='soon': expected auto or seconds, a decimal number in 0..86400" ENCORE_SNAPSHOT_S=soon
 
 # -- encore-tracker options ------------------------------------------------
 T="encore-tracker:"

@@ -263,9 +263,12 @@ rec_begin() {
 }
 
 # rec_encore N args...: enc_encore with ENCORE_LOG=info and REC_ENV (a list
-# of VAR=value) exported to it only.
+# of VAR=value) exported to it only.  Snapshots are off unless REC_ENV (or
+# the caller's environment) sets ENCORE_SNAPSHOT_S: the recovery tests
+# assert what re-execution replays; the snapshot_*.sh tests turn them on.
 rec_encore() (
     export ENCORE_LOG=info
+    export ENCORE_SNAPSHOT_S="${ENCORE_SNAPSHOT_S:-0}"
     # shellcheck disable=SC2086,SC2163 # REC_ENV is a list of assignments
     [ -z "${REC_ENV:-}" ] || export ${REC_ENV}
     enc_encore "$@"

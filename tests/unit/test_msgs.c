@@ -15,6 +15,7 @@
 static const struct enc_msg_register reg = {
     .rank = 2, .size = 4, .incarnation = 1, .pid = 4242, .data_port = 40001,
     .addr = "10.0.0.7", .loc = {.host = "node7", .package = 1, .numa = -1, .core = 5},
+    .completed = 0x0102030405060708ull,
 };
 static struct enc_world_peer world_peers[3] = {
     {.incarnation = 0, .port = 5000, .addr = "a"},
@@ -31,7 +32,8 @@ static const struct enc_msg_status st = {.epoch = 5, .completed = 77};
 static uint64_t resume_done[2] = {10, 12};
 static const struct enc_msg_resume res = {.epoch = 6, .size = 2, .completed = resume_done};
 static const struct enc_msg_abort ab = {.code = 3, .reason = "MPI_Abort from rank 1"};
-static const struct enc_msg_stats stats = {.completed = 100, .replayed = 7, .recovery_s = 1.25};
+static const struct enc_msg_stats stats = {.completed = 100, .replayed = 7, .recovery_s = 1.25,
+                                           .log_peak = 4096};
 
 /* One codec per message, behind a common signature, so the malformed-input
  * sweeps below run over every message type. */
@@ -67,14 +69,14 @@ static void resume_rel(void *m) { enc_msg_resume_free(m); }
 
 #define CODEC(T, sample, rel, len) {#T, &(sample), T##_enc, T##_dec, rel, len}
 static const struct codec codecs[] = {
-    CODEC(register, reg, NULL, 47),
+    CODEC(register, reg, NULL, 47 + 8),
     CODEC(world, world, world_rel, 8 + (4 + 2 + 2 + 1) + (4 + 2 + 2 + 3) + (4 + 2 + 2 + 6) + 12),
     CODEC(heartbeat, hb, NULL, 8),
-    CODEC(event, ev, NULL, 1 + 3 * 4 + 2 + 25),
+    CODEC(event, ev, NULL, 1 + 3 * 4 + 2 + 25 + 8),
     CODEC(status, st, NULL, 4 + 8),
     CODEC(resume, res, resume_rel, 8 + 2 * 8),
     CODEC(abort, ab, NULL, 4 + 2 + 21),
-    CODEC(stats, stats, NULL, 24),
+    CODEC(stats, stats, NULL, 32),
 };
 
 /* Large enough for any decoded message struct. */
@@ -115,7 +117,7 @@ Test(msgs, register_round_trip)
     struct enc_msg_register m;
     int n = enc_msg_register_encode(&reg, buf, sizeof(buf));
 
-    cr_assert_eq(n, 4 * 4 + 2 + 2 + 8 + 2 + 5 + 3 * 4);
+    cr_assert_eq(n, 4 * 4 + 2 + 2 + 8 + 2 + 5 + 3 * 4 + 8);
     cr_assert_eq(enc_msg_register_decode(&m, buf, (size_t)n), ENC_OK);
     cr_assert_eq(m.rank, 2);
     cr_assert_eq(m.size, 4);
@@ -127,6 +129,7 @@ Test(msgs, register_round_trip)
     cr_assert_eq(m.loc.package, 1);
     cr_assert_eq(m.loc.numa, -1);
     cr_assert_eq(m.loc.core, 5);
+    cr_assert_eq(m.completed, 0x0102030405060708ull);
 }
 
 Test(msgs, world_round_trip)
@@ -154,7 +157,7 @@ Test(msgs, event_round_trip)
     struct enc_msg_event m;
     int n = enc_msg_event_encode(&ev, buf, sizeof(buf));
 
-    cr_assert_eq(n, 1 + 3 * 4 + 2 + (int)strlen(ev.reason));
+    cr_assert_eq(n, 1 + 3 * 4 + 2 + (int)strlen(ev.reason) + 8);
     cr_assert_eq(enc_msg_event_decode(&m, buf, (size_t)n), ENC_OK);
     cr_assert_eq(m.kind, ENC_EV_DEAD);
     cr_assert_eq(m.rank, 3);
@@ -168,11 +171,12 @@ Test(msgs, stats_round_trip)
     struct enc_msg_stats m;
     int n = enc_msg_stats_encode(&stats, buf, sizeof(buf));
 
-    cr_assert_eq(n, 24);
-    cr_assert_eq(enc_msg_stats_decode(&m, buf, 24), ENC_OK);
+    cr_assert_eq(n, 32);
+    cr_assert_eq(enc_msg_stats_decode(&m, buf, 32), ENC_OK);
     cr_assert_eq(m.completed, 100);
     cr_assert_eq(m.replayed, 7);
     cr_assert_eq(m.recovery_s, 1.25);
+    cr_assert_eq(m.log_peak, 4096);
 }
 
 Test(msgs, every_truncation_of_every_message_rejected)
@@ -323,7 +327,7 @@ Test(msgs, event_kind_out_of_range_rejected)
     struct enc_msg_event e = ev, m;
     int n;
 
-    e.kind = ENC_EV_DONE + 1; /* the first kind that does not exist */
+    e.kind = ENC_EV_TRIM + 1; /* the first kind that does not exist */
     n = enc_msg_event_encode(&e, buf, sizeof(buf));
     cr_assert_eq(enc_msg_event_decode(&m, buf, (size_t)n), ENC_ERR_PROTO);
     e.kind = ENC_EV_DEAD;

@@ -103,3 +103,26 @@ Test(parse, bool_and_positive)
     cr_expect_eq(enc_parse_positive("inf", 1e9, &d), ENC_ERR_INVAL);
     cr_expect_eq(enc_parse_positive("11", 10, &d), ENC_ERR_INVAL);
 }
+
+Test(tunables, seconds_auto_zero_and_fractions)
+{
+    const char *bad[] = {"abc", "-1", "2x", " 3", "nan", "inf", "auto2", "1e400", "86401"};
+    char msg[256];
+
+    unsetenv("ENCORE_SNAPSHOT_S");
+    cr_expect_eq(enc_tunable_seconds(ENC_TUNE_SNAPSHOT_S), -1); /* default auto */
+    setenv("ENCORE_SNAPSHOT_S", "0", 1);
+    cr_expect_eq(enc_tunable_seconds(ENC_TUNE_SNAPSHOT_S), 0);
+    setenv("ENCORE_SNAPSHOT_S", "2.5", 1);
+    cr_expect_eq(enc_tunable_seconds(ENC_TUNE_SNAPSHOT_S), 2.5);
+    for (size_t i = 0; i < ENC_ARRAY_SIZE(bad); i++) {
+        setenv("ENCORE_SNAPSHOT_S", bad[i], 1);
+        cr_expect_eq(enc_tunables_check(ENC_TCLASS_USER, msg, sizeof(msg)), ENC_ERR_INVAL, "%s",
+                     bad[i]);
+    }
+    setenv("ENCORE_SNAPSHOT_S", "soon", 1);
+    enc_tunables_check(ENC_TCLASS_USER, msg, sizeof(msg));
+    cr_expect_str_eq(msg, "ENCORE_SNAPSHOT_S='soon': expected auto or seconds, a decimal "
+                          "number in 0..86400");
+    unsetenv("ENCORE_SNAPSHOT_S");
+}

@@ -1,0 +1,166 @@
+/*
+ * snap_child.c - the life of a snapshot image: it drops libencore's
+ * descriptors, notes where each regular file stands, registers with
+ * encore-run and blocks on that socket (no CPU, no timer).  EOF (encore-run
+ * closed it or is gone) ends it; ACTIVATE makes it the rank again: offsets
+ * back, new incarnation, libencore's threads and connections recreated.
+ */
+#include "enc.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "engine/engine.h"
+#include "engine/layer.h"
+#include "proto/snapmsg.h"
+#include "recovery/recovery.h"
+#include "recovery/snapshot.h"
+
+struct offset {
+    int fd;
+    off_t off;
+};
+
+static struct offset *offs;
+static int noffs;
+
+/* Where every regular file open in the program stands now: the rank goes
+ * on reading and writing them through the same open file descriptions.
+ * Not 0, 1 and 2: redirected to a file, they are shared with encore-run
+ * and the other ranks, and rewinding them would overwrite their output. */
+void enc_snap_note_offsets(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    struct dirent *e;
+    struct stat st;
+    int cap = 0;
+
+    enc_snap_forget_offsets();
+    if (d == NULL)
+        return;
+    while ((e = readdir(d)) != NULL) {
+        int fd = atoi(e->d_name);
+        off_t off;
+
+        if (e->d_name[0] == '.' || fd <= STDERR_FILENO || fd == dirfd(d) || fstat(fd, &st) != 0 ||
+            !S_ISREG(st.st_mode) || (off = lseek(fd, 0, SEEK_CUR)) < 0)
+            continue;
+        if (noffs == cap) {
+            struct offset *p = realloc(offs, (size_t)(cap = cap ? 2 * cap : 16) * sizeof(*p));
+
+            if (p == NULL)
+                break;
+            offs = p;
+        }
+        offs[noffs++] = (struct offset){fd, off};
+    }
+    closedir(d);
+}
+
+void enc_snap_forget_offsets(void)
+{
+    free(offs);
+    offs = NULL;
+    noffs = 0;
+}
+
+static void restore_offsets(void)
+{
+    for (int i = 0; i < noffs; i++)
+        if (lseek(offs[i].fd, offs[i].off, SEEK_SET) < 0)
+            ENC_WARN("snapshot", "cannot restore the offset of fd %d: %m", offs[i].fd);
+    enc_snap_forget_offsets();
+}
+
+static int connect_launcher(const char *name)
+{
+    struct sockaddr_un sa;
+    unsigned len = enc_snap_sockaddr(name, &sa);
+    int fd = len ? socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0) : -1;
+
+    if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, len) == 0)
+        return fd;
+    if (fd >= 0)
+        close(fd);
+    return -1;
+}
+
+static bool full_io(int fd, void *p, size_t len, bool wr)
+{
+    size_t done = 0;
+
+    while (done < len) {
+        ssize_t n = wr ? write(fd, (char *)p + done, len - done)
+                       : read(fd, (char *)p + done, len - done);
+
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        done += (size_t)n;
+    }
+    return true;
+}
+
+/* Registers as an image of incarnation inc and waits; returns the
+ * activation, or _exits. */
+static void park(uint64_t seq, uint32_t inc, struct enc_snap_activate *a)
+{
+    struct enc_snap_hello h = {.magic = ENC_SNAP_MAGIC, .wire = ENC_SNAP_WIRE,
+                               .rank = (uint32_t)enc_engine_rank(),
+                               .incarnation = inc,
+                               .pid = (uint32_t)getpid(),
+                               .ckpt_version = enc_rec.committed.version, .seq = seq};
+    int fd = connect_launcher(enc_tunable_str(ENC_TUNE_SNAPSHOT_SOCK));
+
+    if (fd < 0 || !full_io(fd, &h, sizeof(h), true) || !full_io(fd, a, sizeof(*a), false) ||
+        a->magic != ENC_SNAP_MAGIC)
+        _exit(0); /* replaced, the job ended, or encore-run is gone */
+    close(fd);
+    a->inject[sizeof(a->inject) - 1] = '\0';
+}
+
+/* Before it becomes the rank, an activated image leaves a copy of itself
+ * parked for the new incarnation: killed while it replays (or before its
+ * own first snapshot), the rank is restored from the same point again
+ * rather than re-executed from a log that snapshots have trimmed.  The
+ * copy parks and, activated in turn, does the same. */
+static void leave_spare(uint64_t seq, struct enc_snap_activate *a)
+{
+    pid_t pid;
+
+    while ((pid = enc_snap_fork_orphan()) == 0)
+        park(seq, a->incarnation, a);
+    if (pid < 0)
+        ENC_WARN("snapshot", "no spare image of the snapshot at seq %llu: fork: %m",
+                 (unsigned long long)seq);
+}
+
+void enc_snap_child(uint64_t seq)
+{
+    struct enc_snap_activate a;
+    char inc[16];
+    enc_status_t rv;
+
+    enc_engine_fork_child();
+    park(seq, enc_engine_incarnation(), &a);
+    leave_spare(seq, &a);
+    restore_offsets();
+    snprintf(inc, sizeof(inc), "%u", a.incarnation);
+    setenv("ENCORE_INCARNATION", inc, 1);
+    setenv("ENCORE_INJECT", a.inject, 1);
+    ENC_INFO("snapshot", "restored from the snapshot at seq %llu as incarnation %u; replay "
+             "starts at seq %llu", (unsigned long long)seq, a.incarnation,
+             (unsigned long long)seq + 1);
+    if ((rv = enc_engine_rejoin(a.incarnation)) != ENC_OK) {
+        ENC_ERROR("snapshot", "restored rank cannot rejoin the job: %s", encore_strerror(rv));
+        _exit(1);
+    }
+}

@@ -1,0 +1,267 @@
+/*
+ * snapshot.c - when to snapshot, and the fork itself (see snapshot.h).
+ *
+ * ENCORE_SNAPSHOT_S=auto (the default) keeps the fault-free cost at or
+ * below 3 %: each snapshot costs the rank its stall (vfork + fork) plus one copy-on-write fault for every page it
+ * writes afterwards.  Both are measured: the stall directly, the faults
+ * with getrusage (minor faults since the last snapshot) times the time
+ * of one copy-on-write fault, timed on a few pages right after each fork.
+ * The next interval is that cost / 0.03, between SNAP_MIN_S and SNAP_MAX_S.
+ *
+ * The log is trimmed only by snapshots, so auto also takes one as soon as
+ * the log has recorded ENCORE_LOG_MEM_MAX / SNAP_LOG_SHARE bytes since the
+ * last (peak log memory stays near that, whatever the cost estimate says:
+ * the fault count includes the log's own growth and can only overstate).
+ */
+#include "enc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "engine/engine.h"
+#include "engine/layer.h"
+#include "proto/snapmsg.h"
+#include "recovery/recovery.h"
+#include "recovery/snapshot.h"
+
+#define SNAP_BUDGET 0.03
+#define SNAP_MIN_S 1.0
+#define SNAP_MAX_S 600.0
+#define SNAP_FIRST_S 1.0
+#define CALIB_PAGES 16
+#define SNAP_LOG_SHARE 8
+
+static struct {
+    bool on, adaptive, restored, force;
+    double interval, next_at;
+    double fault_s;           /* one copy-on-write fault, measured */
+    long flt_after;           /* minor faults right after the last snapshot */
+    double stall_s;           /* the last snapshot's stall */
+    int pidfd;                /* the newest snapshot, -1 none */
+    uint64_t taken, forks;
+    uint64_t log_at;          /* enc_reclog_recorded() at the last snapshot */
+    char skipped[200];        /* the reason last reported, to report once */
+} sn = {.pidfd = -1};
+
+static uint8_t calib[CALIB_PAGES * 4096] __attribute__((aligned(4096)));
+static const struct enc_fork_guard *guard;
+
+void enc_snapshot_set_guard(const struct enc_fork_guard *g) { guard = g; }
+
+int enc_snapshot_guard_threads(int *tids, int cap)
+{
+    return guard != NULL && guard->thread_ids != NULL ? guard->thread_ids(tids, cap) : 0;
+}
+
+/* The layer above agrees to a fork now (its locks then held), or not:
+ * the snapshot waits for a later collective boundary. */
+static bool may_fork(void)
+{
+    return guard == NULL || guard->prepare();
+}
+
+static void forked(bool child)
+{
+    if (guard != NULL)
+        (child ? guard->child : guard->parent)();
+}
+
+enc_status_t enc_snapshot_init(void)
+{
+    double s = enc_tunable_seconds(ENC_TUNE_SNAPSHOT_S); /* -1: auto */
+
+    sn.adaptive = s < 0;
+    sn.on = s != 0 && enc_tunable_isset(ENC_TUNE_SNAPSHOT_SOCK);
+    sn.interval = sn.adaptive ? SNAP_FIRST_S : s;
+    sn.next_at = enc_now_s() + sn.interval;
+    return ENC_OK;
+}
+
+bool enc_snapshot_restored(void) { return sn.restored; }
+uint64_t enc_snapshot_count(void) { return sn.taken; }
+
+static long minor_faults(void)
+{
+    struct rusage ru;
+
+    return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_minflt : 0;
+}
+
+static void kill_parked(void)
+{
+    if (sn.pidfd < 0)
+        return;
+    if (syscall(SYS_pidfd_send_signal, sn.pidfd, SIGKILL, NULL, 0) != 0 && errno != ESRCH)
+        ENC_WARN("snapshot", "cannot end the parked snapshot: %m");
+    close(sn.pidfd);
+    sn.pidfd = -1;
+}
+
+/* The cost of the last snapshot so far, and the interval that keeps it
+ * at SNAP_BUDGET of the run. */
+static void adapt(void)
+{
+    long faults = minor_faults() - sn.flt_after;
+    double cost = sn.stall_s + (double)ENC_MAX(faults, 0) * sn.fault_s;
+
+    if (sn.adaptive)
+        sn.interval = ENC_MIN(ENC_MAX(cost / SNAP_BUDGET, SNAP_MIN_S), SNAP_MAX_S);
+    ENC_DEBUG("snapshot", "last snapshot cost %.6f s (stall %.6f s, %ld faults of %.2f us): "
+              "interval %.2f s", cost, sn.stall_s, faults, sn.fault_s * 1e6, sn.interval);
+}
+
+/* Says once why snapshots are skipped (until they work again). */
+static bool feasible(void)
+{
+    char why[200] = "";
+
+    if (enc_snap_threads_check(why, sizeof(why)) == ENC_OK &&
+        enc_snap_memory_check(why, sizeof(why)) == ENC_OK) {
+        sn.skipped[0] = '\0';
+        return true;
+    }
+    if (strcmp(why, sn.skipped) != 0)
+        ENC_INFO("snapshot", "snapshot skipped: %s", why);
+    snprintf(sn.skipped, sizeof(sn.skipped), "%s", why);
+    return false;
+}
+
+static void calibrate_cow(void)
+{
+    double t0 = enc_now_s();
+
+    for (size_t i = 0; i < sizeof(calib); i += 4096)
+        calib[i]++;
+    sn.fault_s = (enc_now_s() - t0) / CALIB_PAGES;
+}
+
+static void parked(pid_t pid, double t0, uint64_t seq)
+{
+    int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+
+    sn.stall_s = enc_now_s() - t0;
+    calibrate_cow();
+    sn.flt_after = minor_faults();
+    if (fd < 0)
+        ENC_DEBUG("snapshot", "pidfd_open(%d): %m", (int)pid);
+    kill_parked(); /* encore-run ends it anyway once the new one parks */
+    sn.pidfd = fd;
+    sn.taken++;
+    ENC_INFO("snapshot", "snapshot at seq %llu taken (pid %d) in %.3f ms; next in %.2f s",
+             (unsigned long long)seq, (int)pid, sn.stall_s * 1e3, sn.interval);
+}
+
+/* The image becomes what it was taken from: the rank, restored. */
+static void become_rank(uint64_t seq)
+{
+    sn.restored = true;
+    enc_snap_child(seq);
+    if (sn.pidfd >= 0)
+        close(sn.pidfd);
+    sn = (typeof(sn)){.on = sn.on, .adaptive = sn.adaptive, .restored = true,
+                      .interval = sn.interval, .pidfd = -1, .log_at = sn.log_at,
+                      .next_at = enc_now_s() + sn.interval};
+}
+
+/* fork() of a vfork() child, which exits at once: the copy, orphaned at
+ * birth, is adopted by encore-run (a child subreaper) and is never the
+ * program's child.  vfork shares this process's memory, so the copy's pid
+ * comes back in a variable and only one page-table copy is made.  SIGCHLD
+ * is blocked meanwhile so a program's handler cannot reap the vfork child.
+ * Returns 0 in the copy, its pid here, -1 (errno set) on failure. */
+pid_t enc_snap_fork_orphan(void)
+{
+    volatile pid_t img = 0;
+    volatile int err = 0;
+    sigset_t chld, old;
+    pid_t mid;
+
+    sigemptyset(&chld);
+    sigaddset(&chld, SIGCHLD);
+    pthread_sigmask(SIG_BLOCK, &chld, &old);
+    if ((mid = vfork()) == 0) {
+        pid_t pid = fork();
+
+        if (pid == 0) {
+            pthread_sigmask(SIG_SETMASK, &old, NULL);
+            return 0;
+        }
+        img = pid;
+        err = errno;
+        _exit(0);
+    }
+    while (mid > 0 && waitpid(mid, NULL, 0) < 0 && errno == EINTR)
+        ;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (mid < 0 || img <= 0) {
+        errno = mid < 0 ? errno : err;
+        return -1;
+    }
+    return img;
+}
+
+static void take(uint64_t seq)
+{
+    double t0 = enc_now_s();
+    pid_t img;
+
+    for (size_t i = 0; i < sizeof(calib); i += 4096)
+        calib[i]++;
+    enc_snap_note_offsets();
+    if ((img = enc_snap_fork_orphan()) == 0) {
+        forked(true);
+        become_rank(seq);
+        return;
+    }
+    forked(false);
+    enc_snap_forget_offsets();
+    if (img < 0) {
+        ENC_WARN("snapshot", "snapshot at seq %llu failed: fork: %m", (unsigned long long)seq);
+        return;
+    }
+    if (enc_inject_snapshot(++sn.forks))
+        raise(SIGKILL); /* a test: the rank dies while its image is parking */
+    parked(img, t0, seq);
+}
+
+void enc_snapshot_begin(const struct enc_coll *co)
+{
+    if (sn.on && co->sig->kind == ENC_COLL_CHECKPOINT) {
+        kill_parked();
+        sn.force = true;
+    }
+}
+
+static bool log_grown(void)
+{
+    return sn.adaptive && enc_reclog_recorded() - sn.log_at >=
+                              enc_tunable_uint(ENC_TUNE_LOG_MEM_MAX) / SNAP_LOG_SHARE;
+}
+
+void enc_snapshot_after(const struct enc_coll *co)
+{
+    double now;
+
+    (void)co;
+    if (!sn.on)
+        return;
+    now = enc_now_s();
+    if ((now < sn.next_at && !sn.force && !log_grown()) || !may_fork())
+        return;
+    sn.log_at = enc_reclog_recorded();
+    if (sn.taken > 0)
+        adapt();
+    sn.next_at = now + sn.interval;
+    sn.force = false;
+    if (feasible())
+        take(enc_engine_seq() - 1); /* releases the guard */
+    else
+        forked(false);
+}

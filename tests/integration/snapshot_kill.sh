@@ -1,0 +1,309 @@
+#!/bin/sh
+# snapshot_kill.sh - transparent snapshots: a rank killed from outside with
+# SIGKILL is restored from its newest parked snapshot (incarnation + 1) and
+# replays only the collectives after it, and the job ends bit-identical to
+# native mpirun.  tests/programs/snap_iter: local work and one in-place
+# allreduce per iteration.  Scenarios:
+#   long      2 ranks, 128 KiB allreduces; rank 1 killed once a snapshot
+#             exists: restored from seq S, RESUME finds it at S + 1, and it
+#             replays fewer collectives than it had completed
+#   twice     the same rank killed again after its restored incarnation
+#             parked a snapshot of its own
+#   snapkill  rank 1's parked snapshot killed: the rank goes on, a newer
+#             snapshot replaces it and is the one used when the rank dies
+#   replay    the restored incarnation SIGKILLs itself at its 3rd collective,
+#             while it replays (no snapshot of its own yet): restored again
+#             from the spare copy its image left parked, at the same seq
+#   early     rank 1 killed at its 2nd collective, before any snapshot: it
+#             re-executes from the start (the fallback)
+#   during    rank 1 SIGKILLs itself right after the fork of its 2nd
+#             snapshot (--inject snapkill), before the image has parked:
+#             restored from that image or the one before, exactly
+#   trim      (checked on long) each rank's peak log is well below the
+#             results of the run: snapshots trim the log
+#   two       4 ranks, ranks 1 and 2 killed at once
+#   both      2 ranks, both killed by one kill(1) once each parked a
+#             snapshot: no survivor, both restored at once from snapshots
+#             at different seqs; each registers where it stands, so the
+#             one behind replays from the other's restored log (once both
+#             registered as at seq 0 and ran different collectives live)
+#   forks     the program runs system() and fork()+wait() every 10th
+#             iteration: its children are never confused with snapshots,
+#             and wait() never sees a snapshot
+#   input     the program reads its input file in 8-byte chunks between
+#             collectives; killed mid-file, the restored rank reads the same
+#             bytes again (file offsets restored)
+#   launcher  encore-run itself SIGKILLed: ranks and parked snapshots all
+#             exit (snapshots see EOF on encore-run's socket)
+#   nonblock  every 3rd iteration is an MPI_Iallreduce overlapping the
+#             local work: snapshots wait for the progress thread to be idle
+#             (none is taken while a nonblocking collective is pending), and
+#             the restored rank starts a new progress thread
+# (A malformed ENCORE_SNAPSHOT_S: config_check.sh.)
+# After each job no process of the program is left.
+set -eu
+# shellcheck disable=SC2034 # read by lib.sh
+ENC_LIMIT=60
+. "$(dirname "$0")/lib.sh"
+
+PROG="$ENC_PROGRAMS/snap_iter"
+rec_begin "$PROG"
+REC_ENV="ENCORE_SNAPSHOT_S=0.3"
+
+# snap_start NAME N args...: encore-run (ENCORE_LOG=info, REC_ENV) in the background.
+snap_start() {
+    _s_name=$1
+    shift
+    rm -f "$ENC_TMP/$_s_name.rc"
+    (
+        _s_rc=0
+        rec_encore "$@" >"$ENC_TMP/$_s_name.raw" 2>"$ENC_TMP/$_s_name.err" || _s_rc=$?
+        echo "$_s_rc" >"$ENC_TMP/$_s_name.rc"
+    ) &
+    SNAP_BG=$!
+}
+
+# snap_wait NAME PATTERN: until NAME's stderr has a line matching PATTERN (30 s bound).
+snap_wait() {
+    _w_i=0
+    while ! grep -qE -e "$2" "$ENC_TMP/$1.err" 2>/dev/null; do
+        _w_i=$((_w_i + 1))
+        [ "$_w_i" -le 300 ] || { rec_show "$1"; enc_fail "$1: no line matching '$2' within 30 s"; }
+        sleep 0.1
+    done
+}
+
+# snap_wait_count NAME PATTERN N: until N lines of NAME's stderr match (30 s bound).
+snap_wait_count() {
+    _c_i=0
+    while [ "$(rec_count "$1" "$2")" -lt "$3" ]; do
+        _c_i=$((_c_i + 1))
+        [ "$_c_i" -le 300 ] || { rec_show "$1"; enc_fail "$1: fewer than $3 lines matching '$2' within 30 s"; }
+        sleep 0.1
+    done
+}
+
+# snap_pid NAME RANK INC: the pid of incarnation INC of RANK (tracker registration).
+snap_pid() {
+    snap_wait "$1" "rank $2 incarnation $3 \\(pid [0-9]+\\) registered"
+    sed -n "s/.*rank $2 incarnation $3 (pid \\([0-9]*\\)) registered.*/\\1/p" \
+        "$ENC_TMP/$1.err" | tail -n 1
+}
+
+# snap_kill NAME RANK INC [SEQ_RE]: SIGKILLs that process once it parked a
+# snapshot (at a seq matching SEQ_RE, default any).
+snap_kill() {
+    _k_pid=$(snap_pid "$1" "$2" "$3")
+    snap_wait "$1" "rank $2\\] snapshot: snapshot at seq ${4:-[0-9]+} taken \\(pid [0-9]+\\)"
+    kill -KILL "$_k_pid" || enc_fail "$1: cannot kill rank $2 (pid $_k_pid)"
+    enc_log "$1: killed rank $2 incarnation $3 (pid $_k_pid)"
+}
+
+# snap_end NAME: waits for the job; REC_RC, sorted NAME.out; no process left.
+snap_end() {
+    wait "$SNAP_BG" || true
+    REC_RC=$(cat "$ENC_TMP/$1.rc") || enc_fail "$1: no exit status"
+    sort "$ENC_TMP/$1.raw" >"$ENC_TMP/$1.out" || enc_fail "sort failed"
+    snap_none_left "$1"
+}
+
+# snap_none_left NAME: no process of the program is left (10 s bound).
+snap_none_left() {
+    _n_i=0
+    while pgrep -f "$PROG" >"$ENC_TMP/left" 2>/dev/null; do
+        _n_i=$((_n_i + 1))
+        [ "$_n_i" -le 100 ] || enc_fail "$1: processes left after the job: $(tr '\n' ' ' <"$ENC_TMP/left")"
+        sleep 0.1
+    done
+}
+
+# snap_restored NAME RANK: the restore line of RANK: replay starts at S + 1,
+# and RESUME found the rank at S + 1 collectives.
+snap_restored() {
+    _r_line=$(enc_last_line "$ENC_TMP/$1.err" "rank $2\\] snapshot: restored from the snapshot at seq")
+    [ -n "$_r_line" ] || { rec_show "$1"; enc_fail "$1: rank $2 was not restored from a snapshot"; }
+    _r_s=$(echo "$_r_line" | sed -n 's/.*at seq \([0-9]*\) as incarnation.*/\1/p')
+    echo "$_r_line" | grep -q "replay starts at seq $((_r_s + 1))\$" ||
+        enc_fail "$1: replay does not start after the snapshot: $_r_line"
+    rec_grep "$1" "rank $2\\] recover: epoch [0-9]+: ranks completed [0-9]+\\.\\.[0-9]+ collectives; this rank $((_r_s + 1))\$" \
+        "rank $2 did not resume at seq $((_r_s + 1))"
+    SNAP_SEQ=$_r_s
+}
+
+ITER_ARGS="--iters 150 --count 16384 --work-us 10000"
+# shellcheck disable=SC2086 # ITER_ARGS is a list of arguments
+enc_run_ok ref2.native enc_mpirun 2 "$PROG" $ITER_ARGS
+cp "$ENC_TMP/ref2.native.out" "$ENC_TMP/it2.ref" || enc_fail "cp failed"
+
+# -- long ------------------------------------------------------------------------
+# shellcheck disable=SC2086
+snap_start long 2 "$PROG" $ITER_ARGS
+snap_kill long 1 0 '([5-9][0-9]|[1-9][0-9][0-9]+)' # after seq 50
+snap_end long
+rec_ok long it2
+rec_restarts long "0 1"
+snap_restored long 1
+rec_grep long '^encore: snapshots: [0-9]+ taken, 1 used$' "summary does not count 1 snapshot used"
+# 150 results of 128 KiB (18.75 MiB) pass through the log; snapshots every
+# 0.3 s (about 30 iterations) keep it to a few MiB
+for r in 0 1; do
+    peak=$(rec_summary long "$r" log)
+    awk -v p="$peak" 'BEGIN { exit !(p > 0 && p < 10) }' ||
+        enc_fail "long: rank $r peak log $peak MiB: the log was not trimmed by snapshots"
+done
+replayed=$(rec_summary long 1 replayed)
+[ "$replayed" -lt 150 ] || enc_fail "long: rank 1 replayed $replayed collectives (the whole run?)"
+enc_log "ok long (restored at seq $SNAP_SEQ, replayed $replayed)"
+
+# -- twice -----------------------------------------------------------------------
+# shellcheck disable=SC2086
+snap_start twice 2 "$PROG" $ITER_ARGS
+snap_kill twice 1 0
+snap_wait twice "rank 1\\] snapshot: restored from the snapshot"
+snap_wait twice "rank 1 incarnation 1 \\(pid [0-9]+\\) registered"
+pid1=$(snap_pid twice 1 1)
+taken='rank 1\] snapshot: snapshot at seq [0-9]+ taken'
+snap_wait_count twice "$taken" $(($(rec_count twice "$taken") + 1))
+kill -KILL "$pid1" || enc_fail "twice: cannot kill incarnation 1"
+snap_end twice
+rec_ok twice it2
+rec_restarts twice "0 2"
+[ "$(rec_count twice 'rank 1\] snapshot: restored from the snapshot')" -eq 2 ] ||
+    enc_fail "twice: rank 1 was not restored twice"
+enc_log "ok twice"
+
+# -- snapkill --------------------------------------------------------------------
+# one snapshot a second: the first is killed long before the second comes
+# shellcheck disable=SC2086
+enc_run_ok ref2l.native enc_mpirun 2 "$PROG" --iters 400 --count 16384 --work-us 10000
+cp "$ENC_TMP/ref2l.native.out" "$ENC_TMP/it2l.ref" || enc_fail "cp failed"
+REC_ENV="ENCORE_SNAPSHOT_S=1"
+snap_start snapkill 2 "$PROG" --iters 400 --count 16384 --work-us 10000
+REC_ENV="ENCORE_SNAPSHOT_S=0.3"
+pid=$(snap_pid snapkill 1 0)
+taken="rank 1\\] snapshot: snapshot at seq [0-9]+ taken"
+snap_wait snapkill "$taken"
+first=$(enc_last_line "$ENC_TMP/snapkill.err" "$taken")
+spid=$(echo "$first" | sed -n 's/.*taken (pid \([0-9]*\)).*/\1/p')
+sseq=$(echo "$first" | sed -n 's/.*at seq \([0-9]*\) taken.*/\1/p')
+kill -KILL "$spid" || enc_fail "snapkill: cannot kill the snapshot (pid $spid)"
+snap_wait_count snapkill "$taken" 2
+kill -KILL "$pid" || enc_fail "snapkill: cannot kill rank 1"
+snap_end snapkill
+rec_ok snapkill it2l
+snap_restored snapkill 1
+[ "$SNAP_SEQ" -gt "$sseq" ] || enc_fail "snapkill: restored from seq $SNAP_SEQ, not newer than the killed snapshot's $sseq"
+enc_log "ok snapkill (killed snapshot at seq $sseq, restored from $SNAP_SEQ)"
+
+# -- replay: killed again while replaying, before a snapshot of its own ----------
+# shellcheck disable=SC2086
+snap_start replay 2 --inject kill:rank=1:op=3:incarnation=1 "$PROG" $ITER_ARGS
+snap_kill replay 1 0
+snap_end replay
+rec_ok replay it2
+rec_restarts replay "0 2"
+rec_grep replay 'rank 1\] inject: injecting SIGKILL at collective 3' "no kill during replay"
+seqs=$(sed -n 's/.*rank 1 incarnation [12] restored from its snapshot at seq \([0-9]*\) .*/\1/p' \
+    "$ENC_TMP/replay.err" | tr '\n' ' ')
+# shellcheck disable=SC2086 # split the two seqs
+set -- $seqs
+[ $# -eq 2 ] && [ "$1" = "$2" ] ||
+    { rec_show replay; enc_fail "replay: incarnations 1 and 2 not restored from the same seq: $seqs"; }
+enc_log "ok replay (restored twice at seq $1)"
+
+# -- early: killed before any snapshot, re-executed from the start ---------------
+# shellcheck disable=SC2086
+rec_run early 2 --inject kill:rank=1:op=2 "$PROG" $ITER_ARGS
+rec_ok early it2
+rec_restarts early "0 1"
+rec_grep early 'rank 1\] recover: epoch 1: .*this rank 0$' "early: rank 1 did not re-execute from the start"
+enc_log "ok early"
+
+# -- during: killed between the fork of a snapshot and its parking ---------------
+# shellcheck disable=SC2086
+rec_run during 2 --inject snapkill:rank=1:op=2 "$PROG" $ITER_ARGS
+rec_ok during it2
+rec_restarts during "0 1"
+rec_grep during 'rank 1\] inject: injecting SIGKILL right after the fork of snapshot 2' "during: no kill at the 2nd snapshot"
+snap_restored during 1
+enc_log "ok during (restored at seq $SNAP_SEQ)"
+
+# snap_kill_together NAME N RANK_A RANK_B: a job of N ranks where RANK_A and
+# RANK_B are SIGKILLed by one kill(1) once each parked a snapshot; exact
+# result (against itN), both restored from their snapshots.
+snap_kill_together() {
+    # shellcheck disable=SC2086
+    snap_start "$1" "$2" "$PROG" $ITER_ARGS
+    _t_pa=$(snap_pid "$1" "$3" 0)
+    _t_pb=$(snap_pid "$1" "$4" 0)
+    snap_wait "$1" "rank $3\\] snapshot: snapshot at seq [0-9]+ taken"
+    snap_wait "$1" "rank $4\\] snapshot: snapshot at seq [0-9]+ taken"
+    kill -KILL "$_t_pa" "$_t_pb" || enc_fail "$1: cannot kill ranks $3 and $4"
+    snap_end "$1"
+    rec_ok "$1" "it$2"
+    snap_restored "$1" "$3"
+    _t_sa=$SNAP_SEQ
+    snap_restored "$1" "$4"
+    enc_log "ok $1 (ranks $3 and $4 restored at seqs $_t_sa and $SNAP_SEQ)"
+}
+
+# -- two at once -----------------------------------------------------------------
+# shellcheck disable=SC2086
+enc_run_ok ref4.native enc_mpirun 4 "$PROG" $ITER_ARGS
+cp "$ENC_TMP/ref4.native.out" "$ENC_TMP/it4.ref" || enc_fail "cp failed"
+snap_kill_together two 4 1 2
+rec_restarts two "0 1 1 0"
+
+# -- both: every rank killed at the same moment ------------------------------------
+snap_kill_together both 2 0 1
+rec_restarts both "1 1"
+
+# -- forks: the program's own children -------------------------------------------
+# shellcheck disable=SC2086
+enc_run_ok forks.native enc_mpirun 2 "$PROG" $ITER_ARGS --fork 1
+cp "$ENC_TMP/forks.native.out" "$ENC_TMP/forks.ref" || enc_fail "cp failed"
+# shellcheck disable=SC2086
+snap_start forks 2 "$PROG" $ITER_ARGS --fork 1
+snap_kill forks 1 0
+snap_end forks
+rec_ok forks forks
+snap_restored forks 1
+enc_log "ok forks"
+
+# -- input: chunks of a file between collectives ----------------------------------
+head -c 4096 /dev/urandom >"$ENC_TMP/input.bin" || enc_fail "cannot make the input file"
+# shellcheck disable=SC2086
+enc_run_ok input.native enc_mpirun 2 "$PROG" $ITER_ARGS --input "$ENC_TMP/input.bin"
+cp "$ENC_TMP/input.native.out" "$ENC_TMP/input.ref" || enc_fail "cp failed"
+# shellcheck disable=SC2086
+snap_start input 2 "$PROG" $ITER_ARGS --input "$ENC_TMP/input.bin"
+snap_kill input 1 0
+snap_end input
+rec_ok input input
+snap_restored input 1
+enc_log "ok input"
+
+# -- nonblock: nonblocking collectives between snapshots --------------------------
+# shellcheck disable=SC2086
+enc_run_ok nonblock.native enc_mpirun 2 "$PROG" $ITER_ARGS --nonblocking 3
+cp "$ENC_TMP/nonblock.native.out" "$ENC_TMP/nonblock.ref" || enc_fail "cp failed"
+# shellcheck disable=SC2086
+snap_start nonblock 2 "$PROG" $ITER_ARGS --nonblocking 3
+snap_kill nonblock 1 0 '([5-9][0-9]|[1-9][0-9][0-9]+)'
+snap_end nonblock
+rec_ok nonblock nonblock
+snap_restored nonblock 1
+enc_log "ok nonblock (restored at seq $SNAP_SEQ)"
+
+# -- launcher: encore-run SIGKILLed ----------------------------------------------
+# shellcheck disable=SC2086
+snap_start launcher 2 "$PROG" $ITER_ARGS
+snap_wait launcher "rank 0\\] snapshot: snapshot at seq [0-9]+ taken"
+snap_wait launcher "rank 1\\] snapshot: snapshot at seq [0-9]+ taken"
+run_pid=$(pgrep -f "^$ENC_ENCORE_RUN -n 2 " | head -n 1)
+[ -n "$run_pid" ] || enc_fail "launcher: encore-run not found"
+kill -KILL "$run_pid" || enc_fail "launcher: cannot kill encore-run"
+wait "$SNAP_BG" || true
+snap_none_left launcher
+enc_log "ok launcher"
+enc_finish

@@ -1,0 +1,117 @@
+/*
+ * snap_iter.c - an unmodified long-running MPI program for the snapshot
+ * tests (tests/integration/snapshot_*.sh): local work and one in-place
+ * MPI_Allreduce (SUM of integer-valued doubles, exact in any order) per
+ * iteration; it knows nothing of encore.
+ *
+ * Options:
+ *   --iters N     iterations (default 200)
+ *   --count C     doubles per allreduce (default 64)
+ *   --work-us U   microseconds of local work (sleep) per iteration (default 10000)
+ *   --input F     reads the next 8 bytes of file F before each iteration (in
+ *                 chunks, through one open descriptor) and adds them in
+ *   --nonblocking K  every K-th iteration uses MPI_Iallreduce, sleeps its
+ *                 local work while it runs, then MPI_Wait (the progress
+ *                 thread is busy while snapshots are due)
+ *   --fork 1      every 10th iteration runs system("exit 3") and a fork()ed
+ *                 child that exits 5, and checks both statuses and that
+ *                 wait() finds no other child
+ *
+ * Each rank prints one line at the end:
+ *     rank R iters N state <hex64> sum <%a of element 0>
+ */
+#include <mpi.h>
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static long opt(int argc, char **argv, const char *name, long dflt)
+{
+    for (int i = 1; i + 1 < argc; i++)
+        if (strcmp(argv[i], name) == 0)
+            return strtol(argv[i + 1], NULL, 10);
+    return dflt;
+}
+
+static const char *sopt(int argc, char **argv, const char *name)
+{
+    for (int i = 1; i + 1 < argc; i++)
+        if (strcmp(argv[i], name) == 0)
+            return argv[i + 1];
+    return NULL;
+}
+
+static void children(int rank)
+{
+    int st = system("exit 3");
+    pid_t pid, got;
+
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 3) {
+        fprintf(stderr, "rank %d: system() status 0x%x\n", rank, (unsigned)st);
+        exit(2);
+    }
+    if ((pid = fork()) == 0)
+        _exit(5);
+    got = wait(&st);
+    if (got != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 5 || wait(&st) != -1 ||
+        errno != ECHILD) {
+        fprintf(stderr, "rank %d: wait() found pid %d (want %d) status 0x%x\n", rank, (int)got,
+                (int)pid, (unsigned)st);
+        exit(2);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    long iters = opt(argc, argv, "--iters", 200), count = opt(argc, argv, "--count", 64);
+    long work = opt(argc, argv, "--work-us", 10000), forks = opt(argc, argv, "--fork", 0);
+    long nb = opt(argc, argv, "--nonblocking", 0);
+    const char *input = sopt(argc, argv, "--input");
+    uint64_t state = 0x9e3779b97f4a7c15ull;
+    FILE *in = NULL;
+    double *v;
+    int rank;
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if ((v = malloc((size_t)count * sizeof(double))) == NULL)
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    if (input != NULL && (in = fopen(input, "rb")) == NULL)
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    if (in != NULL)
+        setvbuf(in, NULL, _IONBF, 0); /* every chunk is a read(2) at the file offset */
+    for (long i = 0; i < iters; i++) {
+        uint64_t chunk = 0;
+
+        if (in != NULL && fread(&chunk, 1, sizeof(chunk), in) != sizeof(chunk))
+            MPI_Abort(MPI_COMM_WORLD, 4);
+        if (forks && i % 10 == 9)
+            children(rank);
+        for (long k = 0; k < count; k++)
+            v[k] = (double)((state >> (k % 48)) % 1024 + (uint64_t)rank + (chunk % 4096));
+        if (nb > 0 && i % nb == 0) {
+            MPI_Request req;
+
+            MPI_Iallreduce(MPI_IN_PLACE, v, (int)count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &req);
+            usleep((useconds_t)work);
+            MPI_Wait(&req, MPI_STATUS_IGNORE);
+        } else {
+            usleep((useconds_t)work);
+            MPI_Allreduce(MPI_IN_PLACE, v, (int)count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        }
+        for (long k = 0; k < count; k++)
+            state = (state ^ (uint64_t)v[k]) * 0x100000001b3ull;
+    }
+    printf("rank %d iters %ld state %016llx sum %a\n", rank, iters, (unsigned long long)state,
+           v[0]);
+    if (in != NULL)
+        fclose(in);
+    free(v);
+    MPI_Finalize();
+    return 0;
+}
