@@ -4,8 +4,9 @@
  * ENCORE_INJECT=kill:K, executed by its engine at its K-th collective
  * (snapkill:rank=R:op=K: a SIGKILL right after the fork of its K-th
  * snapshot, while the image is still parking);
- * random ones (--inject random:every=T[:seed=S]) are SIGKILLs sent by the
- * launcher, chosen by a seeded generator so a run can be repeated.
+ * random ones (--inject random:every=T[:seed=S][:count=N]) are SIGKILLs sent
+ * by the launcher, chosen by a seeded generator so a run can be repeated, at
+ * most N of them (a fixed number of faults however long the run takes).
  */
 #include "enc.h"
 #include "core/parse.h"
@@ -17,7 +18,7 @@
 #include <string.h>
 
 #define INJECT_FORMS "kill:rank=R:op=K[:incarnation=I], stop:rank=R:op=K[:incarnation=I], " \
-                     "snapkill:rank=R:op=K[:incarnation=I] or random:every=T[:seed=S]"
+                     "snapkill:rank=R:op=K[:incarnation=I] or random:every=T[:seed=S][:count=N]"
 
 /* One line on stderr naming the spec; always ENC_ERR_INVAL. */
 static enc_status_t bad(const char *spec, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -57,19 +58,22 @@ static enc_status_t random_field(struct enc_run_opts *o, const char *spec, const
     if ((v = value_of(tok, "every")) != NULL)
         return enc_parse_positive(v, 1e6, &o->random_every_s) == ENC_OK
                    ? ENC_OK : bad(spec, "every='%s': expected seconds, a number > 0", v);
+    if ((v = value_of(tok, "count")) != NULL)
+        return int_field(spec, "count", v, 1, 1000000, &o->random_count);
     if ((v = value_of(tok, "seed")) != NULL) {
         if (int_field(spec, "seed", v, 0, UINT64_MAX, &seed) != ENC_OK)
             return ENC_ERR_INVAL;
         o->random_seed = seed;
         return ENC_OK;
     }
-    return bad(spec, "unknown field '%s' (random takes every=T and seed=S)", tok);
+    return bad(spec, "unknown field '%s' (random takes every=T, seed=S and count=N)", tok);
 }
 
 static enc_status_t parse_random(struct enc_run_opts *o, const char *spec, char *rest)
 {
     o->random_seed = 1;
     o->random_every_s = 0;
+    o->random_count = 0;
     for (char *tok = strtok(rest, ":"); tok != NULL; tok = strtok(NULL, ":"))
         if (random_field(o, spec, tok) != ENC_OK)
             return ENC_ERR_INVAL;

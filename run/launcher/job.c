@@ -54,6 +54,7 @@ struct job {
     uint64_t kill_at;             /* SIGKILL stragglers at this time (0: not set) */
     uint64_t deadline;            /* --timeout */
     uint64_t next_random;
+    uint64_t random_kills;        /* sent so far (--inject random:...:count=N) */
     uint64_t rng;
     int after_final_status;       /* exit status of a rank that failed after MPI_Finalize */
     char final_line[400];         /* what happened to it (the line if nothing worse does) */
@@ -561,6 +562,8 @@ static void random_kill(struct job *j)
     int v = cand[enc_run_rand(&j->rng) % (uint64_t)n];
     ENC_WARN("run", "inject: killing rank %d (pid %d)", v, (int)j->r[v].pid);
     kill_rank(j, &j->r[v], SIGKILL);
+    if (j->o->random_count > 0 && ++j->random_kills >= j->o->random_count)
+        j->next_random = ENC_NEVER; /* count=N reached */
 }
 
 /* Heartbeats watch a rank from its registration to MPI_Finalize.  One

@@ -45,6 +45,7 @@ struct enc_run_opts {
     int ninj;
     double random_every_s;        /* 0: no random injection */
     uint64_t random_seed;
+    uint64_t random_count;        /* at most this many random kills (0: no limit) */
     const char *bind_to;          /* NULL or "none": no binding */
     bool info;
     bool summary;                 /* --summary: always print the job summary */

@@ -88,7 +88,9 @@ run 2 "$R $I 'random:every=0': every='0': expected seconds, a number > 0" -n 2 $
 run 2 "$R $I 'random:seed=4': every=T is missing" -n 2 $I random:seed=4 "$FAKE"
 run 2 "$R $I 'random:every=1:seed=x': seed='x': expected an integer in 0..18446744073709551615" \
     -n 2 $I random:every=1:seed=x "$FAKE"
-run 2 "$R $I 'explode': expected kill:rank=R:op=K[:incarnation=I], stop:rank=R:op=K[:incarnation=I], snapkill:rank=R:op=K[:incarnation=I] or random:every=T[:seed=S]" \
+run 2 "$R $I 'random:every=1:count=0': count='0': expected an integer in 1..1000000" \
+    -n 2 $I random:every=1:count=0 "$FAKE"
+run 2 "$R $I 'explode': expected kill:rank=R:op=K[:incarnation=I], stop:rank=R:op=K[:incarnation=I], snapkill:rank=R:op=K[:incarnation=I] or random:every=T[:seed=S][:count=N]" \
     -n 2 $I explode "$FAKE"
 run 0 "" -n 2 --timeout 30 --max-restarts 0 --policy fail-all --bind-to none --tag-output \
     -x ENCORE_LOG=warn -x FOO $I kill:rank=1:op=5:incarnation=2 "$FAKE"
