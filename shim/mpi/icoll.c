@@ -48,6 +48,7 @@ static struct {
     struct job *running; /* taken by the progress thread */
     bool busy;           /* a thread is using the engine */
     bool started, stop;
+    int outstanding;     /* requests the application has not freed (Wait, Test, ...) */
     pthread_t thread;
 } q = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
 
@@ -67,9 +68,17 @@ static int query(void *extra, MPI_Status *status)
     return j->rv;
 }
 
+/* The real MPI frees the request: the application completed it (Wait,
+ * Test, ...), or the progress thread freed a detached one. */
 static int release(void *extra)
 {
-    free(extra);
+    struct job *j = extra;
+
+    pthread_mutex_lock(&q.mu);
+    if (!j->detached)
+        q.outstanding--;
+    pthread_mutex_unlock(&q.mu);
+    free(j);
     return MPI_SUCCESS;
 }
 
@@ -244,10 +253,22 @@ int enc_mpi_icoll_start(const char *fn, const void *site, enc_mpi_icoll_fn run,
     *request = j->req;
     pthread_mutex_lock(&q.mu);
     rv = q.started ? MPI_SUCCESS : start_thread();
-    if (rv == MPI_SUCCESS)
+    if (rv == MPI_SUCCESS) {
         enqueue(j);
+        q.outstanding++;
+    }
     pthread_mutex_unlock(&q.mu);
     return rv;
+}
+
+int enc_mpi_icoll_outstanding(void)
+{
+    int n;
+
+    pthread_mutex_lock(&q.mu);
+    n = q.outstanding;
+    pthread_mutex_unlock(&q.mu);
+    return n;
 }
 
 /* A queued or running job whose request is req (the mutex held). */
@@ -269,8 +290,10 @@ int enc_mpi_Request_free(const void *site, MPI_Request *request)
     if (request == NULL)
         return enc_real_Request_free(request);
     pthread_mutex_lock(&q.mu);
-    if ((j = pending(*request)) != NULL)
+    if ((j = pending(*request)) != NULL) {
         j->detached = true;
+        q.outstanding--; /* the application is done with it */
+    }
     pthread_mutex_unlock(&q.mu);
     if (j == NULL)
         return enc_real_Request_free(request);
