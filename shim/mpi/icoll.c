@@ -48,7 +48,7 @@ static struct {
     struct job *running; /* taken by the progress thread */
     bool busy;           /* a thread is using the engine */
     bool started, stop;
-    int outstanding;     /* requests the application has not freed (Wait, Test, ...) */
+    int outstanding;     /* requests the application has not freed (atomic) */
     pthread_t thread;
 } q = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
 
@@ -69,15 +69,15 @@ static int query(void *extra, MPI_Status *status)
 }
 
 /* The real MPI frees the request: the application completed it (Wait,
- * Test, ...), or the progress thread freed a detached one. */
+ * Test, ...), or the progress thread freed a detached one.  No mutex: the
+ * last reference may go inside PMPI_Grequest_complete, which finish_job
+ * calls holding it. */
 static int release(void *extra)
 {
     struct job *j = extra;
 
-    pthread_mutex_lock(&q.mu);
-    if (!j->detached)
-        q.outstanding--;
-    pthread_mutex_unlock(&q.mu);
+    if (!__atomic_load_n(&j->detached, __ATOMIC_ACQUIRE))
+        __atomic_fetch_sub(&q.outstanding, 1, __ATOMIC_ACQ_REL);
     free(j);
     return MPI_SUCCESS;
 }
@@ -166,15 +166,16 @@ static void run_job(struct job *j)
 }
 
 /* Completes j's request; the request (and j, by its free function) is
- * released here when the application detached it. */
+ * released here when the application detached it.  j is not touched once
+ * the request is complete: the application may free it (and j) at once. */
 static void finish_job(struct job *j)
 {
     MPI_Request req = j->req;
     bool detached;
 
     pthread_mutex_lock(&q.mu);
+    detached = j->detached; /* final: MPI_Request_free decides under the mutex */
     PMPI_Grequest_complete(req);
-    detached = j->detached;
     q.running = NULL; /* done: MPI_Request_free goes to the real MPI */
     q.busy = false;
     pthread_cond_broadcast(&q.cv);
@@ -255,7 +256,7 @@ int enc_mpi_icoll_start(const char *fn, const void *site, enc_mpi_icoll_fn run,
     rv = q.started ? MPI_SUCCESS : start_thread();
     if (rv == MPI_SUCCESS) {
         enqueue(j);
-        q.outstanding++;
+        __atomic_fetch_add(&q.outstanding, 1, __ATOMIC_ACQ_REL);
     }
     pthread_mutex_unlock(&q.mu);
     return rv;
@@ -263,12 +264,7 @@ int enc_mpi_icoll_start(const char *fn, const void *site, enc_mpi_icoll_fn run,
 
 int enc_mpi_icoll_outstanding(void)
 {
-    int n;
-
-    pthread_mutex_lock(&q.mu);
-    n = q.outstanding;
-    pthread_mutex_unlock(&q.mu);
-    return n;
+    return __atomic_load_n(&q.outstanding, __ATOMIC_ACQUIRE);
 }
 
 /* A queued or running job whose request is req (the mutex held). */
@@ -291,8 +287,8 @@ int enc_mpi_Request_free(const void *site, MPI_Request *request)
         return enc_real_Request_free(request);
     pthread_mutex_lock(&q.mu);
     if ((j = pending(*request)) != NULL) {
-        j->detached = true;
-        q.outstanding--; /* the application is done with it */
+        __atomic_store_n(&j->detached, true, __ATOMIC_RELEASE);
+        __atomic_fetch_sub(&q.outstanding, 1, __ATOMIC_ACQ_REL); /* the application is done with it */
     }
     pthread_mutex_unlock(&q.mu);
     if (j == NULL)
