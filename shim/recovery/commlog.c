@@ -287,6 +287,8 @@ void enc_commlog_checkpoint(uint32_t version)
         if (trim_group(&comm_log.g[i], &dropped))
             comm_log.g[k++] = comm_log.g[i];
     comm_log.ng = k;
+    if (comm_log.ng == 0 && dropped == 0)
+        return; /* a program on the world alone */
     for (size_t i = 0; i < comm_log.cap; i++)
         bytes += comm_log.e[i].ctx ? comm_log.e[i].sig.len : 0;
     ENC_INFO("commlog", "checkpoint %u: dropped %zu communicator results, kept %zu "
