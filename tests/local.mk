@@ -168,6 +168,14 @@ tests_programs_op_table_SOURCES = tests/programs/op_table.c
 tests_programs_op_table_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 tests_programs_op_table_LDADD = $(MPI_LIBS)
 TESTS += tests/integration/icoll_overlap.sh tests/integration/op_table.sh
+# checkpoints with derived communicators: links libencore for the API
+check_PROGRAMS += tests/programs/comm_ckpt
+tests_programs_comm_ckpt_SOURCES = tests/programs/comm_ckpt.c
+tests_programs_comm_ckpt_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+tests_programs_comm_ckpt_LDADD = libencore.la $(MPI_LIBS)
+tests_programs_comm_ckpt_LDFLAGS = -no-install
+TESTS += tests/integration/comm_ckpt.sh
+EXTRA_DIST += tests/integration/comm_ckpt.sh
 EXTRA_DIST += tests/integration/comm_matrix.sh tests/integration/recovery_comm.sh
 EXTRA_DIST += tests/integration/icoll_overlap.sh tests/integration/op_table.sh
 endif

@@ -34,7 +34,8 @@ struct enc_coll {
 };
 
 /* Runs it live in the current epoch: input in place, trivial cases, then
- * the algorithm (coll.c; the world and group dispatchers share it). */
+ * the algorithm (coll_live.c, shared by the world's dispatcher in coll.c
+ * and the groups' in group_coll.c, like the three below). */
 enc_status_t enc_coll_live(struct enc_coll *co);
 /* Collectives on communicators derived from the world (group_coll.c). */
 enc_status_t enc_group_run(struct enc_coll *co);

@@ -7,6 +7,35 @@
 #include "engine/group.h"
 #include "engine/state.h"
 
+/* Every group made and not yet freed, oldest first. */
+static struct {
+    struct enc_group *head, *tail;
+} groups;
+
+static void link_group(struct enc_group *g)
+{
+    g->prev = groups.tail;
+    if (groups.tail)
+        groups.tail->next = g;
+    else
+        groups.head = g;
+    groups.tail = g;
+}
+
+static void unlink_group(struct enc_group *g)
+{
+    if (g->prev)
+        g->prev->next = g->next;
+    else if (groups.head == g)
+        groups.head = g->next;
+    else
+        return; /* never linked */
+    if (g->next)
+        g->next->prev = g->prev;
+    else
+        groups.tail = g->prev;
+}
+
 static int check_members(const int *members, int n, uint8_t *seen)
 {
     for (int i = 0; i < n; i++) {
@@ -45,6 +74,7 @@ enc_status_t enc_group_new(uint64_t ctx, const int *members, int n, int live,
     g->ring_epoch = ENC_GROUP_UNCERTAIN;
     g->live_epoch = live ? enc_eng.epoch : ENC_GROUP_UNCERTAIN;
     free(seen);
+    link_group(g);
     *out = g;
     return ENC_OK;
 fail:
@@ -57,10 +87,24 @@ void enc_group_free(struct enc_group *g)
 {
     if (g == NULL)
         return;
+    unlink_group(g);
     free(g->members);
     free(g->order);
     free(g->ring);
     free(g);
+}
+
+void enc_group_each(void (*fn)(void *arg, struct enc_group *g), void *arg)
+{
+    for (struct enc_group *g = groups.head; g; g = g->next)
+        if (g->rank >= 0)
+            fn(arg, g);
+}
+
+void enc_group_skip_to(struct enc_group *g, uint64_t seq)
+{
+    if (seq > g->seq)
+        g->seq = seq;
 }
 
 int enc_group_last_live(const struct enc_group *g)

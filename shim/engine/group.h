@@ -32,6 +32,7 @@ struct enc_group {
      * other value (a new epoch, a replayed creation) means "ask the other
      * members whether the next one is already in their log" */
     uint32_t live_epoch;
+    struct enc_group *prev, *next; /* every group this process holds */
 };
 
 #define ENC_GROUP_UNCERTAIN UINT32_MAX
@@ -42,6 +43,11 @@ struct enc_group {
 enc_status_t enc_group_new(uint64_t ctx, const int *members, int n, int live,
                            struct enc_group **out);
 void enc_group_free(struct enc_group *g);
+/* fn(arg, g) for every group this rank is a member of (in creation order). */
+void enc_group_each(void (*fn)(void *arg, struct enc_group *g), void *arg);
+/* A rank that loaded a checkpoint: g continues at collective seq (the one
+ * after the checkpoint); never goes back. */
+void enc_group_skip_to(struct enc_group *g, uint64_t seq);
 /* Whether the last collective on g (NULL: the world) ran live. */
 int enc_group_last_live(const struct enc_group *g);
 /* Rank and size on g; NULL is the world. */

@@ -61,6 +61,7 @@ static struct {
     bool started, stop;
     bool idle;           /* the progress thread waits for work (no lock held) */
     int tid;             /* its gettid(), 0 before it runs */
+    int outstanding;     /* requests the application has not freed (atomic) */
     pthread_t thread;
 } q = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
 
@@ -80,9 +81,17 @@ static int query(void *extra, MPI_Status *status)
     return j->rv;
 }
 
+/* The real MPI frees the request: the application completed it (Wait,
+ * Test, ...), or the progress thread freed a detached one.  No mutex: the
+ * last reference may go inside PMPI_Grequest_complete, which finish_job
+ * calls holding it. */
 static int release(void *extra)
 {
-    free(extra);
+    struct job *j = extra;
+
+    if (!__atomic_load_n(&j->detached, __ATOMIC_ACQUIRE))
+        __atomic_fetch_sub(&q.outstanding, 1, __ATOMIC_ACQ_REL);
+    free(j);
     return MPI_SUCCESS;
 }
 
@@ -173,15 +182,16 @@ static void run_job(struct job *j)
 }
 
 /* Completes j's request; the request (and j, by its free function) is
- * released here when the application detached it. */
+ * released here when the application detached it.  j is not touched once
+ * the request is complete: the application may free it (and j) at once. */
 static void finish_job(struct job *j)
 {
     MPI_Request req = j->req;
     bool detached;
 
     pthread_mutex_lock(&q.mu);
+    detached = j->detached; /* final: MPI_Request_free decides under the mutex */
     PMPI_Grequest_complete(req);
-    detached = j->detached;
     q.running = NULL; /* done: MPI_Request_free goes to the real MPI */
     q.busy = false;
     pthread_cond_broadcast(&q.cv);
@@ -261,10 +271,17 @@ int enc_mpi_icoll_start(const char *fn, const void *site, enc_mpi_icoll_fn run,
     *request = j->req;
     pthread_mutex_lock(&q.mu);
     rv = q.started ? MPI_SUCCESS : start_thread();
-    if (rv == MPI_SUCCESS)
+    if (rv == MPI_SUCCESS) {
         enqueue(j);
+        __atomic_fetch_add(&q.outstanding, 1, __ATOMIC_ACQ_REL);
+    }
     pthread_mutex_unlock(&q.mu);
     return rv;
+}
+
+int enc_mpi_icoll_outstanding(void)
+{
+    return __atomic_load_n(&q.outstanding, __ATOMIC_ACQUIRE);
 }
 
 /* A queued or running job whose request is req (the mutex held). */
@@ -286,8 +303,10 @@ int enc_mpi_Request_free(const void *site, MPI_Request *request)
     if (request == NULL)
         return enc_real_Request_free(request);
     pthread_mutex_lock(&q.mu);
-    if ((j = pending(*request)) != NULL)
-        j->detached = true;
+    if ((j = pending(*request)) != NULL) {
+        __atomic_store_n(&j->detached, true, __ATOMIC_RELEASE);
+        __atomic_fetch_sub(&q.outstanding, 1, __ATOMIC_ACQ_REL); /* the application is done with it */
+    }
     pthread_mutex_unlock(&q.mu);
     if (j == NULL)
         return enc_real_Request_free(request);

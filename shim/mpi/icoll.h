@@ -27,6 +27,9 @@ typedef int (*enc_mpi_icoll_fn)(const void *site, const struct enc_mpi_icoll_arg
  * *request, which completes when it has run. */
 int enc_mpi_icoll_start(const char *fn, const void *site, enc_mpi_icoll_fn run,
                         const struct enc_mpi_icoll_args *a, MPI_Request *request);
+/* Nonblocking collectives whose requests the application has not yet
+ * completed (MPI_Wait, MPI_Test and their array forms) or freed. */
+int enc_mpi_icoll_outstanding(void);
 /* At MPI_Finalize (inside its serial section): ends the progress thread. */
 void enc_mpi_icoll_fini(void);
 /* What a snapshot's fork needs from the progress thread (icoll.c). */

@@ -20,6 +20,7 @@ libencore_la_SOURCES += \
 	shim/mpi/request.c \
 	shim/mpi/icoll.c \
 	shim/mpi/icoll_entries.c \
+	shim/mpi/ckpt_api.c \
 	shim/mpi/coll_reduce.c \
 	shim/mpi/coll_bcast.c \
 	shim/mpi/coll_allgather.c \

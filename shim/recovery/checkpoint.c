@@ -1,5 +1,6 @@
 /*
- * checkpoint.c - the public checkpoint API (include/encore.h).
+ * checkpoint.c - the checkpoint API (include/encore.h) as recovery serves it
+ * (mpi/ckpt_api.c adds the MPI layer's rules around it).
  *
  * A checkpoint is a collective: local states go to both ring neighbours,
  * a barrier closes phase one, then every rank commits the new version and
@@ -78,10 +79,12 @@ static enc_status_t take(struct enc_ckpt *next, size_t glen, const void *site)
     /* Every rank finished phase one; none needs results before the
      * checkpoint itself again (a rank still inside it may need its entry). */
     enc_reclog_truncate_below(next->seq_after - 1);
+    enc_commlog_checkpoint(next->version);
     return ENC_OK;
 }
 
-int encore_checkpoint(const void *global, size_t global_len, const void *local, size_t local_len)
+int enc_recovery_checkpoint(const void *global, size_t global_len, const void *local,
+                            size_t local_len)
 {
     struct enc_ckpt next = {.version = enc_rec.committed.version + 1, .rep_rank = {-1, -1}};
     enc_status_t rv;
@@ -135,10 +138,12 @@ static enc_status_t load_from_survivors(void)
              "(skipping %llu collectives)", got.version, (unsigned long long)got.seq_after,
              (unsigned long long)(got.seq_after - enc_engine_seq()));
     enc_engine_skip_to(got.seq_after);
+    enc_commlog_rebase(got.version);
     return ENC_OK;
 }
 
-int encore_load_checkpoint(void *global, size_t *global_len, void *local, size_t *local_len)
+int enc_recovery_load_checkpoint(void *global, size_t *global_len, void *local,
+                                 size_t *local_len)
 {
     struct enc_ckpt *c = &enc_rec.committed;
 

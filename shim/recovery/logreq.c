@@ -49,7 +49,7 @@ enc_status_t enc_logreq_decode(struct enc_logreq *q, const uint8_t *in, size_t l
     enc_r_u32(&r, &q->op);
     q->root = (int32_t)root;
     q->site_mod[sizeof(q->site_mod) - 1] = '\0';
-    if (r.err || q->what < ENC_LOGREQ_SEQ || q->what > ENC_LOGREQ_COMM)
+    if (r.err || q->what < ENC_LOGREQ_SEQ || q->what > ENC_LOGREQ_COMM_POS)
         return ENC_ERR_PROTO;
     return ENC_OK;
 }

@@ -76,6 +76,13 @@ struct enc_fork_guard {
 /* Set once, before the engine joins (MPI_Init). */
 void enc_recovery_set_fork_guard(const struct enc_fork_guard *g);
 
+/* checkpoint.c: encore_checkpoint() and encore_load_checkpoint() (their
+ * entry points are the MPI layer's: mpi/ckpt_api.c). */
+int enc_recovery_checkpoint(const void *global, size_t global_len, const void *local,
+                            size_t local_len);
+int enc_recovery_load_checkpoint(void *global, size_t *global_len, void *local,
+                                 size_t *local_len);
+
 /* recover.c: every rank's progress from RESUME (what to replay), and the
  * recover op: regroup with the engine, then that. */
 enc_status_t enc_recovery_apply_resume(const struct enc_msg_resume *r);
@@ -137,8 +144,20 @@ enc_status_t enc_commlog_record(void *ctx, const struct enc_coll *co, uint64_t g
  * has it (it then runs live), a peer failure or ENC_ERR_EPOCH to recover
  * first.  A different logged call ends the job (replay divergence). */
 enc_status_t enc_commlog_replay(void *ctx, struct enc_coll *co, uint64_t gctx, uint64_t gseq);
+/* The entry, for the log service.  An entry every member completed and
+ * this rank dropped is ENC_OK with a signature of kind ENC_COLL_CHECKPOINT
+ * and no data (logreq.h). */
 enc_status_t enc_commlog_find(uint64_t gctx, uint64_t gseq, struct enc_sigrec *sig,
                               const void **data, size_t *len);
+/* A checkpoint committed: drop every result but the bootstrap ones, and
+ * note where each communicator stands. */
+void enc_commlog_checkpoint(uint32_t version);
+/* The position of communicator gctx at checkpoint version (sig->count), for
+ * the log service; ENC_ERR_NOT_FOUND when not known here. */
+enc_status_t enc_commlog_position(uint64_t gctx, uint32_t version, struct enc_sigrec *sig);
+/* This (restarted) rank loaded checkpoint version: each of its
+ * communicators continues where the other members stood at it. */
+void enc_commlog_rebase(uint32_t version);
 void enc_commlog_fini(void);
 
 #endif

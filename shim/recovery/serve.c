@@ -89,6 +89,10 @@ static enc_status_t lookup(const struct enc_logreq *q, struct enc_sigrec *sig,
         return enc_reclog_find(q->seq, sig, data, len);
     case ENC_LOGREQ_COMM:
         return enc_commlog_find(q->site_off, q->seq, sig, data, len);
+    case ENC_LOGREQ_COMM_POS:
+        *data = NULL;
+        *len = 0;
+        return enc_commlog_position(q->site_off, q->version, sig);
     case ENC_LOGREQ_BOOTSTRAP:
         /* in order (the usual case), then anywhere in the bootstrap cache */
         rv = enc_reclog_find(q->seq, sig, data, len);

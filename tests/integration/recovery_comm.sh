@@ -11,6 +11,11 @@
 # alltoall 24-25, scan 26 on the split, then the Iallreduce on the dup
 # (27) and the Ibcast on the split (28), both pending while the rank
 # computes: the kill lands in the progress thread.
+# With "rest" (recov_comm 40 rest) iteration 0 is ops 3-11: allreduce 3,
+# bcast 4, allgather 5, then on the split reduce 6, barrier 7,
+# reduce_scatter_block 8, exscan 9, MPI_Comm_create on the dup 10 and, on
+# ranks 0 and 3 (its members), an allreduce on the new communicator 11;
+# so iteration 1 is ops 11-18 on ranks 1 and 2, 12-20 on ranks 0 and 3.
 set -eu
 ENC_LIMIT=90
 . "${top_srcdir:-.}/tests/integration/lib.sh"
@@ -49,6 +54,8 @@ for n in 4 7; do
         enc_fail "native -n $n more failed"
     sort "$ENC_TMP/native.raw.$n" >"$ENC_TMP/nativemore.$n"
 done
+enc_mpirun 4 "$prog" 40 rest >"$ENC_TMP/native.raw.4" || enc_fail "native -n 4 rest failed"
+sort "$ENC_TMP/native.raw.4" >"$ENC_TMP/nativerest.4"
 case_run 4 dup-creation --inject kill:rank=2:op=1
 case_run 4 split-creation --inject kill:rank=1:op=2
 case_run 4 split-allreduce --inject kill:rank=1:op=3
@@ -66,4 +73,12 @@ case_run 4 split-scan --inject kill:rank=1:op=26
 case_run 4 iallreduce-dup --inject kill:rank=2:op=27
 case_run 4 ibcast-split --inject kill:rank=3:op=28
 case_run 7 ibcast-two-at-once --inject kill:rank=1:op=28 --inject kill:rank=6:op=27
+MODE=rest
+case_run 4 split-reduce-root --inject kill:rank=1:op=14
+case_run 4 split-barrier --inject kill:rank=2:op=15
+case_run 4 split-reduce-scatter --inject kill:rank=0:op=17
+case_run 4 split-exscan --inject kill:rank=3:op=18
+case_run 4 create-nonmember --inject kill:rank=1:op=18
+case_run 4 create-member --inject kill:rank=0:op=19
+case_run 4 created-allreduce --inject kill:rank=3:op=20
 enc_finish

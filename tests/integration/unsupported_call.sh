@@ -3,7 +3,10 @@
 # with a message naming the function.  With the default error handler
 # (MPI_ERRORS_ARE_FATAL) the job ends with exit status 1; with
 # MPI_ERRORS_RETURN on the world the program gets
-# MPI_ERR_UNSUPPORTED_OPERATION back and the job exits 0.
+# MPI_ERR_UNSUPPORTED_OPERATION back and the job exits 0.  On a dup of the
+# world with MPI_ERRORS_RETURN, what issue 10 lets encore refuse
+# (MPI_Alltoallw, intercommunicators, topologies) is refused the same way,
+# each with one line naming the function and the communicator.
 set -eu
 # shellcheck disable=SC2034 # read by lib.sh
 ENC_LIMIT=60
@@ -31,4 +34,16 @@ for r in 0 1; do
         "rank $r did not get MPI_ERR_UNSUPPORTED_OPERATION (52)"
 done
 enc_log "ok: MPI_ERRORS_RETURN"
+
+# -- refusals on a derived communicator -----------------------------------------
+enc_run_ok derived enc_encore 2 "$prog" derived
+for fn in MPI_Alltoallw MPI_Cart_create MPI_Intercomm_create; do
+    grep -qF "$fn on a communicator derived from it is not supported in encore mode" \
+        "$ENC_TMP/derived.err" || { enc_show "$ENC_TMP/derived.err"; enc_fail "stderr lacks the refusal of $fn"; }
+    for r in 0 1; do
+        enc_expect_grep "$ENC_TMP/derived.raw" "rank $r: $fn returned class 52 " \
+            "rank $r: $fn did not return MPI_ERR_UNSUPPORTED_OPERATION (52)"
+    done
+done
+enc_log "ok: refusals on a derived communicator"
 enc_pass

@@ -10,7 +10,11 @@
  * integers, so the result is exact in any order.  With a second argument
  * "more", each iteration then also makes a gather, a scatter, an alltoall
  * and a scan on the split, and an Iallreduce on the dup with an Ibcast on
- * the split, both pending while the rank computes.  Each rank prints
+ * the split, both pending while the rank computes.  With "rest" instead,
+ * each iteration then makes a reduce, a barrier, a reduce_scatter_block
+ * and an exscan on the split, and an MPI_Comm_create on the dup (the
+ * group of ranks 0 and size-1) with one allreduce on it, then freed.
+ * Each rank prints
  *     rank R iters N state <hex64>
  */
 #include <mpi.h>
@@ -61,10 +65,40 @@ static uint64_t more(MPI_Comm dup, MPI_Comm half, int rank, int i, uint64_t stat
     return mix(state, (uint64_t)y << 40 ^ (uint64_t)ar << 20 ^ (uint64_t)bb);
 }
 
+/* The "rest" part of iteration i: the other kinds on the split, and
+ * communicator creation from a group. */
+static uint64_t rest(MPI_Comm dup, MPI_Comm half, int rank, int size, int i, uint64_t state)
+{
+    int hs, x = rank * 3 + i, y = -1, z = 0, sb[64], rb = 0, ends[2] = {0, size - 1};
+    long a = rank + 1, b = 0;
+    MPI_Group wg, eg;
+    MPI_Comm c;
+
+    MPI_Comm_size(half, &hs);
+    MPI_Reduce(&x, &y, 1, MPI_INT, MPI_MAX, i % hs, half);
+    MPI_Barrier(half);
+    for (int k = 0; k < hs; k++)
+        sb[k] = rank * 10 + k + i;
+    MPI_Reduce_scatter_block(sb, &rb, 1, MPI_INT, MPI_SUM, half);
+    MPI_Exscan(&x, &z, 1, MPI_INT, MPI_SUM, half);
+    MPI_Comm_group(dup, &wg);
+    MPI_Group_incl(wg, size > 1 ? 2 : 1, ends, &eg);
+    MPI_Comm_create(dup, eg, &c);
+    if (c != MPI_COMM_NULL) {
+        MPI_Allreduce(&a, &b, 1, MPI_LONG, MPI_SUM, c);
+        MPI_Comm_free(&c);
+    }
+    MPI_Group_free(&eg);
+    MPI_Group_free(&wg);
+    return mix(state, (uint64_t)(unsigned)y << 40 ^ (uint64_t)(unsigned)rb << 20 ^
+                          (uint64_t)(unsigned)z << 8 ^ (uint64_t)b);
+}
+
 int main(int argc, char **argv)
 {
     int rank, size, iters = argc > 1 ? atoi(argv[1]) : 40;
     int extra = argc > 2 && strcmp(argv[2], "more") == 0;
+    int others = argc > 2 && strcmp(argv[2], "rest") == 0;
     uint64_t state = 1;
     MPI_Comm dup, half;
 
@@ -87,6 +121,8 @@ int main(int argc, char **argv)
             state = mix(state, (uint64_t)g[k]);
         if (extra)
             state = more(dup, half, rank, i, state);
+        if (others)
+            state = rest(dup, half, rank, size, i, state);
         if (i % 5 == 4) {
             MPI_Comm t;
             long x = rank, y = 0;

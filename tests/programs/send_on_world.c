@@ -3,11 +3,49 @@
  * (tests/integration/unsupported_call.sh).
  *   send_on_world          default handler: the job must end, non-zero
  *   send_on_world return   MPI_ERRORS_RETURN on the world: prints the class
+ *   send_on_world derived  MPI_ERRORS_RETURN on a dup of the world: what
+ *                          encore may refuse there (Alltoallw, an
+ *                          intercommunicator, a topology); prints each class
  */
 #include <stdio.h>
 #include <string.h>
 
 #include <mpi.h>
+
+static void print_class(int rank, const char *fn, int rc)
+{
+    char msg[MPI_MAX_ERROR_STRING];
+    int cls = -1, len = 0;
+
+    MPI_Error_class(rc, &cls);
+    MPI_Error_string(cls, msg, &len);
+    printf("rank %d: %s returned class %d (%s)\n", rank, fn, cls, msg);
+}
+
+/* The refusals on a communicator derived from the world. */
+static int derived(int rank, int size)
+{
+    int one[64], zero[64], dims[1] = {size}, periods[1] = {0};
+    MPI_Datatype types[64];
+    MPI_Comm dup, other = MPI_COMM_NULL;
+
+    for (int i = 0; i < size && i < 64; i++) {
+        one[i] = 1;
+        zero[i] = 0;
+        types[i] = MPI_INT;
+    }
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
+    print_class(rank, "MPI_Alltoallw", MPI_Alltoallw(one, one, zero, types, zero, one, zero,
+                                                     types, dup));
+    print_class(rank, "MPI_Cart_create", MPI_Cart_create(dup, 1, dims, periods, 0, &other));
+    print_class(rank, "MPI_Intercomm_create",
+                MPI_Intercomm_create(dup, 0, dup, 0, 7, &other));
+    fflush(stdout);
+    MPI_Comm_free(&dup);
+    MPI_Finalize();
+    return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -17,6 +55,8 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (argc > 1 && strcmp(argv[1], "derived") == 0)
+        return derived(rank, size);
     if (argc > 1 && strcmp(argv[1], "return") == 0)
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     /* Ranks pair up and both send first: small eager messages in plain MPI. */

@@ -1,0 +1,150 @@
+/*
+ * coll_live.c - what the world's dispatcher (coll.c) and the groups'
+ * (group_coll.c) share: running one collective live in the current epoch
+ * (input in place, trivial cases, the choice of algorithm), the call's
+ * digest, the "finished" log line, and the decision to recover or end the
+ * job after a failure.
+ */
+#include "enc.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "engine/coll.h"
+#include "engine/scratch.h"
+#include "engine/state.h"
+#include "reduce/reduce.h"
+
+const char *enc_coll_kind_name(int kind)
+{
+    static const char *names[] = {
+        [ENC_COLL_ALLREDUCE] = "allreduce", [ENC_COLL_REDUCE] = "reduce",
+        [ENC_COLL_BCAST] = "bcast",         [ENC_COLL_BARRIER] = "barrier",
+        [ENC_COLL_ALLGATHERV] = "allgatherv", [ENC_COLL_FINALIZE] = "finalize",
+        [ENC_COLL_CHECKPOINT] = "checkpoint", [ENC_COLL_GATHER] = "gather",
+        [ENC_COLL_SCATTER] = "scatter",     [ENC_COLL_ALLTOALL] = "alltoall",
+        [ENC_COLL_REDUCE_SCATTER] = "reduce_scatter", [ENC_COLL_SCAN] = "scan",
+        [ENC_COLL_EXSCAN] = "exscan",       [ENC_COLL_COMM_DUP] = "comm_dup",
+        [ENC_COLL_COMM_SPLIT] = "comm_split", [ENC_COLL_COMM_CREATE] = "comm_create",
+    };
+
+    return kind > 0 && kind < (int)ENC_ARRAY_SIZE(names) ? names[kind] : "collective";
+}
+
+uint32_t enc_callsig_check(const struct enc_callsig *sig)
+{
+    uint64_t h = 1469598103934665603ull;
+    uint64_t v[5] = {(uint64_t)enc_coll_what(sig), sig->count, sig->dtype, sig->op, (uint64_t)(int64_t)sig->root};
+
+    for (size_t i = 0; i < ENC_ARRAY_SIZE(v); i++) {
+        h ^= v[i];
+        h *= 1099511628211ull;
+    }
+    return (uint32_t)(h ^ (h >> 32));
+}
+
+/* Puts this rank's input where the algorithm expects it; keeps in-place
+ * input so the collective can be re-run after a failure. */
+static enc_status_t prepare(struct enc_coll *co)
+{
+    void *save;
+
+    if (co->sig->kind == ENC_COLL_ALLGATHERV) {
+        if (co->sendbuf)
+            memcpy((uint8_t *)co->recvbuf + co->displs[co->me], co->sendbuf,
+                   co->recvbytes[co->me]);
+        return ENC_OK;
+    }
+    if (co->sig->kind == ENC_COLL_BCAST || co->bytes == 0)
+        return ENC_OK;
+    if (co->sendbuf) {
+        memcpy(co->recvbuf, co->sendbuf, co->bytes);
+        return ENC_OK;
+    }
+    if (enc_eng.ops == NULL || enc_eng.ops->recover == NULL)
+        return ENC_OK; /* no re-run without a layer to regroup */
+    if ((save = enc_scratch_get(ENC_SCRATCH_SAVE, co->bytes)) == NULL)
+        return ENC_ERR_NOMEM;
+    memcpy(save, co->recvbuf, co->bytes);
+    co->sendbuf = save; /* a re-run copies from here */
+    return ENC_OK;
+}
+
+static enc_algo_fn choose(const struct enc_coll *co)
+{
+    switch (co->sig->kind) {
+    case ENC_COLL_BCAST:
+        /* on a group, nobody may finish before everyone entered (group_coll.c) */
+        return co->sig->grp ? enc_bcast_sync : enc_bcast_tree;
+    case ENC_COLL_ALLGATHERV:
+        return enc_allgatherv_ring;
+    case ENC_COLL_BARRIER:
+    case ENC_COLL_FINALIZE:
+        return enc_allreduce_tree;
+    default:
+        if (co->r->commutative && co->bytes > enc_eng.tree_max_bytes &&
+            co->count >= (size_t)co->n * enc_eng.ring_min_count)
+            return enc_allreduce_ring;
+        return enc_allreduce_tree;
+    }
+}
+
+enc_status_t enc_coll_live(struct enc_coll *co)
+{
+    enc_status_t rv;
+
+    if ((rv = prepare(co)) != ENC_OK)
+        return rv;
+    if (co->n == 1 || (co->bytes == 0 && co->sig->kind != ENC_COLL_BARRIER &&
+                              co->sig->kind != ENC_COLL_FINALIZE && !co->layer))
+        return ENC_OK;
+    if (co->layer)
+        return enc_eng.ops->exchange(enc_eng.ops_ctx, co);
+    return choose(co)(co);
+}
+
+static uint32_t layer_version(void)
+{
+    const struct enc_engine_ops *ops = enc_eng.ops;
+
+    return ops && ops->version ? ops->version(enc_eng.ops_ctx) : 0;
+}
+
+void enc_coll_log_finished(const struct enc_coll *co, double t0, bool replayed)
+{
+    char site[160];
+
+    if (enc_log_level() < ENC_LOG_INFO)
+        return;
+    enc_callsite_format(co->sig->site, site, sizeof(site));
+    ENC_INFO("coll", "%s (%s#%llux%s) %s version %u, seq %llu, %.6f s",
+             enc_coll_kind_name(enc_coll_what(co->sig)), site,
+             (unsigned long long)co->sig->count,
+             co->sig->dtype < ENC_T_COUNT ? enc_type_name((enum enc_type)co->sig->dtype)
+                                          : "B",
+             replayed ? "replayed" : "finished", layer_version(),
+             (unsigned long long)co->ctx.seq, enc_now_s() - t0);
+}
+
+__attribute__((noreturn)) static void fail(const struct enc_coll *co, enc_status_t rv)
+{
+    char msg[256], site[160];
+
+    enc_callsite_format(co->sig->site, site, sizeof(site));
+    snprintf(msg, sizeof(msg), "%s (%s) seq %llu failed on rank %d: %s",
+             enc_coll_kind_name(enc_coll_what(co->sig)), site, (unsigned long long)co->ctx.seq,
+             enc_eng.rank, encore_strerror(rv));
+    ENC_ERROR("coll", "%s", msg);
+    enc_engine_abort(1, msg);
+}
+
+void enc_coll_recover_or_fail(const struct enc_coll *co, enc_status_t rv)
+{
+    const struct enc_engine_ops *ops = enc_eng.ops;
+
+    if (!(ENC_IS_PEER_FAILURE(rv) || rv == ENC_ERR_PROTO) || ops == NULL ||
+        ops->recover == NULL)
+        fail(co, rv);
+    if ((rv = ops->recover(enc_eng.ops_ctx)) != ENC_OK)
+        fail(co, rv);
+}
