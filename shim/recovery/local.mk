@@ -14,6 +14,7 @@ libencore_la_SOURCES += \
 	shim/recovery/ops.c \
 	shim/recovery/bootstrap.c \
 	shim/recovery/checkpoint.c \
+	shim/recovery/ckpt.c \
 	shim/recovery/ckpt_exchange.c \
 	shim/recovery/ckpt_fetch.c \
 	shim/recovery/snapshot.c \
