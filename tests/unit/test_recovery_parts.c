@@ -47,7 +47,7 @@ Test(logreq, wrong_length_and_unknown_kind_rejected)
     q.what = 0;
     enc_logreq_encode(&q, wire);
     cr_assert_eq(enc_logreq_decode(&got, wire, sizeof(wire)), ENC_ERR_PROTO);
-    q.what = ENC_LOGREQ_COMM + 1; /* the last kind */
+    q.what = ENC_LOGREQ_COMM_POS + 1; /* one past the last kind */
     enc_logreq_encode(&q, wire);
     cr_assert_eq(enc_logreq_decode(&got, wire, sizeof(wire)), ENC_ERR_PROTO);
 }
