@@ -17,7 +17,7 @@ BUILD=$ROOT/_build
 PREFIX=$ROOT/_install
 PACKAGES="build-essential autoconf automake libtool pkg-config openmpi-bin
 libopenmpi-dev libhwloc-dev hwloc libcriterion-dev libssl-dev libdw-dev python3
-python3-mpi4py gfortran iproute2 procps gnuplot-nox"
+python3-mpi4py gfortran iproute2 iputils-ping procps gnuplot-nox"
 
 say() { printf '==> %s\n' "$*"; }
 

@@ -85,7 +85,23 @@ netns_exec() {
 # netns_cut I|NAME / netns_restore I|NAME: the host's bridge port down / up,
 # as a pulled cable: the host keeps its address, its packets go nowhere.
 netns_cut() { ip link set "$(netns_name "$1")" down; }
-netns_restore() { ip link set "$(netns_name "$1")" up; }
+netns_restore() {
+    ip link set "$(netns_name "$1")" up && netns_reachable "$1"
+}
+
+# netns_reachable I|NAME: the host reaches the launcher's address (at most
+# 10 tries of 1 s): a port just set up may drop the first packets, and an
+# agent started then fails at once.
+netns_reachable() {
+    _r=0
+    while [ "$_r" -lt 10 ]; do
+        ip netns exec "$(netns_name "$1")" ping -c 1 -W 1 "$NETNS_LAUNCHER_ADDR" \
+            >/dev/null 2>&1 && return 0
+        _r=$((_r + 1))
+    done
+    netns_log "$(netns_name "$1") cannot reach $NETNS_LAUNCHER_ADDR"
+    return 1
+}
 
 # netns_kill I|NAME: SIGKILL every process in the host; fails if some are
 # still there after 10 s.
