@@ -59,7 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (int i = 0; i < 1000 && (rv = enc_auth_server_progress(&a, fd, &peer_id)) == 0; i++)
             ;
         FUZZ_CHECK(rv != 1 || peer_id.role == ENC_ROLE_CONTROL || peer_id.role == ENC_ROLE_DATA ||
-                   peer_id.role == ENC_ROLE_LOG);
+                   peer_id.role == ENC_ROLE_LOG || peer_id.role == ENC_ROLE_AGENT);
         FUZZ_CHECK(rv != 1 || (data[0] & 1));
     }
     fuzz_close_pair(fd, peer);

@@ -39,7 +39,8 @@ static void rank_env(const char *value)
     setenv("ENCORE_INJECT", value, 1);
     enc_inject_parse();
     FUZZ_CHECK(enc_eng.inject_kind == 0 ||
-               ((enc_eng.inject_kind == 'k' || enc_eng.inject_kind == 's') &&
+               ((enc_eng.inject_kind == 'k' || enc_eng.inject_kind == 's' ||
+                 enc_eng.inject_kind == 'f' /* snapkill */) &&
                 enc_eng.inject_at >= 1));
 }
 
