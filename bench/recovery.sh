@@ -11,6 +11,7 @@
 #   5. snapshots: cost of one kill at 10/50/90 % of a 10 s and a 60 s job
 #      (BENCH_SNAP_LENGTHS), snapshots off vs auto; fault-free overhead;
 #      peak memory of ranks plus snapshot images
+# BENCH_SECTIONS picks sections (default "1 2 4 5"; e.g. BENCH_SECTIONS=5).
 # Run from the build directory (make bench-recovery does), or set top_builddir.
 set -eu
 b=$(cd "${top_builddir:-.}" && pwd)
@@ -25,7 +26,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 now() { date +%s.%N; }
+# section N: true when section N was asked for
+section() { case " ${BENCH_SECTIONS:-1 2 4 5} " in *" $1 "*) return 0 ;; esac; return 1; }
 
+if section 1; then
 echo "== 1. recovery time (k-means, 4 ranks, $iters iterations, rank 2 killed)"
 for op in 100 300 500; do
     timeout 300 "$run" -n 4 --inject "kill:rank=2:op=$op" "$km" "$iters" 42 "$points" \
@@ -35,6 +39,8 @@ done | sort -n | tee "$tmp/rec.txt" | awk '{ a[NR] = $1 } END {
     printf "recovery time (death -> survivors resume): median %.3f s (min %.3f, max %.3f)\n",
            a[int((NR + 1) / 2)], a[1], a[NR] }'
 
+fi
+if section 2; then
 echo "== 2. replay throughput (4 ranks, 40 allreduces of 16 MiB, rank 1 killed at the 40th)"
 ENCORE_LOG=info timeout 300 "$run" -n 4 --inject kill:rank=1:op=40 "$rb" 40 16777216 \
     >"$tmp/rb.out" 2>"$tmp/rb.err"
@@ -42,6 +48,8 @@ sed -n 's/.*caught up.*: \([0-9]*\) collectives, \([0-9]*\) bytes replayed in \(
     "$tmp/rb.err" | awk '{ printf "replayed %d collectives, %.1f MiB in %.3f s: %.2f GB/s\n",
                            $1, $2 / 1048576, $3, $2 / $3 / 1e9 }'
 
+fi
+if section 4; then
 echo "== 4. k-means job time, 4 ranks, 3 failures"
 walltime() { # label, encore-run arguments...
     label=$1
@@ -67,6 +75,8 @@ for l in retry-one fail-all; do
 done
 echo "all k-means results identical to the fault-free run"
 
+fi
+if section 5; then
 echo "== 5. snapshots: one kill at 10/50/90 % of a job (2 ranks, 20 ms of local work"
 echo "      and one 4 MiB in-place allreduce per iteration), snapshots off vs on (auto)"
 si="$b/tests/programs/snap_iter"
@@ -96,36 +106,44 @@ job() {
             [ -z "$kp" ] || break
             sleep 0.1
         done
-        [ -z "$kp" ] || kill -KILL "$kp" || true
+        [ -z "$kp" ] || kill -KILL "$kp" 2>/dev/null || true # may have ended
     fi
     rc=0
     wait "$jp" || rc=$?
     wait
+    sort -o "$tmp/sj.out" "$tmp/sj.out" # ranks' lines in any order
     used=$(sed -n 's/^encore: snapshots: [0-9]* taken, \([0-9]*\) used$/\1/p' "$tmp/sj.err")
-    echo "$(echo "$(now) - $t0" | bc) $(cat "$tmp/peak") ${used:-0} $rc"
+    # the largest per-rank peak of the result log, from the job summary
+    plog=$(sed -n 's/.* peak log \([0-9.]*\) MiB.*/\1/p' "$tmp/sj.err" | sort -n | tail -1)
+    echo "$(echo "$(now) - $t0" | bc) $(cat "$tmp/peak") ${used:-0} $rc ${plog:-0}"
 }
 per=$(job 0 20 0 | awk '{ print $1 / 20 }')
-printf "| job | snapshots | fault-free s | overhead | peak MiB | kill at 10 %% | 50 %% | 90 %% | snapshots used |\n"
-printf "|---|---|---|---|---|---|---|---|---|\n"
+printf "| job | snapshots | fault-free s | overhead | peak MiB | peak log MiB/rank | kill at 10 %% | 50 %% | 90 %% | snapshots used |\n"
+printf "|---|---|---|---|---|---|---|---|---|---|\n"
 for len in ${BENCH_SNAP_LENGTHS:-10 60}; do
     it=$(echo "$len / $per" | bc)
     base=""
     for mode in 0 auto; do
         set -- $(job "$mode" "$it" 0)
-        free=$1 pk=$2
+        free=$1 pk=$2 plog=$5
+        cp "$tmp/sj.out" "$tmp/ref.out"
         [ -n "$base" ] || base=$free
         costs="" usedall=""
         for f in 0.1 0.5 0.9; do
             set -- $(job "$mode" "$it" "$(echo "$free * $f" | bc)")
-            if [ "$4" = 0 ]; then
-                costs="$costs $(echo "$1 - $free" | bc) s |"
-            else
+            if [ "$4" != 0 ]; then
                 costs="$costs failed (exit $4) |"
+            elif ! cmp -s "$tmp/ref.out" "$tmp/sj.out"; then
+                costs="$costs WRONG result |"
+            else
+                costs="$costs $(printf "%.2f" "$(echo "$1 - $free" | bc)") s |"
             fi
+            [ "$5" = 0 ] || plog=$(printf '%s\n%s\n' "$plog" "$5" | sort -n | tail -1)
             usedall="$usedall$3 "
         done
-        printf "| %s s (%d it.) | %s | %.2f | %+.1f %% | %d |%s %s|\n" "$len" "$it" \
+        printf "| %s s (%d it.) | %s | %.2f | %+.1f %% | %d | %s |%s %s|\n" "$len" "$it" \
             "$([ "$mode" = 0 ] && echo off || echo auto)" "$free" \
-            "$(echo "($free - $base) * 100 / $base" | bc -l)" "$pk" "$costs" "$usedall"
+            "$(echo "($free - $base) * 100 / $base" | bc -l)" "$pk" "$plog" "$costs" "$usedall"
     done
 done
+fi
