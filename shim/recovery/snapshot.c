@@ -151,7 +151,13 @@ static void parked(pid_t pid, double t0, uint64_t seq)
     sn.flt_after = minor_faults();
     if (fd < 0)
         ENC_DEBUG("snapshot", "pidfd_open(%d): %m", (int)pid);
-    kill_parked(); /* encore-run ends it anyway once the new one parks */
+    /* The previous image stays: encore-run ends it when this one registers.
+     * Ending it here left a window (this rank dying before encore-run read
+     * the new image's registration) with no image at all, while the logs
+     * were already trimmed past the previous one: the rank re-ran from the
+     * start and found its results gone. */
+    if (sn.pidfd >= 0)
+        close(sn.pidfd);
     sn.pidfd = fd;
     sn.taken++;
     ENC_INFO("snapshot", "snapshot at seq %llu taken (pid %d) in %.3f ms; next in %.2f s",
