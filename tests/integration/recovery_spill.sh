@@ -19,6 +19,12 @@
 #             ENCORE_SPILL_MAX=16M: trimming gives spilled space back, so
 #             nothing is ever dropped, each rank spilled and its peak spill
 #             stays within the budget; the result is exact
+#   snapshots the same program with snapshots every 1.5 s and the default
+#             budget, rank 1 killed at collective 300, then rank 0 at 500:
+#             each is restored from its snapshot (an image sharing the spill
+#             file with the rank it was taken from) and replays from the
+#             other's log, part of it spilled before and part after a
+#             restore; the result is exact and nothing is dropped
 # (A malformed ENCORE_SPILL_MAX: config_check.sh.)
 set -eu
 # shellcheck disable=SC2034 # read by lib.sh
@@ -93,4 +99,17 @@ for r in 0 1; do
 done
 enc_expect_empty_dir "$ENC_TMP/trimmed.tmp" "trimmed: spill file or job directory left behind"
 enc_log "ok trimmed (peak spill $peak MiB, $REC_MS ms)"
+
+fresh_tmp snapshots "ENCORE_SNAPSHOT_S=1.5"
+rec_run snapshots 2 --inject kill:rank=1:op=300 --inject kill:rank=0:op=500 "$SNAP" $SARGS
+rec_ok snapshots snap2
+rec_restarts snapshots "1 1"
+for r in 0 1; do
+    rec_grep snapshots "^encore\[run\] run: rank $r incarnation 1 restored from its snapshot at seq [0-9]+" \
+        "snapshots: rank $r was not restored from a snapshot"
+done
+[ "$(rec_count snapshots 'dropp')" -eq 0 ] || { rec_show snapshots; enc_fail "snapshots: results were dropped"; }
+spill_mib snapshots 0 >/dev/null
+enc_expect_empty_dir "$ENC_TMP/snapshots.tmp" "snapshots: spill file or job directory left behind"
+enc_log "ok snapshots (replayed $(rec_summary snapshots 0 replayed) and $(rec_summary snapshots 1 replayed), $REC_MS ms)"
 enc_finish
