@@ -28,6 +28,7 @@
  */
 #include "enc.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,8 +147,12 @@ enc_status_t enc_spill_put(uint64_t seq, const void *data, size_t len, off_t *of
     need = whole_blocks(len);
     if (sp.live + need > sp.budget)
         return ENC_ERR_NOMEM;
+    errno = 0;
     if (pwritev(sp.fd, iov, 2, sp.end) != (ssize_t)(sizeof(h) + len)) {
+        int err = errno ? errno : ENOSPC; /* a short write: the disk is full */
+
         fallocate(sp.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, sp.end, (off_t)need);
+        errno = err; /* for the caller's %m */
         return ENC_ERR_SYS;
     }
     *off = sp.end;

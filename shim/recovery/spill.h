@@ -20,7 +20,7 @@ void enc_spill_close(void);
 
 /* Writes entry seq (len > 0 bytes) and gives its offset.  ENC_ERR_NOMEM
  * when the budget is full, ENC_ERR_SYS when writing failed (disk full),
- * ENC_ERR_STATE when there is no spill file. */
+ * ENC_ERR_STATE when there is no spill file; errno says why on ENC_ERR_SYS. */
 enc_status_t enc_spill_put(uint64_t seq, const void *data, size_t len, off_t *off);
 /* Reads entry seq back into buf; ENC_ERR_NOT_FOUND when the bytes at off
  * are not that entry (released by another process of this rank's lineage:
