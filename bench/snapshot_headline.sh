@@ -2,7 +2,7 @@
 # snapshot_headline.sh - issue 8's headline case, measured in one run:
 # 2 ranks, 20 ms of local work and one 4 MiB in-place MPI_Allreduce per
 # iteration, 400 iterations, default settings (snapshots auto, 1 GiB log
-# cap, no spill directory), rank 1 SIGKILLed from outside at 8 s.  Prints
+# cap, default spill under TMPDIR), rank 1 SIGKILLed from outside at 8 s.  Prints
 # the fault-free and the killed run's wall time, the kill's cost, whether
 # both results equal native mpirun's bit for bit, and each rank's peak
 # result-log bytes from encore-run's summary.  ENCORE_LOG=info only to

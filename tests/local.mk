@@ -115,11 +115,12 @@ tests_programs_recov_ckpt_LDFLAGS = -no-install
 TESTS += tests/integration/recovery_kill.sh tests/integration/recovery_stop.sh \
 	tests/integration/recovery_fail.sh tests/integration/recovery_overlap.sh \
 	tests/integration/recovery_random.sh tests/integration/recovery_ckpt.sh \
-	tests/integration/recovery_log.sh
+	tests/integration/recovery_log.sh tests/integration/recovery_spill.sh
 EXTRA_DIST += tests/integration/recovery_kill.sh \
 	tests/integration/recovery_stop.sh tests/integration/recovery_fail.sh \
 	tests/integration/recovery_overlap.sh tests/integration/recovery_random.sh \
-	tests/integration/recovery_ckpt.sh tests/integration/recovery_log.sh
+	tests/integration/recovery_ckpt.sh tests/integration/recovery_log.sh \
+	tests/integration/recovery_spill.sh
 endif
 
 # A standalone tracker joined by ranks another launcher started.

@@ -738,6 +738,12 @@ static enc_status_t setup_signals(struct job *j)
     return ENC_OK;
 }
 
+static void hook_dropped(void *arg, int rank, uint64_t first, uint64_t last)
+{
+    (void)arg;
+    enc_tracker_print_dropped("encore-run", rank, first, last, stderr);
+}
+
 static enc_status_t start_tracker(struct job *j, struct enc_secret *s)
 {
     struct enc_tracker_config cfg = {.size = j->o->np, .secret = s,
@@ -748,7 +754,7 @@ static enc_status_t start_tracker(struct job *j, struct enc_secret *s)
 
     cfg.hooks = (struct enc_tracker_hooks){.arg = j, .lost = hook_lost,
         .registered = hook_registered, .finalized = hook_finalized,
-        .aborted = hook_aborted, .failed = hook_failed};
+        .aborted = hook_aborted, .failed = hook_failed, .dropped = hook_dropped};
     if ((rv = enc_secret_generate(s)) != ENC_OK ||
         (rv = enc_tracker_create(&j->t, &cfg)) != ENC_OK) {
         fprintf(stderr, "encore-run: cannot start the tracker: %s\n", encore_strerror(rv));
@@ -792,7 +798,9 @@ static int finish(struct job *j)
     bool any = j->o->summary;
     long rss[ENC_MAX_RANKS];
     const struct enc_tracker_recovery *rec;
+    uint64_t first, last;
 
+    any |= enc_tracker_dropped(j->t, &first, &last); /* the final range */
     for (int i = 0; i < j->o->np; i++) {
         any |= (restarts[i] = j->r[i].restarts) != 0;
         rss[i] = j->r[i].maxrss_kb;

@@ -156,6 +156,12 @@ static void on_failed(void *arg, const char *why)
     snprintf(j->line, sizeof(j->line), "encore-tracker: %s", why);
 }
 
+static void on_dropped(void *arg, int rank, uint64_t first, uint64_t last)
+{
+    (void)arg;
+    enc_tracker_print_dropped("encore-tracker", rank, first, last, stderr);
+}
+
 static void print_address(const struct opts *o, uint16_t port)
 {
     char host[256] = "localhost";
@@ -185,7 +191,8 @@ int main(int argc, char **argv)
     cfg = (struct enc_tracker_config){.size = o.size, .bind_host = o.bind, .port = o.port,
                                       .secret = &s};
     cfg.hooks = (struct enc_tracker_hooks){.arg = &j, .finalized = on_finalized,
-                                           .aborted = on_aborted, .failed = on_failed};
+                                           .aborted = on_aborted, .failed = on_failed,
+                                           .dropped = on_dropped};
     if ((rv = enc_tracker_create(&t, &cfg)) != ENC_OK) {
         fprintf(stderr, "encore-tracker: cannot listen: %s\n", encore_strerror(rv));
         return 1;

@@ -84,7 +84,8 @@ static enc_status_t on_register(struct enc_tracker *t, struct trk_conn *c, const
     *r = (struct trk_rank){.conn = c, .incarnation = m.incarnation, .min_inc = m.incarnation,
                            .ever = true, .fresh = true, .last_seen = enc_now_ns(), .reg = m,
                            .completed = m.completed,
-                           .has_stats = r->has_stats, .stats = r->stats};
+                           .has_stats = r->has_stats, .stats = r->stats,
+                           .dropped = r->dropped, .drop = r->drop};
     ENC_INFO("tracker", "rank %u incarnation %u (pid %u) registered from %s", m.rank,
              m.incarnation, m.pid, c->peer);
     if (t->cfg.hooks.registered != NULL)
@@ -144,6 +145,25 @@ static enc_status_t on_stats(struct enc_tracker *t, struct trk_rank *r,
     return ENC_OK;
 }
 
+/* Results this rank dropped from its log: kept for the summary (the
+ * widest range), the owner hears of the first report of the job. */
+static enc_status_t on_dropped(struct enc_tracker *t, struct trk_rank *r, struct trk_conn *c)
+{
+    struct enc_msg_dropped m;
+
+    if (enc_msg_dropped_decode(&m, c->rd.payload, (size_t)c->rd.hdr.len) != ENC_OK)
+        return reject(c, "malformed DROPPED from rank %d", c->rank);
+    r->drop.first = r->dropped ? ENC_MIN(r->drop.first, m.first) : m.first;
+    r->drop.last = r->dropped ? ENC_MAX(r->drop.last, m.last) : m.last;
+    r->dropped = true;
+    ENC_DEBUG("tracker", "rank %d dropped results %llu..%llu", c->rank,
+              (unsigned long long)m.first, (unsigned long long)m.last);
+    if (!t->drop_reported && t->cfg.hooks.dropped != NULL)
+        t->cfg.hooks.dropped(t->cfg.hooks.arg, c->rank, m.first, m.last);
+    t->drop_reported = true;
+    return ENC_OK;
+}
+
 static enc_status_t on_heartbeat(struct trk_rank *r, const struct trk_conn *c)
 {
     struct enc_msg_heartbeat m;
@@ -170,6 +190,7 @@ static enc_status_t on_frame(struct enc_tracker *t, struct trk_conn *c)
     case ENC_MSG_ABORT: return on_abort(t, c);
     case ENC_MSG_FINALIZE: return on_stats(t, r, c, true);
     case ENC_MSG_STATS: return on_stats(t, r, c, false);
+    case ENC_MSG_DROPPED: return on_dropped(t, r, c);
     default: return reject(c, "unexpected frame type %u from rank %d", c->rd.hdr.type, c->rank);
     }
 }

@@ -18,9 +18,9 @@ static void rank_line(const struct enc_tracker *t, int i, const int *restarts,
         snprintf(rss, sizeof(rss), "  peak RSS %.1f MiB", MIB(rss_kb[i]));
     if (r->has_stats)
         fprintf(out, "  rank %-5d restarts %-3d collectives %-10llu replayed %llu  peak log "
-                "%.1f MiB%s\n", i, n, (unsigned long long)r->stats.completed,
+                "%.1f MiB  peak spill %.1f MiB%s\n", i, n, (unsigned long long)r->stats.completed,
                 (unsigned long long)r->stats.replayed, (double)r->stats.log_peak / 1048576.0,
-                rss);
+                (double)r->stats.spill_peak / 1048576.0, rss);
     else
         fprintf(out, "  rank %-5d restarts %-3d (no statistics: did not reach MPI_Finalize)%s\n",
                 i, n, rss);
@@ -43,6 +43,34 @@ static void memory_line(int n, const long *rss_kb, FILE *out)
             MIB(max), at, MIB(sum) / n, MIB(sum));
 }
 
+void enc_tracker_print_dropped(const char *prog, int rank, uint64_t first, uint64_t last,
+                               FILE *out)
+{
+    fprintf(out, "%s: rank %d dropped the results of collectives %llu..%llu from its log "
+            "(log memory ENCORE_LOG_MEM_MAX and spill budget ENCORE_SPILL_MAX full; the job "
+            "summary has the final range): a rank lost now may not be recoverable; call "
+            "encore_checkpoint, raise ENCORE_SPILL_MAX, or set ENCORE_SPILL_DIR to a larger "
+            "disk\n", prog, rank, (unsigned long long)first, (unsigned long long)last);
+    fflush(out);
+}
+
+/* Which results no rank can be recovered from any more. */
+static void dropped_line(const struct enc_tracker *t, FILE *out)
+{
+    uint64_t first, last;
+    int n = 0;
+
+    if (!enc_tracker_dropped(t, &first, &last)) {
+        fprintf(out, "  unrecoverable results: none\n");
+        return;
+    }
+    for (int i = 0; i < t->cfg.size; i++)
+        n += t->ranks[i].dropped;
+    fprintf(out, "  unrecoverable results: collectives %llu..%llu (dropped by %d rank%s: "
+            "ENCORE_LOG_MEM_MAX and ENCORE_SPILL_MAX full)\n", (unsigned long long)first,
+            (unsigned long long)last, n, n == 1 ? "" : "s");
+}
+
 void enc_tracker_print_summary(const struct enc_tracker *t, const int *restarts,
                                const long *rss_kb, FILE *out)
 {
@@ -54,6 +82,7 @@ void enc_tracker_print_summary(const struct enc_tracker *t, const int *restarts,
             t->cfg.size, total, t->nrecov, t->epoch);
     if (rss_kb != NULL)
         memory_line(t->cfg.size, rss_kb, out);
+    dropped_line(t, out);
     for (int i = 0; i < t->cfg.size; i++)
         rank_line(t, i, restarts, rss_kb, out);
     for (int i = 0; i < t->nrecov; i++) {

@@ -89,6 +89,22 @@ enc_status_t enc_tracker_rank_stats(const struct enc_tracker *t, int rank,
     return ENC_OK;
 }
 
+bool enc_tracker_dropped(const struct enc_tracker *t, uint64_t *first, uint64_t *last)
+{
+    bool any = false;
+
+    for (int i = 0; i < t->cfg.size; i++) {
+        const struct trk_rank *r = &t->ranks[i];
+
+        if (!r->dropped)
+            continue;
+        *first = any ? ENC_MIN(*first, r->drop.first) : r->drop.first;
+        *last = any ? ENC_MAX(*last, r->drop.last) : r->drop.last;
+        any = true;
+    }
+    return any;
+}
+
 int enc_tracker_recoveries(const struct enc_tracker *t, const struct enc_tracker_recovery **out)
 {
     *out = t->recov;

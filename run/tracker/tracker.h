@@ -38,6 +38,9 @@ struct enc_tracker_hooks {
     /* The job cannot go on (ranks missing at the register deadline); the
      * tracker has already sent EVENT ABORT to all.  why is one line. */
     void (*failed)(void *arg, const char *why);
+    /* The first DROPPED of the job: rank dropped results first..last from
+     * its log (called once per job; the summary has every rank's). */
+    void (*dropped)(void *arg, int rank, uint64_t first, uint64_t last);
 };
 
 struct enc_tracker_config {
@@ -96,10 +99,18 @@ uint32_t enc_tracker_incarnation(const struct enc_tracker *t, int rank);
 /* Last stats of a rank (FINALIZE or STATS); ENC_ERR_NOT_FOUND when it sent
  * none. */
 enc_status_t enc_tracker_rank_stats(const struct enc_tracker *t, int rank, struct enc_msg_stats *st);
+/* The results any rank reported dropped, the widest range over ranks;
+ * false when none was. */
+bool enc_tracker_dropped(const struct enc_tracker *t, uint64_t *first, uint64_t *last);
 /* How many recoveries; *out points at them. */
 int enc_tracker_recoveries(const struct enc_tracker *t, const struct enc_tracker_recovery **out);
 /* True once any WORLD was sent. */
 bool enc_tracker_world_formed(const struct enc_tracker *t);
+
+/* The one line about results first..last dropped by rank, for the
+ * hooks.dropped of a program named prog. */
+void enc_tracker_print_dropped(const char *prog, int rank, uint64_t first, uint64_t last,
+                               FILE *out);
 
 /* Job summary (ranks, restarts, replayed collectives, recovery times).
  * restarts: per-rank counts known by the launcher, or NULL to use the

@@ -63,6 +63,8 @@ struct trk_rank {
     struct enc_msg_register reg;
     bool has_stats;
     struct enc_msg_stats stats;
+    bool dropped;                   /* DROPPED received: this rank's range */
+    struct enc_msg_dropped drop;
 };
 
 struct enc_tracker {
@@ -78,6 +80,7 @@ struct enc_tracker {
     uint64_t recovery_start;        /* 0: no recovery in progress */
     int recovery_rank;
     bool aborted;
+    bool drop_reported;             /* hooks.dropped was called */
     struct trk_rank *ranks;
     struct trk_conn **conns;
     int nconns;

@@ -246,7 +246,7 @@ static void expected(const struct enc_tunable *t, char *out, size_t cap)
     case ENC_TTYPE_UINT: snprintf(out, cap, "expected %san integer in %s", words, range); break;
     case ENC_TTYPE_MS: snprintf(out, cap, "expected milliseconds, an integer in %s", range); break;
     case ENC_TTYPE_SIZE:
-        snprintf(out, cap, "expected a byte count in %s (suffixes K, M, G, T, P allowed)", range);
+        snprintf(out, cap, "expected %sa byte count in %s (suffixes K, M, G, T, P allowed)", words, range);
         break;
     case ENC_TTYPE_ENUM: snprintf(out, cap, "expected one of %s", t->allowed); break;
     case ENC_TTYPE_HOST: snprintf(out, cap, "expected a host name or address (< %d characters, "

@@ -22,6 +22,14 @@ int enc_engine_tracker_fd(void) { return enc_tclient_event_fd(enc_eng.tc); }
 
 void enc_engine_skip_to(uint64_t seq) { enc_eng.seq = seq; }
 
+void enc_engine_report_dropped(uint64_t first, uint64_t last)
+{
+    struct enc_msg_dropped m = {.first = first, .last = last};
+
+    if (enc_eng.tc != NULL && enc_tclient_send_dropped(enc_eng.tc, &m) != ENC_OK)
+        ENC_DEBUG("engine", "cannot report dropped results to the tracker");
+}
+
 void enc_engine_ring_neighbours(int *next, int *prev)
 {
     int n = enc_eng.size, pos = enc_topo_pos(enc_eng.ring, n, enc_eng.rank);

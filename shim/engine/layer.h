@@ -95,6 +95,8 @@ uint32_t enc_engine_incarnation(void);
  * (each can be restored from a snapshot past it); 0 before any. */
 uint64_t enc_engine_log_floor(void);
 int enc_engine_coll_timeout_ms(void);
+/* Tells the tracker that results first..last were dropped from the log. */
+void enc_engine_report_dropped(uint64_t first, uint64_t last);
 /* This rank's neighbours in the locality ring. */
 void enc_engine_ring_neighbours(int *next, int *prev);
 /* peer_host.c: the host of a peer in the current world (its published

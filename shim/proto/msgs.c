@@ -340,6 +340,7 @@ static void stats_walk(struct codec *c, void *p)
     c_u64(c, &m->replayed);
     c_f64(c, &m->recovery_s);
     c_u64(c, &m->log_peak);
+    c_u64(c, &m->spill_peak);
 }
 
 static bool stats_valid(const void *p)
@@ -350,3 +351,22 @@ static bool stats_valid(const void *p)
 }
 
 ENC_MSG_CODEC(stats, stats_valid, NULL)
+
+/* --- DROPPED --- */
+
+static void dropped_walk(struct codec *c, void *p)
+{
+    struct enc_msg_dropped *m = p;
+
+    c_u64(c, &m->first);
+    c_u64(c, &m->last);
+}
+
+static bool dropped_valid(const void *p)
+{
+    const struct enc_msg_dropped *m = p;
+
+    return m->first <= m->last;
+}
+
+ENC_MSG_CODEC(dropped, dropped_valid, NULL)

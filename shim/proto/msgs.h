@@ -93,6 +93,15 @@ struct enc_msg_stats {
     uint64_t replayed;
     double recovery_s;
     uint64_t log_peak;               /* most result-log bytes held in memory */
+    uint64_t spill_peak;             /* most result-log bytes spilled to disk */
+};
+
+/* rank -> tracker: results of collectives first..last were dropped from
+ * this rank's log (memory cap and spill budget full); sent when it first
+ * happens and again while the range grows. */
+struct enc_msg_dropped {
+    uint64_t first;
+    uint64_t last;                   /* >= first */
 };
 
 int enc_msg_register_encode(const struct enc_msg_register *m, void *buf, size_t cap);
@@ -113,5 +122,7 @@ int enc_msg_abort_encode(const struct enc_msg_abort *m, void *buf, size_t cap);
 enc_status_t enc_msg_abort_decode(struct enc_msg_abort *m, const void *buf, size_t len);
 int enc_msg_stats_encode(const struct enc_msg_stats *m, void *buf, size_t cap);
 enc_status_t enc_msg_stats_decode(struct enc_msg_stats *m, const void *buf, size_t len);
+int enc_msg_dropped_encode(const struct enc_msg_dropped *m, void *buf, size_t cap);
+enc_status_t enc_msg_dropped_decode(struct enc_msg_dropped *m, const void *buf, size_t len);
 
 #endif

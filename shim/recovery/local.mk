@@ -2,6 +2,7 @@
 # checkpoints and the bootstrap cache.
 libencore_la_SOURCES += \
 	shim/recovery/reclog.c \
+	shim/recovery/spill.c \
 	shim/recovery/commlog.c \
 	shim/recovery/bufpool.c \
 	shim/recovery/sigrec.c \
@@ -23,6 +24,7 @@ libencore_la_SOURCES += \
 noinst_HEADERS += \
 	shim/recovery/recovery.h \
 	shim/recovery/reclog.h \
+	shim/recovery/spill.h \
 	shim/recovery/bufpool.h \
 	shim/recovery/logreq.h \
 	shim/recovery/ckpt.h \

@@ -12,6 +12,7 @@
 #include "engine/layer.h"
 #include "net/sock.h"
 #include "proto/frame.h"
+#include "proto/wire.h"
 #include "recovery/logreq.h"
 #include "recovery/reclog.h"
 #include "recovery/recovery.h"
@@ -66,6 +67,22 @@ enc_status_t enc_log_read_data(int fd, uint64_t seq, uint8_t *dst, uint64_t len,
     return ENC_OK;
 }
 
+/* A LOG_MISSING payload: the peer dropped the result we asked for. */
+static void note_drop(int peer, const uint8_t *p, uint64_t len)
+{
+    struct enc_rbuf r;
+    uint64_t first, last;
+
+    if (len != ENC_LOGREQ_DROP_WIRE)
+        return;
+    enc_r_init(&r, p, len);
+    enc_r_u64(&r, &first);
+    enc_r_u64(&r, &last);
+    if (!r.err && first <= last)
+        enc_rec.drop = (struct enc_log_drop){.known = true, .rank = peer, .first = first,
+                                             .last = last};
+}
+
 enc_status_t enc_log_fetch(int peer, const struct enc_logreq *q, struct enc_sigrec *sig,
                            uint8_t *dst, uint64_t expect, void **alloc)
 {
@@ -85,8 +102,10 @@ enc_status_t enc_log_fetch(int peer, const struct enc_logreq *q, struct enc_sigr
         (rv = enc_log_wait(fd, deadline)) != ENC_OK ||
         (rv = enc_frame_recv(fd, &h, wire, sizeof(wire), deadline)) != ENC_OK)
         goto fail;
-    if (h.type == ENC_MSG_LOG_MISSING && h.seq == seq)
+    if (h.type == ENC_MSG_LOG_MISSING && h.seq == seq) {
+        note_drop(peer, wire, h.len);
         return ENC_ERR_LOST;
+    }
     if (h.type != ENC_MSG_LOG_RESULT || h.seq != seq || h.len != ENC_SIGREC_WIRE ||
         enc_sigrec_decode(sig, wire) != ENC_OK) {
         rv = ENC_ERR_PROTO;

@@ -31,6 +31,10 @@ enum enc_logreq_what {
 };
 
 #define ENC_LOGREQ_RUN_BYTES ((uint64_t)4 << 20)
+/* LOG_MISSING's optional payload: u64 first, u64 last, the results the
+ * survivor dropped from its log (memory cap and spill budget full), sent
+ * when the asked-for one is among them. */
+#define ENC_LOGREQ_DROP_WIRE 16
 
 struct enc_logreq {
     uint8_t what;

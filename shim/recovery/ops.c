@@ -88,6 +88,8 @@ static bool finalize(void *ctx, struct enc_msg_stats *st)
     st->replayed = rc->replayed;
     st->recovery_s = rc->recovery_s;
     st->log_peak = enc_reclog_peak_bytes();
+    st->spill_peak = enc_reclog_spill_peak();
+    enc_reclog_report_drops(true); /* the final range, before FINALIZE */
     return true;
 }
 

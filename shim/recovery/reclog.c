@@ -7,9 +7,11 @@
  * lifetime (until a checkpoint truncates the log).  Every rank also keeps
  * each recent entry until all ranks are known to have completed it, so the
  * result of a collective interrupted by a failure is never lost.  Above
- * ENCORE_LOG_MEM_MAX bytes, the oldest held entries go to ENCORE_SPILL_DIR,
- * or, without one, are dropped with a warning (a later replay needing them
- * then ends with a clear "lost" error).
+ * ENCORE_LOG_MEM_MAX bytes, the oldest held entries go to the spill file
+ * (recovery/spill.c); only when its budget is full (or writing fails) are
+ * they dropped: one warning here, one line from encore-run (the range is
+ * reported to the tracker), and a later replay needing them ends with a
+ * clear "lost" error naming the range.
  *
  * Cutting the log below a sequence number (a checkpoint, or every rank
  * having a snapshot past it) frees those entries and moves the window
@@ -31,6 +33,7 @@
 #include "recovery/ckpt.h"
 #include "recovery/reclog.h"
 #include "recovery/recovery.h"
+#include "recovery/spill.h"
 
 struct entry {
     uint64_t seq;
@@ -53,9 +56,10 @@ struct enc_reclog {
     struct entry *boot;      /* bootstrap entries below base */
     size_t nboot, capboot;
     int replicas;
-    int spill_fd;
-    off_t spill_end;
-    int warned_drop;
+    bool dropped;            /* results in [drop_lo, drop_hi] were dropped */
+    uint64_t drop_lo, drop_hi;
+    uint64_t drop_sent_hi;   /* drop_hi as last reported to the tracker */
+    double drop_sent_at;
 };
 
 static struct enc_reclog reclog;
@@ -97,29 +101,12 @@ bool enc_reclog_is_holder(uint64_t seq, int root, int rank)
     return false;
 }
 
-static enc_status_t open_spill(void)
-{
-    const char *dir = enc_tunable_str(ENC_TUNE_SPILL_DIR);
-    char path[4096];
-
-    reclog.spill_fd = -1;
-    if (*dir == '\0')
-        return ENC_OK;
-    snprintf(path, sizeof(path), "%s/encore-log-XXXXXX", dir);
-    if ((reclog.spill_fd = mkstemp(path)) < 0) {
-        ENC_ERROR("reclog", "cannot create a spill file in %s: %m", dir);
-        return ENC_ERR_SYS;
-    }
-    unlink(path); /* gone when the process is */
-    return ENC_OK;
-}
-
 enc_status_t enc_reclog_init(void)
 {
     memset(&reclog, 0, sizeof(reclog));
     reclog.replicas = (int)ENC_MAX(1, enc_tunable_ll(ENC_TUNE_REPLICAS));
     reclog.mem_max = (size_t)enc_tunable_ll(ENC_TUNE_LOG_MEM_MAX);
-    return open_spill();
+    return enc_spill_open();
 }
 
 static void entry_clear(struct entry *x)
@@ -127,20 +114,21 @@ static void entry_clear(struct entry *x)
     if (x->data) {
         reclog.mem -= x->sig.len;
         enc_bufpool_put(x->data, x->cap);
+    } else if (x->present && x->spill_off >= 0 && x->sig.len > 0) {
+        enc_spill_release(x->spill_off, x->sig.len);
     }
     memset(x, 0, sizeof(*x));
 }
 
 void enc_reclog_fini(void)
 {
+    enc_spill_close(); /* first: nothing to give back one entry at a time */
     for (uint64_t s = reclog.base; s < reclog.end; s++)
         entry_clear(&reclog.e[s - reclog.base]);
     for (size_t i = 0; i < reclog.nboot; i++)
         entry_clear(&reclog.boot[i]);
     free(reclog.boot);
     free(reclog.e);
-    if (reclog.spill_fd >= 0)
-        close(reclog.spill_fd);
     enc_bufpool_drain();
     memset(&reclog, 0, sizeof(reclog));
 }
@@ -167,30 +155,68 @@ static struct entry *slot(uint64_t seq)
     return &reclog.e[seq - reclog.base];
 }
 
+/* Why entries are dropped, for the one warning. */
+static void warn_drop(uint64_t seq, enc_status_t why)
+{
+    char spill[160];
+
+    if (why == ENC_ERR_NOMEM)
+        snprintf(spill, sizeof(spill), "its spill budget ENCORE_SPILL_MAX (%llu bytes) is full",
+                 (unsigned long long)enc_spill_budget());
+    else if (why == ENC_ERR_SYS)
+        snprintf(spill, sizeof(spill), "writing the spill file failed (%m)");
+    else
+        snprintf(spill, sizeof(spill), "it has no spill file (ENCORE_SPILL_MAX=0, or none "
+                 "could be made)");
+    ENC_WARN("reclog", "result log above ENCORE_LOG_MEM_MAX (%zu bytes) and %s: dropping "
+             "results from seq %llu on; a rank lost now may not be recoverable (call "
+             "encore_checkpoint, raise ENCORE_SPILL_MAX, or set ENCORE_SPILL_DIR to a larger "
+             "disk)", reclog.mem_max, spill, (unsigned long long)seq);
+}
+
+static void note_drop(uint64_t seq, enc_status_t why)
+{
+    if (!reclog.dropped)
+        warn_drop(seq, why);
+    if (!reclog.dropped || seq < reclog.drop_lo)
+        reclog.drop_lo = seq;
+    reclog.drop_hi = reclog.dropped ? ENC_MAX(reclog.drop_hi, seq) : seq;
+    reclog.dropped = true;
+}
+
+/* Tells the tracker what was dropped: at once the first time, then at most
+ * four times a second while the range grows, and at MPI_Finalize (force). */
+void enc_reclog_report_drops(bool force)
+{
+    double now = enc_now_s();
+
+    if (!reclog.dropped || reclog.drop_sent_hi == reclog.drop_hi + 1 ||
+        (!force && reclog.drop_sent_hi != 0 && now - reclog.drop_sent_at < 0.25))
+        return;
+    reclog.drop_sent_hi = reclog.drop_hi + 1;
+    reclog.drop_sent_at = now;
+    enc_engine_report_dropped(reclog.drop_lo, reclog.drop_hi);
+}
+
 /* Spills or drops the oldest held in-memory entries until under the cap. */
 static void enforce_cap(void)
 {
     uint64_t s = ENC_MAX(reclog.mem_oldest, reclog.base);
+    enc_status_t rv;
 
     for (; reclog.mem > reclog.mem_max && s < reclog.all_done; s++) {
         struct entry *x = &reclog.e[s - reclog.base];
 
         if (!x->present || x->data == NULL)
             continue;
-        if (reclog.spill_fd >= 0 &&
-            pwrite(reclog.spill_fd, x->data, x->sig.len, reclog.spill_end) ==
-                (ssize_t)x->sig.len) {
-            x->spill_off = reclog.spill_end;
-            reclog.spill_end += (off_t)x->sig.len;
-        } else if (!reclog.warned_drop++) {
-            ENC_WARN("reclog", "result log above %zu bytes and no spill directory: dropping "
-                     "old results (set ENCORE_SPILL_DIR, or checkpoint)", reclog.mem_max);
-        }
+        if ((rv = enc_spill_put(s, x->data, x->sig.len, &x->spill_off)) != ENC_OK)
+            note_drop(s, rv);
         reclog.mem -= x->sig.len;
         enc_bufpool_put(x->data, x->cap);
         x->data = NULL;
     }
     reclog.mem_oldest = s;
+    enc_reclog_report_drops(false);
 }
 
 enc_status_t enc_reclog_record(const struct enc_coll *co)
@@ -290,6 +316,14 @@ void enc_reclog_trim_below(uint64_t seq, bool keep_boot)
 }
 
 size_t enc_reclog_peak_bytes(void) { return reclog.mem_peak; }
+uint64_t enc_reclog_spill_peak(void) { return enc_spill_peak(); }
+
+bool enc_reclog_dropped(uint64_t seq, uint64_t *lo, uint64_t *hi)
+{
+    *lo = reclog.drop_lo;
+    *hi = reclog.drop_hi;
+    return reclog.dropped && seq >= reclog.drop_lo && seq <= reclog.drop_hi;
+}
 uint64_t enc_reclog_recorded(void) { return reclog.recorded; }
 
 static struct entry *aside(uint64_t seq)
@@ -341,7 +375,7 @@ static enc_status_t entry_data(struct entry *x, struct enc_sigrec *sig, const vo
     if (x->data == NULL && x->sig.len > 0) {
         free(spill_buf);
         if ((spill_buf = malloc(x->sig.len)) == NULL ||
-            pread(reclog.spill_fd, spill_buf, x->sig.len, x->spill_off) != (ssize_t)x->sig.len)
+            enc_spill_get(x->seq, spill_buf, x->sig.len, x->spill_off) != ENC_OK)
             return ENC_ERR_NOT_FOUND;
         *data = spill_buf;
     }

@@ -36,6 +36,13 @@ struct enc_sitekey {
 };
 
 /* Recovery's own state, one per process. */
+/* A LOG_MISSING with a payload: rank dropped results first..last. */
+struct enc_log_drop {
+    bool known;
+    int rank;
+    uint64_t first, last;
+};
+
 struct enc_recovery {
     bool on;                  /* registered with the engine */
     uint64_t replay_until;    /* collectives below this are answered from the log */
@@ -47,6 +54,7 @@ struct enc_recovery {
     struct enc_sitekey cur;   /* key of the collective in progress */
     struct enc_ckpt committed;/* the newest committed checkpoint (its version) */
     struct enc_ckpt *taking;  /* checkpoint being exchanged, NULL outside one */
+    struct enc_log_drop drop; /* a peer's answer that it dropped what we asked */
 };
 
 extern struct enc_recovery enc_rec;
@@ -99,8 +107,14 @@ void enc_reclog_all_done_below(uint64_t seq);
  * from a snapshot past it): released, bootstrap entries aside kept when
  * keep_boot (a checkpoint-restarted rank asks for them by call site). */
 void enc_reclog_trim_below(uint64_t seq, bool keep_boot);
-/* The most bytes the log held in memory at once. */
+/* The most bytes the log held in memory at once, and on disk (spilled). */
 size_t enc_reclog_peak_bytes(void);
+uint64_t enc_reclog_spill_peak(void);
+/* Reports the range of results dropped so far (neither in memory nor
+ * spilled) to the tracker; without force at most four times a second. */
+void enc_reclog_report_drops(bool force);
+/* That range in *lo..*hi; true when it holds seq. */
+bool enc_reclog_dropped(uint64_t seq, uint64_t *lo, uint64_t *hi);
 /* Result bytes recorded so far (a running total). */
 uint64_t enc_reclog_recorded(void);
 

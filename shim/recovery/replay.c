@@ -128,6 +128,24 @@ static uint8_t *gather_buf(size_t bytes)
     return buf;
 }
 
+static enc_status_t lost(uint64_t seq)
+{
+    const struct enc_log_drop *d = &enc_rec.drop;
+
+    if (d->known && seq >= d->first && seq <= d->last)
+        ENC_ERROR("replay", "result of collective seq %llu is lost: rank %d dropped results "
+                  "%llu..%llu from its log (log memory ENCORE_LOG_MEM_MAX and spill budget "
+                  "ENCORE_SPILL_MAX full), and no other rank holds it; call encore_checkpoint, "
+                  "raise ENCORE_SPILL_MAX, or set ENCORE_SPILL_DIR to a larger disk",
+                  (unsigned long long)seq, d->rank, (unsigned long long)d->first,
+                  (unsigned long long)d->last);
+    else
+        ENC_ERROR("replay", "result of collective seq %llu is lost: no surviving rank holds "
+                  "it (more simultaneous failures than ENCORE_REPLICAS=%lld)",
+                  (unsigned long long)seq, enc_tunable_ll(ENC_TUNE_REPLICAS));
+    return ENC_ERR_LOST;
+}
+
 enc_status_t enc_replay(struct enc_coll *co)
 {
     uint64_t seq = co->ctx.seq;
@@ -143,13 +161,8 @@ enc_status_t enc_replay(struct enc_coll *co)
     rv = fetch_result(co, dst, &logged);
     if (rv == ENC_ERR_DIVERGED || (rv == ENC_OK && !enc_sigrec_same_call(&mine, &logged)))
         diverged(&mine, &logged);
-    if (rv == ENC_ERR_LOST) {
-        ENC_ERROR("replay", "result of collective seq %llu is lost: no surviving rank holds "
-                  "it (more simultaneous failures than ENCORE_REPLICAS=%lld, or dropped above "
-                  "ENCORE_LOG_MEM_MAX without ENCORE_SPILL_DIR)",
-                  (unsigned long long)seq, enc_tunable_ll(ENC_TUNE_REPLICAS));
-        return ENC_ERR_LOST;
-    }
+    if (rv == ENC_ERR_LOST)
+        return lost(seq);
     if (rv != ENC_OK)
         return rv;
     if (gather)

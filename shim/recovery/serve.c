@@ -12,6 +12,7 @@
 
 #include "engine/layer.h"
 #include "proto/frame.h"
+#include "proto/wire.h"
 #include "recovery/ckpt.h"
 #include "recovery/logreq.h"
 #include "recovery/reclog.h"
@@ -150,6 +151,26 @@ static enc_status_t serve_run(int fd, const struct enc_logreq *q, uint64_t deadl
     return enc_frame_send(fd, &m, NULL, deadline);
 }
 
+/* LOG_MISSING, saying which results this rank dropped when q's is one. */
+static enc_status_t send_missing(int fd, const struct enc_logreq *q, uint64_t seq,
+                                 uint64_t deadline)
+{
+    struct enc_frame_hdr m = {.type = ENC_MSG_LOG_MISSING, .src = (uint16_t)enc_engine_rank(),
+                              .epoch = enc_engine_epoch(), .seq = seq};
+    uint8_t p[ENC_LOGREQ_DROP_WIRE];
+    uint64_t first, last;
+    struct enc_wbuf w;
+
+    if ((q->what == ENC_LOGREQ_SEQ || q->what == ENC_LOGREQ_BOOTSTRAP) &&
+        enc_reclog_dropped(q->seq, &first, &last)) {
+        enc_w_init(&w, p, sizeof(p));
+        enc_w_u64(&w, first);
+        enc_w_u64(&w, last);
+        m.len = sizeof(p);
+    }
+    return enc_frame_send(fd, &m, p, deadline);
+}
+
 static enc_status_t serve_one(int fd)
 {
     uint64_t deadline = enc_deadline_ms(enc_engine_coll_timeout_ms());
@@ -170,12 +191,8 @@ static enc_status_t serve_one(int fd)
     }
     if (q.what == ENC_LOGREQ_RUN)
         return serve_run(fd, &q, deadline);
-    if (lookup(&q, &sig, &data, &len) != ENC_OK) {
-        struct enc_frame_hdr m = {.type = ENC_MSG_LOG_MISSING, .src = (uint16_t)enc_engine_rank(),
-                                  .epoch = enc_engine_epoch(), .seq = h.seq};
-
-        return enc_frame_send(fd, &m, NULL, deadline);
-    }
+    if (lookup(&q, &sig, &data, &len) != ENC_OK)
+        return send_missing(fd, &q, h.seq, deadline);
     return send_result(fd, h.seq, &sig, data, deadline);
 }
 

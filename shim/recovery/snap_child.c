@@ -22,6 +22,7 @@
 #include "proto/snapmsg.h"
 #include "recovery/recovery.h"
 #include "recovery/snapshot.h"
+#include "recovery/spill.h"
 
 struct offset {
     int fd;
@@ -153,6 +154,7 @@ void enc_snap_child(uint64_t seq)
     park(seq, enc_engine_incarnation(), &a);
     leave_spare(seq, &a);
     restore_offsets();
+    enc_spill_restored();
     snprintf(inc, sizeof(inc), "%u", a.incarnation);
     setenv("ENCORE_INCARNATION", inc, 1);
     setenv("ENCORE_INJECT", a.inject, 1);

@@ -322,9 +322,17 @@ enc_status_t enc_tclient_send_abort(struct enc_tclient *c, const struct enc_msg_
     return n < 0 ? n : send_frame(c, ENC_MSG_ABORT, buf, (size_t)n);
 }
 
+enc_status_t enc_tclient_send_dropped(struct enc_tclient *c, const struct enc_msg_dropped *m)
+{
+    uint8_t buf[32];
+    int n = enc_msg_dropped_encode(m, buf, sizeof(buf));
+
+    return n < 0 ? n : send_frame(c, ENC_MSG_DROPPED, buf, (size_t)n);
+}
+
 enc_status_t enc_tclient_send_finalize(struct enc_tclient *c, const struct enc_msg_stats *m)
 {
-    uint8_t buf[64];
+    uint8_t buf[80];
     int n = enc_msg_stats_encode(m, buf, sizeof(buf));
 
     __atomic_store_n(&c->quiet, true, __ATOMIC_RELEASE);

@@ -54,6 +54,8 @@ enc_status_t enc_tclient_wait_event(struct enc_tclient *c, struct enc_tclient_ev
 void enc_tclient_set_progress(struct enc_tclient *c, uint64_t completed);
 enc_status_t enc_tclient_send_status(struct enc_tclient *c, const struct enc_msg_status *m);
 enc_status_t enc_tclient_send_abort(struct enc_tclient *c, const struct enc_msg_abort *m);
+/* DROPPED: results first..last are gone from this rank's log. */
+enc_status_t enc_tclient_send_dropped(struct enc_tclient *c, const struct enc_msg_dropped *m);
 /* FINALIZE frame with a stats payload; later loss of the tracker is expected. */
 enc_status_t enc_tclient_send_finalize(struct enc_tclient *c, const struct enc_msg_stats *m);
 /* Stops the thread and closes the connection (no FINALIZE implied). */

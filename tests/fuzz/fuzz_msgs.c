@@ -18,6 +18,7 @@ union any_msg {
     struct enc_msg_resume res;
     struct enc_msg_abort ab;
     struct enc_msg_stats stats;
+    struct enc_msg_dropped drop;
 };
 
 struct codec {
@@ -38,6 +39,7 @@ CODEC_FNS(status)
 CODEC_FNS(resume)
 CODEC_FNS(abort)
 CODEC_FNS(stats)
+CODEC_FNS(dropped)
 
 static void world_rel(void *m) { enc_msg_world_free(m); }
 static void resume_rel(void *m) { enc_msg_resume_free(m); }
@@ -46,7 +48,7 @@ static void resume_rel(void *m) { enc_msg_resume_free(m); }
 static const struct codec codecs[] = {
     CODEC(register, NULL), CODEC(world, world_rel),   CODEC(heartbeat, NULL),
     CODEC(event, NULL),    CODEC(status, NULL),       CODEC(resume, resume_rel),
-    CODEC(abort, NULL),    CODEC(stats, NULL),
+    CODEC(abort, NULL),    CODEC(stats, NULL),        CODEC(dropped, NULL),
 };
 #define NCODECS (sizeof(codecs) / sizeof(codecs[0]))
 
@@ -90,7 +92,8 @@ static const union any_msg samples[NCODECS] = {
     {.st = {.epoch = 5, .completed = 77}},
     {.res = {.epoch = 6, .size = 2, .completed = done}},
     {.ab = {.code = 3, .reason = "MPI_Abort from rank 1"}},
-    {.stats = {.completed = 100, .replayed = 7, .recovery_s = 1.25}},
+    {.stats = {.completed = 100, .replayed = 7, .recovery_s = 1.25, .spill_peak = 8192}},
+    {.drop = {.first = 31, .last = 163}},
 };
 
 void fuzz_seeds(fuzz_emit_fn emit)

@@ -1,7 +1,8 @@
 /*
  * fuzz_tracker.c - the tracker's handling of what an authenticated rank
  * sends on its control connection (tracker/conn.c, rendezvous.c): REGISTER,
- * then heartbeats, STATUS, STATS, ABORT, FINALIZE, in any order and shape.
+ * then heartbeats, STATUS, STATS, DROPPED, ABORT, FINALIZE, in any order
+ * and shape.
  *
  * A fresh two-rank tracker per input, driven by its own poll loop.  The
  * handshake is skipped (fuzz_auth_server covers it): the harness adds two
@@ -111,7 +112,10 @@ void fuzz_seeds(fuzz_emit_fn emit)
                enc_msg_status_encode(&(struct enc_msg_status){.epoch = 0, .completed = 4}, p,
                                      sizeof(p)));
     n += frame(buf + n, ENC_MSG_STATS, p, enc_msg_stats_encode(&st, p, sizeof(p)));
-    emit("register-heartbeat-status-stats", buf, n);
+    n += frame(buf + n, ENC_MSG_DROPPED, p,
+               enc_msg_dropped_encode(&(struct enc_msg_dropped){.first = 7, .last = 9}, p,
+                                      sizeof(p)));
+    emit("register-heartbeat-status-stats-dropped", buf, n);
     emit("register-to-finalize", buf,
          n + frame(buf + n, ENC_MSG_FINALIZE, p, enc_msg_stats_encode(&st, p, sizeof(p))));
     emit("register-abort", buf,

@@ -142,6 +142,9 @@ var 2 "$R ENCORE_REPLICAS='abc': expected an integer in 1..256" ENCORE_REPLICAS=
 var 2 "$R ENCORE_REPLICAS='257': expected an integer in 1..256" ENCORE_REPLICAS=257
 var 2 "$R ENCORE_LOG_MEM_MAX='lots': expected a byte count in 0..1P (suffixes K, M, G, T, P allowed)" ENCORE_LOG_MEM_MAX=lots
 var 2 "$R ENCORE_SPILL_DIR='$ENC_TMP/none': expected a writable directory" ENCORE_SPILL_DIR="$ENC_TMP/none"
+for bad in lots -1 2P " 1M" 1.5G auto0; do
+    var 2 "$R ENCORE_SPILL_MAX='$bad': expected auto or a byte count in 0..1P (suffixes K, M, G, T, P allowed)" "ENCORE_SPILL_MAX=$bad"
+done
 var 2 "$R ENCORE_LIB='$ENC_TMP': expected a readable file" ENCORE_LIB="$ENC_TMP"
 for bad in abc -1 2x " 3" nan 1e400 86401; do
     var 2 "$R ENCORE_SNAPSHOT_S='$bad': expected auto or seconds, a decimal number in 0..86400" "ENCORE_SNAPSHOT_S=$bad"
@@ -154,6 +157,7 @@ for ok in ENCORE_LOG=error ENCORE_TREE_MAX_BYTES=64K ENCORE_BCAST_SEGMENT_BYTES=
     ENCORE_REGISTER_TIMEOUT_MS=20000 ENCORE_COLL_TIMEOUT_MS=60000 ENCORE_HEARTBEAT_MS=100 \
     ENCORE_HEARTBEAT_TIMEOUT_MS=3000 ENCORE_RECOVERY=off ENCORE_REPLICAS=256 \
     ENCORE_LOG_MEM_MAX=1G ENCORE_SPILL_DIR="$ENC_TMP" ENCORE_LIB="$LIB" \
+    ENCORE_SPILL_MAX=0 ENCORE_SPILL_MAX=64M ENCORE_SPILL_MAX=auto \
     ENCORE_SNAPSHOT_S=0 ENCORE_SNAPSHOT_S=0.25 ENCORE_SNAPSHOT_S=auto \
     ENCORE_AGENT=/elsewhere/encore-agent ENCORE_AGENT_START_TIMEOUT_MS=1000 \
     ENCORE_RANK=x ENCORE_SECRET=bad; do # job variables are the launcher's to set
@@ -178,6 +182,7 @@ rank 1 "$M ENCORE_HOST='a b': expected a host name or address (< 64 characters, 
 rank 1 "$M ENCORE_ADDR='a b': expected a host name or address (< 64 characters, no spaces)" "ENCORE_ADDR=a b"
 rank 1 "$M ENCORE_SIM_CPUBIND='all': expected a CPU list such as 0-3,8" ENCORE_SIM_CPUBIND=all
 rank 1 "$M ENCORE_SNAPSHOT_S='soon': expected auto or seconds, a decimal number in 0..86400" ENCORE_SNAPSHOT_S=soon
+rank 1 "$M ENCORE_SPILL_MAX='big': expected auto or a byte count in 0..1P (suffixes K, M, G, T, P allowed)" ENCORE_SPILL_MAX=big
 
 # -- encore-tracker options ------------------------------------------------
 T="encore-tracker:"

@@ -33,7 +33,8 @@ static uint64_t resume_done[2] = {10, 12};
 static const struct enc_msg_resume res = {.epoch = 6, .size = 2, .completed = resume_done};
 static const struct enc_msg_abort ab = {.code = 3, .reason = "MPI_Abort from rank 1"};
 static const struct enc_msg_stats stats = {.completed = 100, .replayed = 7, .recovery_s = 1.25,
-                                           .log_peak = 4096};
+                                           .log_peak = 4096, .spill_peak = 8192};
+static const struct enc_msg_dropped drop = {.first = 31, .last = 163};
 
 /* One codec per message, behind a common signature, so the malformed-input
  * sweeps below run over every message type. */
@@ -63,6 +64,7 @@ CODEC_FNS(status)
 CODEC_FNS(resume)
 CODEC_FNS(abort)
 CODEC_FNS(stats)
+CODEC_FNS(dropped)
 
 static void world_rel(void *m) { enc_msg_world_free(m); }
 static void resume_rel(void *m) { enc_msg_resume_free(m); }
@@ -76,7 +78,8 @@ static const struct codec codecs[] = {
     CODEC(status, st, NULL, 4 + 8),
     CODEC(resume, res, resume_rel, 8 + 2 * 8),
     CODEC(abort, ab, NULL, 4 + 2 + 21),
-    CODEC(stats, stats, NULL, 32),
+    CODEC(stats, stats, NULL, 40),
+    CODEC(dropped, drop, NULL, 16),
 };
 
 /* Large enough for any decoded message struct. */
@@ -89,6 +92,7 @@ union any_msg {
     struct enc_msg_resume res;
     struct enc_msg_abort ab;
     struct enc_msg_stats stats;
+    struct enc_msg_dropped drop;
 };
 
 static uint8_t buf[4096];
@@ -171,12 +175,22 @@ Test(msgs, stats_round_trip)
     struct enc_msg_stats m;
     int n = enc_msg_stats_encode(&stats, buf, sizeof(buf));
 
-    cr_assert_eq(n, 32);
-    cr_assert_eq(enc_msg_stats_decode(&m, buf, 32), ENC_OK);
+    cr_assert_eq(n, 40);
+    cr_assert_eq(enc_msg_stats_decode(&m, buf, 40), ENC_OK);
     cr_assert_eq(m.completed, 100);
     cr_assert_eq(m.replayed, 7);
     cr_assert_eq(m.recovery_s, 1.25);
     cr_assert_eq(m.log_peak, 4096);
+    cr_assert_eq(m.spill_peak, 8192);
+}
+
+Test(msgs, dropped_range_backwards_rejected)
+{
+    struct enc_msg_dropped m = {.first = 9, .last = 8};
+    int n = enc_msg_dropped_encode(&m, buf, sizeof(buf));
+
+    cr_assert_eq(n, 16);
+    cr_assert_eq(enc_msg_dropped_decode(&m, buf, (size_t)n), ENC_ERR_PROTO);
 }
 
 Test(msgs, every_truncation_of_every_message_rejected)

@@ -32,12 +32,24 @@ static void *trk_main(void *arg)
     return NULL;
 }
 
+static int dropped_calls;
+
+static void count_dropped(void *arg, int rank, uint64_t first, uint64_t last)
+{
+    (void)arg;
+    (void)rank;
+    (void)first;
+    (void)last;
+    __atomic_add_fetch(&dropped_calls, 1, __ATOMIC_RELEASE);
+}
+
 static void start(int size, int64_t hb_timeout_ms, int64_t connect_timeout_ms)
 {
     struct enc_tracker_config cfg = {.size = size, .bind_host = "127.0.0.1",
                                      .secret = &secret, .register_timeout_ms = 20000,
                                      .heartbeat_timeout_ms = hb_timeout_ms,
-                                     .connect_timeout_ms = connect_timeout_ms};
+                                     .connect_timeout_ms = connect_timeout_ms,
+                                     .hooks = {.dropped = count_dropped}};
 
     enc_tclient_set_exit_on_lost(false);
     setenv("ENCORE_HEARTBEAT_MS", "50", 1);
@@ -330,5 +342,52 @@ Test(tracker, finalize_then_close_is_not_a_death)
     /* no EVENT for rank 0: a bounded wait must time out */
     cr_assert_eq(enc_tclient_wait_event(c[0], &ev, enc_deadline_ms(300)), ENC_ERR_TIMEOUT);
     enc_tclient_close(c[0]);
+    stop();
+}
+
+/* A tracker of two ranks, both registered and in the world. */
+static void two_ranks(struct enc_tclient *c[2])
+{
+    start(2, 60000, 0);
+    c[0] = join(0, 2, 0);
+    c[1] = join(1, 2, 0);
+    expect_world(c[0], 0);
+    expect_world(c[1], 0);
+}
+
+/* DROPPED ranges are merged per rank and over ranks; the owner hears of
+ * the first one only. */
+Test(tracker, dropped_results_merged_and_reported_once)
+{
+    struct enc_tclient *c[2];
+    uint64_t first = 0, last = 0;
+    uint64_t deadline = enc_deadline_ms(WAIT_MS);
+
+    dropped_calls = 0;
+    two_ranks(c);
+    cr_assert_eq(enc_tclient_send_dropped(c[1], &(struct enc_msg_dropped){5, 9}), 0);
+    cr_assert_eq(enc_tclient_send_dropped(c[1], &(struct enc_msg_dropped){5, 12}), 0);
+    cr_assert_eq(enc_tclient_send_dropped(c[0], &(struct enc_msg_dropped){3, 7}), 0);
+    while ((!enc_tracker_dropped(trk, &first, &last) || first != 3 || last != 12) &&
+           enc_ms_left(deadline) > 0)
+        usleep(10000);
+    cr_assert_eq(first, 3);
+    cr_assert_eq(last, 12);
+    cr_assert_eq(__atomic_load_n(&dropped_calls, __ATOMIC_ACQUIRE), 1);
+    enc_tclient_close(c[0]);
+    enc_tclient_close(c[1]);
+    stop();
+}
+
+/* A backwards range is malformed: that rank's connection goes. */
+Test(tracker, dropped_backwards_range_closes_the_connection)
+{
+    struct enc_tclient *c[2];
+
+    two_ranks(c);
+    cr_assert_eq(enc_tclient_send_dropped(c[1], &(struct enc_msg_dropped){9, 8}), 0);
+    expect_dead(c[0], 1, 1);
+    enc_tclient_close(c[0]);
+    enc_tclient_close(c[1]);
     stop();
 }

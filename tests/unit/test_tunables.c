@@ -45,6 +45,10 @@ Test(tunables, typed_accessors)
     cr_expect_eq(enc_tunable_uint(ENC_TUNE_LOG_MEM_MAX), 2u << 20);
     cr_expect_eq(enc_tunable_uint(ENC_TUNE_REPLICAS), 3);
     cr_expect_eq(enc_tunable_uint(ENC_TUNE_SPIN_US), UINT64_MAX); /* auto */
+    cr_expect_eq(enc_tunable_uint(ENC_TUNE_SPILL_MAX), UINT64_MAX); /* auto, the default */
+    setenv("ENCORE_SPILL_MAX", "0", 1);
+    cr_expect_eq(enc_tunable_uint(ENC_TUNE_SPILL_MAX), 0); /* no spill */
+    unsetenv("ENCORE_SPILL_MAX");
     setenv("ENCORE_RECOVERY", "off", 1);
     cr_expect_eq(enc_tunable_bool(ENC_TUNE_RECOVERY), 0);
     setenv("ENCORE_LOG", "debug", 1);
