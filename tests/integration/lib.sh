@@ -123,11 +123,15 @@ enc_bounded() {
 }
 
 # enc_mpirun N cmd...: native Open MPI with the variables root needs and
-# --oversubscribe (8 ranks on 2 cores), bounded by ENC_LIMIT seconds.
+# --oversubscribe (8 ranks on 2 cores), bounded by ENC_LIMIT seconds.  Its
+# shared-memory segments (vader) go to $ENC_TMP, not /dev/shm: ranks of a
+# SIGKILLed mpirun (the timeout's KILL) never unlink theirs.  encore's own
+# ranks are isolated singletons and make none.
 enc_mpirun() {
     _m_n=$1
     shift
     enc_bounded "$ENC_LIMIT" env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+        OMPI_MCA_btl_vader_backing_directory="${ENC_TMP:-/dev/shm}" \
         "$ENC_MPIRUN" -n "$_m_n" --oversubscribe "$@"
 }
 
