@@ -19,7 +19,11 @@
 #                       a second native run and the test then exits 77 (skip),
 #                       for validating a test before encore-run works
 #   ENC_TEST_TIMEOUT    seconds one job may take (default ENC_LIMIT, which a
-#                       test may set before sourcing this file; else 300)
+#                       test may set before sourcing this file; else 300,
+#                       times ENC_TIME_SCALE)
+#   ENC_TIME_SCALE      factor for the bounds of jobs and waits (default 1;
+#                       make check in a sanitizer build sets it: instrumented
+#                       ranks start and run several times slower)
 #   ENC_KEEP_TMP=1      keep the test's temporary directory (its path is logged)
 # shellcheck shell=sh disable=SC2034 # variables are for the tests that source this
 
@@ -35,7 +39,8 @@ ENC_PROGRAMS="$ENC_BUILDDIR/tests/programs"
 : "${ENC_KEEP_TMP:=0}"
 : "${MPI4PY_PYTHON:=/usr/bin/python3}"
 : "${ENC_LIMIT:=300}"
-ENC_LIMIT=${ENC_TEST_TIMEOUT:-$ENC_LIMIT}
+: "${ENC_TIME_SCALE:=1}"
+ENC_LIMIT=${ENC_TEST_TIMEOUT:-$((ENC_LIMIT * ENC_TIME_SCALE))}
 ENC_TEST_NAME=$(basename "$0" .sh)
 ENC_RC=0
 ENC_MS=0
