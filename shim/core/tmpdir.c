@@ -8,14 +8,15 @@
 #include "core/tmpdir.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <libgen.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#define JOBDIR_PREFIX "encore-run."
 
 static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *f)
 {
@@ -53,6 +54,67 @@ enc_status_t enc_rank_tmpdir_prepare(void)
     return setenv("OMPI_MCA_orte_tmpdir_base", dir, 1) == 0 ? ENC_OK : ENC_ERR_NOMEM;
 }
 
+/* Up to cap - 1 bytes of a small file, NUL-terminated; -1 when unreadable. */
+static ssize_t read_small(const char *path, char *buf, size_t cap)
+{
+    ssize_t n;
+    int fd;
+
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
+        return -1;
+    n = read(fd, buf, cap - 1);
+    close(fd);
+    buf[n > 0 ? n : 0] = '\0';
+    return n;
+}
+
+/* pid does not exist, or is a zombie (a SIGKILLed owner not reaped yet). */
+static bool pid_gone(long pid)
+{
+    char path[64], st[512], *p;
+
+    if (kill((pid_t)pid, 0) != 0)
+        return errno == ESRCH;
+    snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+    if (read_small(path, st, sizeof(st)) <= 0 || (p = strrchr(st, ')')) == NULL)
+        return false;
+    return p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+}
+
+bool enc_jobdir_orphaned(const char *jobdir)
+{
+    char path[4200], buf[32];
+    long pid = 0;
+    ssize_t n;
+
+    snprintf(path, sizeof(path), "%s/" ENC_JOBDIR_OWNER, jobdir);
+    if ((n = read_small(path, buf, sizeof(buf))) <= 0)
+        return false;
+    for (ssize_t i = 0; i < n && buf[i] >= '0' && buf[i] <= '9' && pid <= INT_MAX; i++)
+        pid = pid * 10 + (buf[i] - '0');
+    return pid > 0 && pid <= INT_MAX && pid_gone(pid);
+}
+
+/* The job directory around a rank's own, once the rank's is gone: rmdir
+ * succeeds for the last rank out.  While the owner lives it removes the
+ * directory at the end; once it is gone, .owner goes first, and comes back
+ * when other ranks' directories are still there (for them, or for the next
+ * job's encore-run or agent, which reap orphaned job directories).  Ranks
+ * racing here at worst leave it to that reaping. */
+static void remove_jobdir(const char *jobdir)
+{
+    char owner[4200];
+
+    snprintf(owner, sizeof(owner), "%s/" ENC_JOBDIR_OWNER, jobdir);
+    if (!enc_jobdir_orphaned(jobdir)) {
+        if (access(owner, F_OK) != 0)
+            rmdir(jobdir); /* no owner file: fails while others are there */
+        return;
+    }
+    if (unlink(owner) == 0 && rmdir(jobdir) != 0)
+        close(open(owner, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
+}
+
 void enc_rank_tmpdir_remove(void)
 {
     const char *dir = enc_tunable_str(ENC_TUNE_RANK_TMPDIR);
@@ -65,6 +127,6 @@ void enc_rank_tmpdir_remove(void)
     dirname(parent);
     base = strrchr(parent, '/');
     base = base != NULL ? base + 1 : parent;
-    if (strncmp(base, JOBDIR_PREFIX, strlen(JOBDIR_PREFIX)) == 0)
-        rmdir(parent); /* fails while other ranks' directories are there */
+    if (strncmp(base, ENC_JOBDIR_PREFIX, strlen(ENC_JOBDIR_PREFIX)) == 0)
+        remove_jobdir(parent);
 }
