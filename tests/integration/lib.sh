@@ -454,6 +454,13 @@ enc_rank_pid() {
     done
 }
 
+# enc_bounded_pid BOUND: the pid of the program that enc_bounded, run in the
+# background as BOUND (a subshell, then timeout), started; empty until then.
+enc_bounded_pid() {
+    _bp_t=$(pgrep -P "$1" || true)
+    [ -z "$_bp_t" ] || pgrep -P "$_bp_t" || true
+}
+
 # enc_alive PID: PID exists and is not a zombie.
 enc_alive() {
     _a_st=$(sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "/proc/$1/status" 2>/dev/null || true)
