@@ -25,6 +25,11 @@ enc_status_t enc_rank_tmpdir_prepare(void);
  * MPI_Finalize's cleanup; async-signal-unsafe only through nftw. */
 void enc_rank_tmpdir_remove(void);
 
+/* The same when the owner is known to be ending (the tracker inside
+ * encore-run is lost): waits up to owner_wait_ms for it to be gone, so that
+ * the last rank out removes the job directory. */
+void enc_rank_tmpdir_remove_wait(int owner_wait_ms);
+
 /* A job directory's owner (encore-run, or encore-agent on its host) writes
  * its pid to <jobdir>/.owner (run/launcher/jobdir.c). */
 #define ENC_JOBDIR_PREFIX "encore-run."
