@@ -43,7 +43,10 @@ bound=${LEAKS_RSS_BYTES_PER_COLL:-256}
 slack=${LEAKS_FD_SLACK:-3}
 iters=$((colls * 10 / 64))
 tmp=$(mktemp -d) || { echo "leaks.sh: mktemp -d failed" >&2; exit 1; }
-export ENCORE_HEARTBEAT_MS=100 ENCORE_HEARTBEAT_TIMEOUT_MS=1000
+# Only SIGKILLs here (seen at once as exits): a short heartbeat timeout
+# would only add restarts of ranks slowed by load (under ASan a rank was
+# "silent for more than 1000 ms", killed, and the restart budget ran out).
+export ENCORE_HEARTBEAT_MS=100 ENCORE_HEARTBEAT_TIMEOUT_MS=$((5000 * ENC_TIME_SCALE))
 
 # Every way out but success prints one line: die() says what failed; any
 # other failing command (set -e) is named by the step it happened in.
