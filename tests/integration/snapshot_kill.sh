@@ -63,22 +63,27 @@ snap_start() {
     SNAP_BG=$!
 }
 
-# snap_wait NAME PATTERN: until NAME's stderr has a line matching PATTERN (30 s bound).
+# The waits' bound: 30 s, times ENC_TIME_SCALE (TSan's ranks missed 30 s).
+WAIT_S=$((30 * ENC_TIME_SCALE))
+
+# snap_wait NAME PATTERN: until NAME's stderr has a line matching PATTERN (WAIT_S bound).
 snap_wait() {
     _w_i=0
     while ! grep -qE -e "$2" "$ENC_TMP/$1.err" 2>/dev/null; do
         _w_i=$((_w_i + 1))
-        [ "$_w_i" -le 300 ] || { rec_show "$1"; enc_fail "$1: no line matching '$2' within 30 s"; }
+        [ "$_w_i" -le $((WAIT_S * 10)) ] ||
+            { rec_show "$1"; enc_fail "$1: no line matching '$2' within $WAIT_S s"; }
         sleep 0.1
     done
 }
 
-# snap_wait_count NAME PATTERN N: until N lines of NAME's stderr match (30 s bound).
+# snap_wait_count NAME PATTERN N: until N lines of NAME's stderr match (WAIT_S bound).
 snap_wait_count() {
     _c_i=0
     while [ "$(rec_count "$1" "$2")" -lt "$3" ]; do
         _c_i=$((_c_i + 1))
-        [ "$_c_i" -le 300 ] || { rec_show "$1"; enc_fail "$1: fewer than $3 lines matching '$2' within 30 s"; }
+        [ "$_c_i" -le $((WAIT_S * 10)) ] ||
+            { rec_show "$1"; enc_fail "$1: fewer than $3 lines matching '$2' within $WAIT_S s"; }
         sleep 0.1
     done
 }
