@@ -42,11 +42,28 @@ kills=${LEAKS_KILLS:-20}
 bound=${LEAKS_RSS_BYTES_PER_COLL:-256}
 slack=${LEAKS_FD_SLACK:-3}
 iters=$((colls * 10 / 64))
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export ENCORE_HEARTBEAT_MS=100 ENCORE_HEARTBEAT_TIMEOUT_MS=1000
+tmp=$(mktemp -d) || { echo "leaks.sh: mktemp -d failed" >&2; exit 1; }
+# Only SIGKILLs here (seen at once as exits): a short heartbeat timeout
+# would only add restarts of ranks slowed by load (under ASan a rank was
+# "silent for more than 1000 ms", killed, and the restart budget ran out).
+export ENCORE_HEARTBEAT_MS=100 ENCORE_HEARTBEAT_TIMEOUT_MS=$((5000 * ENC_TIME_SCALE))
+# Under ASan (make check in a sanitizer build) freed memory waits in its
+# quarantine (256 MB by default) before reuse: RSS grew 752 B a collective
+# there, 0 B without ASan.  The quarantine off, RSS is the program's again.
+[ -z "${ASAN_OPTIONS:-}" ] || export ASAN_OPTIONS="$ASAN_OPTIONS:quarantine_size_mb=0"
 
-die() { echo "leaks.sh: $*" >&2; exit 1; }
+# Every way out but success prints one line: die() says what failed; any
+# other failing command (set -e) is named by the step it happened in.
+step="starting"
+said=""
+die() { echo "leaks.sh: $*" >&2; said=1; exit 1; }
+at_exit() {
+    _rc=$?
+    [ "$_rc" -eq 0 ] || [ -n "$said" ] || echo "leaks.sh: failed (status $_rc) while $step" >&2
+    rm -rf "$tmp"
+    exit "$_rc"
+}
+trap at_exit EXIT
 
 # rank_pid RANK: the current pid of RANK, or nothing.
 rank_pid() { enc_rank_pid "$runpid" "$1"; }
@@ -67,12 +84,19 @@ fdkinds() {
         sed 's/:\[[0-9]*\]$//' | sort | uniq -c | tr -s ' ' | tr '\n' ','
 }
 
-sample() { # one line: fds rss_kb
+sample() { # one line: fds rss_kb; nothing once rank 0 is gone
     _fd=$(ls "/proc/$r0/fd" 2>/dev/null | wc -l)
-    _rss=$(sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$r0/status" 2>/dev/null)
+    _rss=$(sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$r0/status" 2>/dev/null || true)
     [ -z "$_rss" ] || echo "$_fd $_rss"
 }
 
+# sample_to FILE WHAT: one sample into FILE; rank 0 must still be there.
+sample_to() {
+    sample >"$1"
+    [ -s "$1" ] || die "rank 0 (pid $r0) gone at the $2 sample; $(tail -n 3 "$tmp/err")"
+}
+
+step="starting the job"
 timeout 3600 "$run" -n 4 --max-restarts "$kills" "$prog" "$iters" 10 3000 \
     >"$tmp/out" 2>"$tmp/err" &
 tpid=$!
@@ -82,12 +106,14 @@ wait_line 'soak_mix: pause 1' 1
 r0=$(rank_pid 0)
 [ -n "$r0" ] || die "rank 0 not found"
 sleep 0.5
-sample >"$tmp/steady"
+step="taking the steady sample"
+sample_to "$tmp/steady" steady
 fdkinds >"$tmp/steady.kinds"
 (while kill -0 "$r0" 2>/dev/null; do sample; sleep 0.1; done) >"$tmp/samples" &
 sampler=$!
 sleep 1
 for i in $(seq 1 "$kills"); do
+    step="killing (kill $i of $kills)"
     ! grep -q 'soak_mix: pause 2' "$tmp/err" ||
         die "the run ended before kill $i: raise LEAKS_COLLS or lower LEAKS_KILLS"
     r=$((1 + i % 3))
@@ -101,15 +127,19 @@ for i in $(seq 1 "$kills"); do
     done
     sleep 0.5
 done
+step="waiting for the final pause"
 wait_line 'soak_mix: pause 2' 1
 sleep 0.5
-sample >"$tmp/final"
+sample_to "$tmp/final" final
 fdkinds >"$tmp/final.kinds"
+step="waiting for the job's end"
 rc=0
 wait "$tpid" || rc=$?
 kill "$sampler" 2>/dev/null || true
 wait "$sampler" 2>/dev/null || true
 [ "$rc" -eq 0 ] || die "the job failed (exit $rc): $(grep '^encore-run: ' "$tmp/err" | tail -n 1)"
+step="summing up"
+[ -s "$tmp/samples" ] || die "no sample of rank 0 (pid $r0) was taken while it ran"
 restarts=$(sed -n 's/^encore: job summary: 4 ranks, \([0-9]*\) restarts,.*/\1/p' "$tmp/err")
 read -r fd_s rss_s <"$tmp/steady"
 read -r fd_f rss_f <"$tmp/final"

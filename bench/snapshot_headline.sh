@@ -21,7 +21,8 @@ args="--iters $iters --count 524288 --work-us 20000"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 now() { date +%s.%N; }
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# native ranks killed by the timeout would leave their segments in /dev/shm
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_backing_directory="$tmp"
 
 # shellcheck disable=SC2086 # args is a list
 timeout 300 mpirun -n 2 "$prog" $args 2>/dev/null | sort >"$tmp/native.out"

@@ -14,6 +14,12 @@ tests_unit_test_topo_SOURCES = tests/unit/test_topo.c
 tests_unit_test_topo_CFLAGS = $(unit_cflags)
 tests_unit_test_topo_LDADD = $(unit_ldadd)
 
+check_PROGRAMS += tests/unit/test_tmpdir
+TESTS += tests/unit/test_tmpdir
+tests_unit_test_tmpdir_SOURCES = tests/unit/test_tmpdir.c
+tests_unit_test_tmpdir_CFLAGS = $(unit_cflags)
+tests_unit_test_tmpdir_LDADD = $(unit_ldadd)
+
 check_PROGRAMS += tests/unit/test_tunables
 TESTS += tests/unit/test_tunables
 tests_unit_test_tunables_SOURCES = tests/unit/test_tunables.c

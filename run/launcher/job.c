@@ -5,6 +5,7 @@
  * why it failed.
  */
 #include "enc.h"
+#include "core/tmpdir.h"
 #include "launcher/launcher.h"
 #include "launcher/remote.h"
 #include "proto/auth.h"
@@ -71,6 +72,20 @@ struct job {
 static bool remote(const struct job *j, int rank)
 {
     return j->hl != NULL && !j->hl->h[j->host_of[rank]].local;
+}
+
+/* Every host is another one: no rank directory is ever made here, so the
+ * job directory goes at once (its name stays, for the snapshot socket's)
+ * and a SIGKILL of encore-run leaves nothing behind in TMPDIR. */
+static void drop_unused_jobdir(struct job *j)
+{
+    if (j->hl == NULL)
+        return;
+    for (int h = 0; h < j->hl->n; h++)
+        if (j->hl->h[h].local)
+            return;
+    if (enc_rmtree(j->jobdir) != ENC_OK)
+        ENC_WARN("run", "cannot remove the unused job directory %s: %m", j->jobdir);
 }
 
 static void kill_rank(struct job *j, struct rank_proc *p, int sig)
@@ -840,6 +855,7 @@ int enc_run_job(const struct enc_run_opts *o, const char *path)
         (rv = enc_run_jobdir_create(j.jobdir, sizeof(j.jobdir))) != ENC_OK ||
         (rv = start_tracker(&j, &s)) != ENC_OK)
         goto out;
+    drop_unused_jobdir(&j);
     if (j.hl != NULL && (rv = start_agents(&j, &s)) != ENC_OK)
         goto out;
     memset(&s, 0, sizeof(s));

@@ -23,6 +23,10 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+/* A lost tracker is mostly encore-run ending (killed): its job directory
+ * goes with the last rank once encore-run is gone (core/tmpdir.h). */
+#define TRACKER_LOST_OWNER_WAIT_MS 500
+
 struct tc_node {
     struct tc_node *next;
     struct enc_tclient_event ev;
@@ -140,7 +144,7 @@ static void lost(struct enc_tclient *c, enc_status_t rv)
     }
     if (exit_on_lost) {
         ENC_ERROR("tracker", "tracker lost: %s; exiting", encore_strerror(rv));
-        enc_rank_tmpdir_remove();
+        enc_rank_tmpdir_remove_wait(TRACKER_LOST_OWNER_WAIT_MS);
         _exit(ENC_EXIT_TRACKER_LOST);
     }
     ENC_WARN("tracker", "tracker lost: %s", encore_strerror(rv));

@@ -8,6 +8,11 @@
 #   foreign   a second agent with a wrong secret connects: it is refused
 #             (one warning), the job completes with native mpirun's results,
 #             and the secret appears on no agent command line
+#   runkill   encore-run SIGKILLed while its 3 ranks run under the agents:
+#             every process of both hosts (agents, ranks) ends within the
+#             heartbeat timeout (1 s here; the agents see encore-run's
+#             connection close, SIGKILL their ranks and exit), and the job's
+#             TMPDIR (the hosts share this file system) is left empty
 set -eu
 # shellcheck disable=SC2034 # read by lib.sh
 ENC_LIMIT=60
@@ -71,5 +76,26 @@ grep -q "cannot reach encore-run" "$ENC_TMP/intruder.err" ||
 if grep -qiE '[0-9a-f]{64}' "$ENC_TMP/agent-argv"; then
     enc_fail "foreign: a secret-like string on an agent command line"
 fi
+
+# -- runkill: encore-run SIGKILLed under its agents ----------------------------
+mkdir "$ENC_TMP/runkill.tmp" || enc_fail "mkdir failed"
+enc_shm_snapshot runkill
+TMPDIR="$ENC_TMP/runkill.tmp" ENCORE_LOG=info ENCORE_HEARTBEAT_MS=100 \
+    ENCORE_HEARTBEAT_TIMEOUT_MS=1000 enc_bounded "$ENC_LIMIT" "$ENC_ENCORE_RUN" -n 3 \
+    --rsh "ip netns exec" -H "$HOSTS" "$REC_ITER" --iters 100000 --usleep 20000 \
+    >"$ENC_TMP/runkill.out" 2>"$ENC_TMP/runkill.err" &
+bound=$!
+enc_wait_lines "$ENC_TMP/runkill.err" 'incarnation 0 .* registered from' 3 \
+    $((30 * ENC_TIME_SCALE)) runkill
+run=$(enc_bounded_pid "$bound")
+[ -n "$run" ] || enc_fail "runkill: encore-run not found"
+hostpids=$(ip netns pids "$h1"; ip netns pids "$h2")
+[ "$(echo "$hostpids" | wc -w)" -ge 5 ] || enc_fail "runkill: want 2 agents and 3 ranks, got: $hostpids"
+kill -KILL "$run"
+wait "$bound" || true
+# shellcheck disable=SC2086 # one pid per word
+enc_wait_gone $((5 * ENC_TIME_SCALE)) "runkill: agents and ranks after encore-run's SIGKILL" $hostpids
+enc_expect_empty_dir "$ENC_TMP/runkill.tmp" runkill
+enc_expect_no_shm_leak runkill runkill
 
 enc_pass

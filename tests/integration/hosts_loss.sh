@@ -12,6 +12,11 @@
 #            while ranks 2 and 3 replay there; they move on to h4
 #   noslot   4 ranks on h1:2,h2:2 and no spare slot: h2 lost ends the job
 #            with one line saying so
+# Every job has its own TMPDIR ($JOBS, as the hosts share one file system):
+# after each, it holds only the job directory of each lost host (SIGKILLed
+# with its agent and ranks, nobody is left there to clean up), with exactly
+# the lost ranks' directories; the next job's encore-run removes it (its
+# owner is gone), and after a last local job TMPDIR is empty.
 set -eu
 # shellcheck disable=SC2034 # read by lib.sh
 ENC_LIMIT=120
@@ -24,7 +29,9 @@ rec_begin "$REC_ITER"
 netns_create 4
 h1=$(netns_name 1) h2=$(netns_name 2) h3=$(netns_name 3) h4=$(netns_name 4)
 RSH="ip netns exec"
-REC_ENV="ENCORE_HEARTBEAT_TIMEOUT_MS=2000"
+JOBS="$ENC_TMP/jobs"
+mkdir "$JOBS" || enc_fail "mkdir failed"
+REC_ENV="ENCORE_HEARTBEAT_TIMEOUT_MS=2000 TMPDIR=$JOBS"
 ITERS="--iters 60 --usleep 50000"
 
 # wait_for NAME PATTERN: bounded wait until NAME's stderr has PATTERN.
@@ -41,6 +48,14 @@ wait_for() {
 lose() {
     netns_cut "$1"
     netns_kill "$1"
+}
+
+# left NAME DIRS: TMPDIR holds job directories with only these rank
+# directories (sorted, space separated) besides their .owner files.
+left() {
+    _l=$(cd "$JOBS" && find . -mindepth 2 -maxdepth 2 ! -name .owner |
+        sed 's|^\./encore-run\.[^/]*/||' | sort | tr '\n' ' ') || enc_fail "find failed"
+    [ "$_l" = "$2 " ] || { find "$JOBS" >&2; enc_fail "$1: left in TMPDIR: '$_l', want '$2'"; }
 }
 
 # start NAME N args...: the job in the background (rec_run), pid in JOB;
@@ -63,6 +78,7 @@ lose 2
 finish midrun
 rec_ok midrun it4
 rec_restarts midrun "0 0 1 1"
+left midrun "rank2.0 rank3.0"
 rec_grep midrun "host $h2 lost: its agent" "host loss not reported"
 rec_grep midrun "rank 2 incarnation 1 \(pid [0-9]+\) registered from $(netns_addr 3):" \
     "rank 2 did not move to $h3"
@@ -70,7 +86,7 @@ rec_grep midrun "rank 2 incarnation 1 \(pid [0-9]+\) registered from $(netns_add
 # -- replicas2: two copies of each result, on distinct hosts ------------------
 # (ranks 2 and 3 share h2: consecutive holders would lose both copies of half
 # of the results with it)
-REC_ENV="ENCORE_HEARTBEAT_TIMEOUT_MS=2000 ENCORE_REPLICAS=2"
+REC_ENV="ENCORE_HEARTBEAT_TIMEOUT_MS=2000 ENCORE_REPLICAS=2 TMPDIR=$JOBS"
 netns_restore 2
 start replicas2 4 --rsh "$RSH" -H "$h1:2,$h2:2,$h3:2" "$REC_ITER" $ITERS
 wait_for replicas2 "finished version 0, seq 30,"
@@ -78,7 +94,8 @@ lose 2
 finish replicas2
 rec_ok replicas2 it4
 rec_restarts replicas2 "0 0 1 1"
-REC_ENV="ENCORE_HEARTBEAT_TIMEOUT_MS=2000"
+left replicas2 "rank2.0 rank3.0"
+REC_ENV="ENCORE_HEARTBEAT_TIMEOUT_MS=2000 TMPDIR=$JOBS"
 
 # -- replay: lost again while the moved ranks replay --------------------------
 netns_restore 2
@@ -90,6 +107,7 @@ lose 3
 finish replay
 rec_ok replay it4
 rec_restarts replay "0 0 2 2"
+left replay "rank2.0 rank2.1 rank3.0 rank3.1"
 rec_grep replay "rank 2 incarnation 2 \(pid [0-9]+\) registered from $(netns_addr 4):" \
     "rank 2 did not move on to $h4"
 
@@ -102,5 +120,10 @@ finish noslot
 rec_fails noslot
 rec_grep noslot "^encore-run: host $h2 lost \(.*\) and no free slot is left for its rank 2$" \
     "no one-line failure"
+left noslot "rank2.0 rank3.0"
 
+# -- the next job on the same TMPDIR removes what the lost host left -----------
+rec_run after 2 "$REC_ITER" --iters 2
+enc_expect_status after 0 "$REC_RC"
+enc_expect_empty_dir "$JOBS" "after the lost hosts"
 enc_pass

@@ -58,8 +58,9 @@ check "fail-all recovers" 0 "" -n 3 --policy fail-all "$FAKE" rank=1 kill-once
 ENCORE_HEARTBEAT_MS=50 ENCORE_HEARTBEAT_TIMEOUT_MS=400 check "SIGSTOP is detected" 1 \
     "encore-run: rank 1 (pid P) silent for more than 400 ms; killed; restart budget (0) spent" \
     -n 2 --max-restarts 0 "$FAKE" rank=1 stop
-ENCORE_REGISTER_TIMEOUT_MS=1500 check "a rank that never arrives" 1 \
-    "encore-run: rank 1 did not register within 1500 ms (epoch 0)" \
+reg_ms=$((1500 * ENC_TIME_SCALE)) # the others must register in time
+ENCORE_REGISTER_TIMEOUT_MS=$reg_ms check "a rank that never arrives" 1 \
+    "encore-run: rank 1 did not register within $reg_ms ms (epoch 0)" \
     -n 3 "$FAKE" rank=1 hang
 check "--timeout" 1 "encore-run: job timed out after 1 s (--timeout); killed all ranks" \
     -n 2 --timeout 1 "$FAKE" sleep=30000

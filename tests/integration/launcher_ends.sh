@@ -27,16 +27,11 @@ cp "$REC_KMEANS" "$prog" || enc_fail "cp failed"
 long="100000 42 2000 5 4" # runs for minutes: always killed first
 export ENCORE_HEARTBEAT_MS=100 ENCORE_HEARTBEAT_TIMEOUT_MS=1000
 
-# run_pid BOUND: the pid of the program that enc_bounded (run in the
-# background as BOUND: a subshell, then timeout) started; empty until then.
-run_pid() {
-    _t=$(pgrep -P "$1" || true)
-    [ -z "$_t" ] || pgrep -P "$_t" || true
-}
-
 # start NAME: encore-run -n 4 of the long k-means in the background at info
 # level (registrations; the ranks' lines too, -x would change encore-run's
-# own level); sets RUN (its pid) and PIDS (the ranks') once all 4 registered.
+# own level); sets RUN (its pid) and PIDS (the ranks') once all 4 registered
+# and each parked a snapshot image (snapshots are on by default: the images,
+# encore-run's children, must end with it too).
 start() {
     mkdir "$ENC_TMP/$1.tmp" || enc_fail "mkdir failed"
     enc_shm_snapshot "$1"
@@ -45,8 +40,13 @@ start() {
         "$prog" $long >"$ENC_TMP/$1.out" 2>"$ENC_TMP/$1.err" &
     BOUND=$!
     enc_wait_lines "$ENC_TMP/$1.err" 'incarnation 0 .* registered from' 4 30 "$1"
-    RUN=$(run_pid "$BOUND") && [ -n "$RUN" ] || enc_fail "$1: encore-run not found"
+    for _r in 0 1 2 3; do
+        enc_wait_lines "$ENC_TMP/$1.err" "^encore\[rank $_r\] snapshot: snapshot at seq [0-9]+ taken" \
+            1 $((30 * ENC_TIME_SCALE)) "$1: rank $_r's snapshot"
+    done
+    RUN=$(enc_bounded_pid "$BOUND") && [ -n "$RUN" ] || enc_fail "$1: encore-run not found"
     PIDS=$(pgrep -P "$RUN" | tr '\n' ' ') || enc_fail "$1: ranks not found"
+    [ "$(pgrep -f "$prog" | wc -l)" -gt 4 ] || enc_fail "$1: no snapshot image running"
 }
 
 # clean NAME: no process of the program, TMPDIR empty, /dev/shm as before.
@@ -103,7 +103,7 @@ for r in 0 1 2; do
     pids="$pids $!"
 done
 enc_wait_lines "$ENC_TMP/tracker.err" 'incarnation 0 .* registered from' 3 30 "tracker"
-kill -KILL "$(run_pid "$tbound")"
+kill -KILL "$(enc_bounded_pid "$tbound")"
 wait "$tbound" || true
 r=0
 for p in $pids; do
@@ -130,7 +130,7 @@ TMPDIR="$ENC_TMP/stopinit.tmp" enc_bounded "$ENC_LIMIT" "$ENC_ENCORE_RUN" -n 4 "
 bound=$!
 first=""
 for _ in $(seq 1 1000); do
-    run=$(run_pid "$bound")
+    run=$(enc_bounded_pid "$bound")
     [ -z "$run" ] || first=$(pgrep -P "$run" | head -n 1 || true)
     [ -z "$first" ] || break
     sleep 0.005

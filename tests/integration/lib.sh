@@ -19,7 +19,11 @@
 #                       a second native run and the test then exits 77 (skip),
 #                       for validating a test before encore-run works
 #   ENC_TEST_TIMEOUT    seconds one job may take (default ENC_LIMIT, which a
-#                       test may set before sourcing this file; else 300)
+#                       test may set before sourcing this file; else 300,
+#                       times ENC_TIME_SCALE)
+#   ENC_TIME_SCALE      factor for the bounds of jobs and waits (default 1;
+#                       make check in a sanitizer build sets it: instrumented
+#                       ranks start and run several times slower)
 #   ENC_KEEP_TMP=1      keep the test's temporary directory (its path is logged)
 # shellcheck shell=sh disable=SC2034 # variables are for the tests that source this
 
@@ -35,7 +39,8 @@ ENC_PROGRAMS="$ENC_BUILDDIR/tests/programs"
 : "${ENC_KEEP_TMP:=0}"
 : "${MPI4PY_PYTHON:=/usr/bin/python3}"
 : "${ENC_LIMIT:=300}"
-ENC_LIMIT=${ENC_TEST_TIMEOUT:-$ENC_LIMIT}
+: "${ENC_TIME_SCALE:=1}"
+ENC_LIMIT=${ENC_TEST_TIMEOUT:-$((ENC_LIMIT * ENC_TIME_SCALE))}
 ENC_TEST_NAME=$(basename "$0" .sh)
 ENC_RC=0
 ENC_MS=0
@@ -123,11 +128,15 @@ enc_bounded() {
 }
 
 # enc_mpirun N cmd...: native Open MPI with the variables root needs and
-# --oversubscribe (8 ranks on 2 cores), bounded by ENC_LIMIT seconds.
+# --oversubscribe (8 ranks on 2 cores), bounded by ENC_LIMIT seconds.  Its
+# shared-memory segments (vader) go to $ENC_TMP, not /dev/shm: ranks of a
+# SIGKILLed mpirun (the timeout's KILL) never unlink theirs.  encore's own
+# ranks are isolated singletons and make none.
 enc_mpirun() {
     _m_n=$1
     shift
     enc_bounded "$ENC_LIMIT" env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+        OMPI_MCA_btl_vader_backing_directory="${ENC_TMP:-/dev/shm}" \
         "$ENC_MPIRUN" -n "$_m_n" --oversubscribe "$@"
 }
 
@@ -443,6 +452,13 @@ enc_rank_pid() {
             return 0
         fi
     done
+}
+
+# enc_bounded_pid BOUND: the pid of the program that enc_bounded, run in the
+# background as BOUND (a subshell, then timeout), started; empty until then.
+enc_bounded_pid() {
+    _bp_t=$(pgrep -P "$1" || true)
+    [ -z "$_bp_t" ] || pgrep -P "$_bp_t" || true
 }
 
 # enc_alive PID: PID exists and is not a zombie.

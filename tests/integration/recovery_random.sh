@@ -4,7 +4,10 @@
 # under --inject random:every=2:seed=S:count=4 (a SIGKILL of a random rank
 # every 2 s, at most 4: a loaded machine stretches the run, and a kill every
 # 2 s of a run 5x slower would outpace the restarts and test the load, not
-# the recovery).  The fault-free run takes about 4 s here, so
+# the recovery; the interval is times ENC_TIME_SCALE: under ASan on a loaded
+# machine one recovery took 8.8 s, all 4 kills fell into it and, more
+# simultaneous failures than ENCORE_REPLICAS, ended the job with "logged
+# results lost", as it should).  The fault-free run takes about 4 s here, so
 # a few ranks die, some while others replay; the final centroids and
 # inertia (hex floats) must be bit-identical to the fault-free encore-run
 # (tests/integration/kmeans_native_vs_encore.sh shows that equals native
@@ -30,7 +33,7 @@ cp "$ENC_TMP/free.out" "$ENC_TMP/free.ref" || enc_fail "cp failed"
 free_ms=$REC_MS
 
 # shellcheck disable=SC2086 # args is a list
-rec_run random 8 --max-restarts 30 --inject "random:every=2:seed=$seed:count=4" "$REC_KMEANS" $args
+rec_run random 8 --max-restarts 30 --inject "random:every=$((2 * ENC_TIME_SCALE)):seed=$seed:count=4" "$REC_KMEANS" $args
 rec_ok random free
 kills=$(rec_count random 'run: warning: inject: killing rank')
 restarts=$(sed -n 's/^encore: job summary: 8 ranks, \([0-9]*\) restarts,.*/\1/p' "$ENC_TMP/random.err")
