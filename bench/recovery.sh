@@ -12,6 +12,7 @@
 #      (BENCH_SNAP_LENGTHS), snapshots off vs auto; fault-free overhead;
 #      peak memory of ranks plus snapshot images
 # BENCH_SECTIONS picks sections (default "1 2 4 5"; e.g. BENCH_SECTIONS=5).
+# Section 5: BENCH_SNAP_LENGTHS (default "10 60" s), BENCH_SNAP_REPS (3).
 # Run from the build directory (make bench-recovery does), or set top_builddir.
 set -eu
 b=$(cd "${top_builddir:-.}" && pwd)
@@ -117,20 +118,32 @@ job() {
     plog=$(sed -n 's/.* peak log \([0-9.]*\) MiB.*/\1/p' "$tmp/sj.err" | sort -n | tail -1)
     echo "$(echo "$(now) - $t0" | bc) $(cat "$tmp/peak") ${used:-0} $rc ${plog:-0}"
 }
-per=$(job 0 20 0 | awk '{ print $1 / 20 }')
+# seconds per iteration and fixed cost (start-up, MPI_Finalize), from two
+# lengths: one short run alone overstated the iteration time by its start-up
+t20=$(job 0 20 0 | awk '{ print $1 }')
+t120=$(job 0 120 0 | awk '{ print $1 }')
+per=$(echo "($t120 - $t20) / 100" | bc -l)
+fixed=$(echo "$t20 - 20 * $per" | bc -l)
+echo "calibration: $(printf '%.1f' "$(echo "$per * 1000" | bc -l)") ms per iteration, $(printf '%.2f' "$fixed") s fixed"
+echo "(a kill at F % lands at fixed / 2 + F % of the iterations' time)"
 printf "| job | snapshots | fault-free s | overhead | peak MiB | peak log MiB/rank | kill at 10 %% | 50 %% | 90 %% | snapshots used |\n"
 printf "|---|---|---|---|---|---|---|---|---|---|\n"
 for len in ${BENCH_SNAP_LENGTHS:-10 60}; do
-    it=$(echo "$len / $per" | bc)
+    it=$(echo "($len - $fixed) / $per" | bc)
     base=""
     for mode in 0 auto; do
-        set -- $(job "$mode" "$it" 0)
+        # the fault-free run: median of BENCH_SNAP_REPS (default 3) runs
+        for _r in $(seq "${BENCH_SNAP_REPS:-3}"); do
+            job "$mode" "$it" 0 >>"$tmp/free.$mode.$len"
+            [ "$_r" != 1 ] || cp "$tmp/sj.out" "$tmp/ref.out"
+            cmp -s "$tmp/ref.out" "$tmp/sj.out" || { echo "recovery.sh: fault-free runs differ" >&2; exit 1; }
+        done
+        set -- $(sort -n "$tmp/free.$mode.$len" | awk '{ l[NR] = $0 } END { print l[int((NR + 1) / 2)] }')
         free=$1 pk=$2 plog=$5
-        cp "$tmp/sj.out" "$tmp/ref.out"
         [ -n "$base" ] || base=$free
         costs="" usedall=""
         for f in 0.1 0.5 0.9; do
-            set -- $(job "$mode" "$it" "$(echo "$free * $f" | bc)")
+            set -- $(job "$mode" "$it" "$(echo "$fixed / 2 + ($free - $fixed) * $f" | bc -l)")
             if [ "$4" != 0 ]; then
                 costs="$costs failed (exit $4) |"
             elif ! cmp -s "$tmp/ref.out" "$tmp/sj.out"; then

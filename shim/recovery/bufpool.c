@@ -1,6 +1,7 @@
 /* bufpool.c - reusable memory for result-log entries (bufpool.h). */
 #include "enc.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 
@@ -16,19 +17,58 @@ static struct {
     size_t cap;
 } slots[POOL_SLOTS];
 static size_t pooled_bytes;
+static bool wipe_on_fork;
+
+/* Large buffers are mappings of their own (malloc's heap must never be
+ * wiped in a snapshot image); the rest come from malloc. */
+static bool mapped(size_t cap) { return cap >= HUGE_PAGE; }
+
+void enc_bufpool_set_wipe(bool on) { wipe_on_fork = on; }
+bool enc_bufpool_wiped(size_t cap) { return wipe_on_fork && mapped(cap); }
+
+void enc_bufpool_keep_on_fork(void *p, size_t cap, bool keep)
+{
+    if (p != NULL && enc_bufpool_wiped(cap))
+        madvise(p, cap, keep ? MADV_KEEPONFORK : MADV_WIPEONFORK);
+}
+
+/* cap bytes on a huge-page boundary: map one huge page more, cut the ends. */
+static void *map_aligned(size_t cap)
+{
+    uint8_t *raw = mmap(NULL, cap + HUGE_PAGE, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    uint8_t *p;
+    size_t head;
+
+    if (raw == MAP_FAILED)
+        return NULL;
+    p = (uint8_t *)(((uintptr_t)raw + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+    head = (size_t)(p - raw);
+    if (head > 0)
+        munmap(raw, head);
+    if (HUGE_PAGE - head > 0)
+        munmap(p + cap, HUGE_PAGE - head);
+    madvise(p, cap, MADV_HUGEPAGE);
+    return p;
+}
+
+static void release(void *p, size_t cap)
+{
+    if (p == NULL)
+        return;
+    if (mapped(cap))
+        munmap(p, cap);
+    else
+        free(p);
+}
 
 static void *fresh(size_t len, size_t *cap)
 {
-    void *p;
-
     *cap = len;
     if (len < HUGE_PAGE)
         return malloc(len ? len : 1);
     *cap = (len + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-    if (posix_memalign(&p, HUGE_PAGE, *cap) != 0)
-        return NULL;
-    madvise(p, *cap, MADV_HUGEPAGE);
-    return p;
+    return map_aligned(*cap);
 }
 
 /* The smallest pooled buffer that fits, if it wastes at most half. */
@@ -41,12 +81,16 @@ void *enc_bufpool_get(size_t len, size_t *cap)
         if (slots[i].p && slots[i].cap >= len && slots[i].cap / 2 <= len &&
             (best < 0 || slots[i].cap < slots[best].cap))
             best = i;
-    if (best < 0)
-        return fresh(len, cap);
-    p = slots[best].p;
-    *cap = slots[best].cap;
-    slots[best].p = NULL;
-    pooled_bytes -= *cap;
+    if (best < 0) {
+        p = fresh(len, cap);
+    } else {
+        p = slots[best].p;
+        *cap = slots[best].cap;
+        slots[best].p = NULL;
+        pooled_bytes -= *cap;
+    }
+    /* again on reuse: the buffer may have been kept for an image */
+    enc_bufpool_keep_on_fork(p, *cap, false);
     return p;
 }
 
@@ -64,13 +108,13 @@ void enc_bufpool_put(void *p, size_t cap)
             }
         }
     }
-    free(p);
+    release(p, cap);
 }
 
 void enc_bufpool_drain(void)
 {
     for (int i = 0; i < POOL_SLOTS; i++) {
-        free(slots[i].p);
+        release(slots[i].p, slots[i].cap);
         slots[i].p = NULL;
     }
     pooled_bytes = 0;

@@ -11,6 +11,7 @@ libencore_la_SOURCES += \
 	shim/recovery/replay.c \
 	shim/recovery/logclient.c \
 	shim/recovery/prefetch.c \
+	shim/recovery/refetch.c \
 	shim/recovery/recover.c \
 	shim/recovery/ops.c \
 	shim/recovery/bootstrap.c \

@@ -43,6 +43,7 @@ struct entry {
     off_t spill_off;         /* >= 0 when spilled */
     bool holder;
     bool present;
+    bool refill;             /* wiped in this snapshot image: fetch it again */
 };
 
 struct enc_reclog {
@@ -106,6 +107,8 @@ enc_status_t enc_reclog_init(void)
     memset(&reclog, 0, sizeof(reclog));
     reclog.replicas = (int)ENC_MAX(1, enc_tunable_ll(ENC_TUNE_REPLICAS));
     reclog.mem_max = (size_t)enc_tunable_ll(ENC_TUNE_LOG_MEM_MAX);
+    /* with a single replica an image's copy is the only other one */
+    enc_bufpool_set_wipe(reclog.replicas >= 2);
     return enc_spill_open();
 }
 
@@ -278,6 +281,7 @@ static bool keep_aside(struct entry *x)
         reclog.capboot = cap;
     }
     reclog.boot[reclog.nboot++] = *x;
+    enc_bufpool_keep_on_fork(x->data, x->cap, true); /* asked for by call site */
     memset(x, 0, sizeof(*x));
     return true;
 }
@@ -313,6 +317,80 @@ void enc_reclog_trim_below(uint64_t seq, bool keep_boot)
         ENC_DEBUG("reclog", "every rank can restore past seq %llu: results below it released",
                   (unsigned long long)seq);
     cut_below(seq, keep_boot);
+}
+
+/* Entries not yet completed everywhere are the only copy a survivor
+ * interrupted by a failure can get: the image keeps them as they are. */
+static void keep_recent(bool keep)
+{
+    for (uint64_t s = ENC_MAX(reclog.all_done, reclog.base); s < reclog.end; s++) {
+        struct entry *x = &reclog.e[s - reclog.base];
+
+        if (x->present)
+            enc_bufpool_keep_on_fork(x->data, x->cap, keep);
+    }
+}
+
+void enc_reclog_fork_prepare(void) { keep_recent(true); }
+void enc_reclog_fork_parent(void) { keep_recent(false); }
+
+size_t enc_reclog_forget_wiped(void)
+{
+    uint64_t top = ENC_MIN(ENC_MAX(reclog.all_done, reclog.base), reclog.end);
+    size_t n = 0;
+
+    for (uint64_t s = reclog.base; s < top; s++) {
+        struct entry *x = &reclog.e[s - reclog.base];
+
+        if (x->present && x->data != NULL && enc_bufpool_wiped(x->cap)) {
+            reclog.mem -= x->sig.len;
+            enc_bufpool_put(x->data, x->cap);
+            x->data = NULL;
+            x->present = false;
+            x->refill = x->holder;
+            n++;
+        }
+    }
+    return n;
+}
+
+bool enc_reclog_forgotten(uint64_t from, uint64_t *seq, struct enc_sigrec *sig)
+{
+    for (uint64_t s = ENC_MAX(from, reclog.base); s < reclog.end; s++) {
+        struct entry *x = &reclog.e[s - reclog.base];
+
+        if (x->refill && !x->present) {
+            *seq = s;
+            *sig = x->sig;
+            return true;
+        }
+    }
+    return false;
+}
+
+void *enc_reclog_refill_buf(uint64_t seq, size_t *cap)
+{
+    struct entry *x = seq >= reclog.base && seq < reclog.end ? &reclog.e[seq - reclog.base] : NULL;
+
+    return x != NULL && x->refill ? enc_bufpool_get(x->sig.len, cap) : NULL;
+}
+
+void enc_reclog_refilled(uint64_t seq, void *buf, size_t cap, bool ok)
+{
+    struct entry *x = seq >= reclog.base && seq < reclog.end ? &reclog.e[seq - reclog.base] : NULL;
+
+    if (x == NULL || !x->refill || !ok) {
+        enc_bufpool_put(buf, cap);
+        if (x != NULL)
+            x->refill = false;
+        return;
+    }
+    x->data = buf;
+    x->cap = cap;
+    x->present = true;
+    x->refill = false;
+    reclog.mem += x->sig.len;
+    reclog.mem_peak = ENC_MAX(reclog.mem_peak, reclog.mem);
 }
 
 size_t enc_reclog_peak_bytes(void) { return reclog.mem_peak; }

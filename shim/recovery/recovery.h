@@ -117,6 +117,25 @@ void enc_reclog_report_drops(bool force);
 bool enc_reclog_dropped(uint64_t seq, uint64_t *lo, uint64_t *hi);
 /* Result bytes recorded so far (a running total). */
 uint64_t enc_reclog_recorded(void);
+/* Around a snapshot's fork (bufpool.h): entries not yet completed by every
+ * rank are kept in the image as they are, the others' large buffers are
+ * wiped there. */
+void enc_reclog_fork_prepare(void);
+void enc_reclog_fork_parent(void);
+/* In the image: forgets the entries the fork wiped (how many); those it
+ * holds are to be fetched again from their other holders. */
+size_t enc_reclog_forget_wiped(void);
+/* The first forgotten held entry at or after from (false: none). */
+struct enc_sigrec;
+bool enc_reclog_forgotten(uint64_t from, uint64_t *seq, struct enc_sigrec *sig);
+/* A buffer for forgotten entry seq (NULL: not one, or no memory), and
+ * giving it back: filled (ok) or not, the entry is no longer wanted. */
+void *enc_reclog_refill_buf(uint64_t seq, size_t *cap);
+void enc_reclog_refilled(uint64_t seq, void *buf, size_t cap, bool ok);
+
+/* refetch.c: a rank restored from a snapshot fetches again the results it
+ * holds that the fork wiped (after it rejoined). */
+void enc_refetch_forgotten(void);
 
 /* replay.c: answers the collective from the log (this rank is behind). */
 enc_status_t enc_replay(struct enc_coll *co);

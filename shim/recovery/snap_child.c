@@ -149,6 +149,7 @@ void enc_snap_child(uint64_t seq)
     struct enc_snap_activate a;
     char inc[16];
     enc_status_t rv;
+    size_t wiped = enc_reclog_forget_wiped(); /* before anything reads the log */
 
     enc_engine_fork_child();
     park(seq, enc_engine_incarnation(), &a);
@@ -165,4 +166,6 @@ void enc_snap_child(uint64_t seq)
         ENC_ERROR("snapshot", "restored rank cannot rejoin the job: %s", encore_strerror(rv));
         _exit(1);
     }
+    if (wiped > 0)
+        enc_refetch_forgotten();
 }

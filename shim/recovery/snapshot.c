@@ -221,11 +221,13 @@ static void take(uint64_t seq)
     for (size_t i = 0; i < sizeof(calib); i += 4096)
         calib[i]++;
     enc_snap_note_offsets();
+    enc_reclog_fork_prepare();
     if ((img = enc_snap_fork_orphan()) == 0) {
         forked(true);
         become_rank(seq);
         return;
     }
+    enc_reclog_fork_parent();
     forked(false);
     enc_snap_forget_offsets();
     if (img < 0) {

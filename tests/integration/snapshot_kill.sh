@@ -33,6 +33,12 @@
 #   input     the program reads its input file in 8-byte chunks between
 #             collectives; killed mid-file, the restored rank reads the same
 #             bytes again (file offsets restored)
+#   refetch   2 MiB results, whose log buffers an image does not copy
+#             (recovery/bufpool.h): rank 0 runs a thread of its own, so it
+#             never snapshots and the log is never trimmed; rank 1, restored
+#             from its snapshot, fetches the results it holds again from
+#             rank 0; then rank 0 is killed, re-executes from the start and
+#             replays every result from rank 1 (without the fetch: "lost")
 #   launcher  encore-run itself SIGKILLed: ranks and parked snapshots all
 #             exit (snapshots see EOF on encore-run's socket)
 #   nonblock  every 3rd iteration is an MPI_Iallreduce overlapping the
@@ -304,6 +310,24 @@ snap_end nonblock
 rec_ok nonblock nonblock
 snap_restored nonblock 1
 enc_log "ok nonblock (restored at seq $SNAP_SEQ)"
+
+# -- refetch: held results an image left out, fetched again -----------------------
+BIG_ARGS="--iters 160 --count 262144 --work-us 20000 --hold-rank 0"
+# shellcheck disable=SC2086
+enc_run_ok big.native enc_mpirun 2 "$PROG" $BIG_ARGS
+cp "$ENC_TMP/big.native.out" "$ENC_TMP/big.ref" || enc_fail "cp failed"
+# shellcheck disable=SC2086
+snap_start refetch 2 "$PROG" $BIG_ARGS
+pid0=$(snap_pid refetch 0 0)
+snap_kill refetch 1 0 '([3-9][0-9]|[1-9][0-9][0-9]+)' # after seq 30
+snap_wait refetch "rank 1\\] snapshot: held results the snapshot left out: [1-9][0-9]* fetched again .*, 0 released everywhere, 0 not fetched\$"
+kill -KILL "$pid0" || enc_fail "refetch: cannot kill rank 0"
+snap_end refetch
+rec_ok refetch big
+rec_restarts refetch "1 1"
+rec_grep refetch 'rank 0\] snapshot: snapshot skipped: ' "refetch: rank 0 took snapshots"
+rec_grep refetch 'rank 0\] recover: epoch 2: .*this rank 0$' "refetch: rank 0 did not re-execute from the start"
+enc_log "ok refetch"
 
 # -- launcher: encore-run SIGKILLed ----------------------------------------------
 # shellcheck disable=SC2086

@@ -16,6 +16,9 @@
  *   --fork 1      every 10th iteration runs system("exit 3") and a fork()ed
  *                 child that exits 5, and checks both statuses and that
  *                 wait() finds no other child
+ *   --hold-rank R rank R runs a thread of its own (blocked on a pipe until the
+ *                 end), which libencore cannot account for: it takes no
+ *                 snapshot
  *
  * Each rank prints one line at the end:
  *     rank R iters N state <hex64> sum <%a of element 0>
@@ -23,6 +26,7 @@
 #include <mpi.h>
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,11 +70,24 @@ static void children(int rank)
     }
 }
 
+static int hold_pipe[2];
+
+static void *held(void *arg)
+{
+    char c;
+
+    (void)arg;
+    while (read(hold_pipe[0], &c, 1) < 0 && errno == EINTR)
+        ;
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
     long iters = opt(argc, argv, "--iters", 200), count = opt(argc, argv, "--count", 64);
     long work = opt(argc, argv, "--work-us", 10000), forks = opt(argc, argv, "--fork", 0);
-    long nb = opt(argc, argv, "--nonblocking", 0);
+    long nb = opt(argc, argv, "--nonblocking", 0), hold = opt(argc, argv, "--hold-rank", -1);
+    pthread_t holder;
     const char *input = sopt(argc, argv, "--input");
     uint64_t state = 0x9e3779b97f4a7c15ull;
     FILE *in = NULL;
@@ -85,6 +102,8 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 3);
     if (in != NULL)
         setvbuf(in, NULL, _IONBF, 0); /* every chunk is a read(2) at the file offset */
+    if (hold == rank && (pipe(hold_pipe) != 0 || pthread_create(&holder, NULL, held, NULL) != 0))
+        MPI_Abort(MPI_COMM_WORLD, 5);
     for (long i = 0; i < iters; i++) {
         uint64_t chunk = 0;
 
@@ -111,6 +130,8 @@ int main(int argc, char **argv)
            v[0]);
     if (in != NULL)
         fclose(in);
+    if (hold == rank && (close(hold_pipe[1]) != 0 || pthread_join(holder, NULL) != 0))
+        MPI_Abort(MPI_COMM_WORLD, 5);
     free(v);
     MPI_Finalize();
     return 0;
