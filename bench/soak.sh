@@ -1,8 +1,11 @@
 #!/bin/sh
 # soak.sh - the kill soak: SOAK_TRIALS runs (default 1000) under encore-run,
-# alternating bench/kmeans (Allreduce + Bcast) and tests/programs/soak_mix
-# (Allreduce, Bcast, Reduce, Allgather(v), Barrier, encore_checkpoint), each
-# with 1 to 3 faults drawn at random (seeded by SOAK_SEED):
+# taking turns: bench/kmeans (Allreduce + Bcast), tests/programs/soak_mix
+# (Allreduce, Bcast, Reduce, Allgather(v), Barrier, encore_checkpoint) and
+# tests/programs/snap_iter with 2 MiB allreduces and a snapshot every 0.5 s
+# (results whose log buffers images leave out and fetch again,
+# recovery/bufpool.h), each with 1 to 3 faults drawn at random (seeded by
+# SOAK_SEED):
 #   kill     SIGKILL of a random rank at a random moment of the run
 #   stop     SIGSTOP of a random rank at a random moment (found by heartbeats)
 #   init     SIGKILL of a rank as soon as its process exists (inside MPI_Init)
@@ -44,9 +47,11 @@ rng=${SOAK_SEED:-1}
 np=${SOAK_NP:-4}
 kmeans_args="300 42 2000 5 4"
 mix_args="120 10"
+big_args="--iters 80 --count 262144 --work-us 20000"
 export ENCORE_HEARTBEAT_MS=100 ENCORE_HEARTBEAT_TIMEOUT_MS=1000
 enc_require_program "$ENC_BUILDDIR/bench/kmeans"
 enc_require_program "$ENC_PROGRAMS/soak_mix"
+enc_require_program "$ENC_PROGRAMS/snap_iter"
 enc_require_launchers
 enc_tmpdir
 
@@ -197,14 +202,17 @@ leftovers() {
 
 # trial I: one run with 1 to 3 faults.
 trial() {
-    _n=kmeans _args=$kmeans_args
-    [ $(($1 % 2)) -eq 0 ] || { _n=mix _args=$mix_args; }
+    case $(($1 % 3)) in
+        0) _n=kmeans _args=$kmeans_args _snap=auto ;;
+        1) _n=mix _args=$mix_args _snap=auto ;;
+        *) _n=big _args=$big_args _snap=0.5 ;;
+    esac
     PLAN="" INJ="" LABEL=""
     rand 3
     for _ in $(seq 0 "$R"); do fault "$_n"; done
     mkdir -p "$ENC_TMP/tmp"
     # shellcheck disable=SC2086 # INJ and _args are lists
-    env TMPDIR="$ENC_TMP/tmp" timeout -k 5 "$ENC_LIMIT" "$ENC_ENCORE_RUN" -n "$np" \
+    env TMPDIR="$ENC_TMP/tmp" ENCORE_SNAPSHOT_S="$_snap" timeout -k 5 "$ENC_LIMIT" "$ENC_ENCORE_RUN" -n "$np" \
         --max-restarts 5 $INJ "$ENC_TMP/$_n" $_args >"$ENC_TMP/t.raw" 2>"$ENC_TMP/t.err" &
     _tp=$!
     _run=""
@@ -232,9 +240,11 @@ trial() {
 
 calibrate kmeans "$ENC_BUILDDIR/bench/kmeans" $kmeans_args
 calibrate mix "$ENC_PROGRAMS/soak_mix" $mix_args
+calibrate big "$ENC_PROGRAMS/snap_iter" $big_args
 # shellcheck disable=SC2154 # set by calibrate
 echo "soak: $trials trials of $np ranks; kmeans ${kmeans_ms} ms, $kmeans_ops collectives;" \
-    "soak_mix ${mix_ms} ms, $mix_ops collectives, checkpoints at$(echo " $mix_ckpts" | cut -c1-40)..."
+    "soak_mix ${mix_ms} ms, $mix_ops collectives, checkpoints at$(echo " $mix_ckpts" | cut -c1-40)...;" \
+    "snap_iter ${big_ms} ms, $big_ops collectives"
 exact=0 wrong=0 failed=0 unexplained=0 hung=0 leaked=0
 t0=$(date +%s)
 i=1

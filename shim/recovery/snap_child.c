@@ -1,5 +1,6 @@
 /*
- * snap_child.c - the life of a snapshot image: it drops libencore's
+ * snap_child.c - the life of a snapshot image: born orphaned (adopted by
+ * encore-run, never the program's child), it drops libencore's
  * descriptors, notes where each regular file stands, registers with
  * encore-run and blocks on that socket (no CPU, no timer).  EOF (encore-run
  * closed it or is gone) ends it; ACTIVATE makes it the rank again: offsets
@@ -9,12 +10,15 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "engine/engine.h"
@@ -30,6 +34,10 @@ struct offset {
 };
 
 static struct offset *offs;
+static bool restored; /* this process is a restored image */
+
+bool enc_snapshot_restored(void) { return restored; }
+
 static int noffs;
 
 /* Where every regular file open in the program stands now: the rank goes
@@ -78,6 +86,43 @@ static void restore_offsets(void)
         if (lseek(offs[i].fd, offs[i].off, SEEK_SET) < 0)
             ENC_WARN("snapshot", "cannot restore the offset of fd %d: %m", offs[i].fd);
     enc_snap_forget_offsets();
+}
+
+/* fork() of a vfork() child, which exits at once: the copy, orphaned at
+ * birth, is adopted by encore-run (a child subreaper) and is never the
+ * program's child.  vfork shares this process's memory, so the copy's pid
+ * comes back in a variable and only one page-table copy is made.  SIGCHLD
+ * is blocked meanwhile so a program's handler cannot reap the vfork child.
+ * Returns 0 in the copy, its pid here, -1 (errno set) on failure. */
+pid_t enc_snap_fork_orphan(void)
+{
+    volatile pid_t img = 0;
+    volatile int err = 0;
+    sigset_t chld, old;
+    pid_t mid;
+
+    sigemptyset(&chld);
+    sigaddset(&chld, SIGCHLD);
+    pthread_sigmask(SIG_BLOCK, &chld, &old);
+    if ((mid = vfork()) == 0) {
+        pid_t pid = fork();
+
+        if (pid == 0) {
+            pthread_sigmask(SIG_SETMASK, &old, NULL);
+            return 0;
+        }
+        img = pid;
+        err = errno;
+        _exit(0);
+    }
+    while (mid > 0 && waitpid(mid, NULL, 0) < 0 && errno == EINTR)
+        ;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (mid < 0 || img <= 0) {
+        errno = mid < 0 ? errno : err;
+        return -1;
+    }
+    return img;
 }
 
 static int connect_launcher(const char *name)
@@ -149,7 +194,10 @@ void enc_snap_child(uint64_t seq)
     struct enc_snap_activate a;
     char inc[16];
     enc_status_t rv;
-    size_t wiped = enc_reclog_forget_wiped(); /* before anything reads the log */
+    size_t wiped;
+
+    restored = true;
+    wiped = enc_reclog_forget_wiped(); /* before anything reads the log */
 
     enc_engine_fork_child();
     park(seq, enc_engine_incarnation(), &a);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "engine/layer.h"
+#include "recovery/recovery.h"
 #include "recovery/snapshot.h"
 
 #define MAX_TIDS 64
@@ -49,6 +50,28 @@ static bool in(const int *set, int n, int tid)
     return false;
 }
 
+/* The layer above's part in a fork (recovery.h): its locks and its
+ * progress thread, which this file counts as libencore's. */
+static const struct enc_fork_guard *guard;
+
+void enc_snapshot_set_guard(const struct enc_fork_guard *g) { guard = g; }
+
+static int guard_threads(int *tids, int cap)
+{
+    return guard != NULL && guard->thread_ids != NULL ? guard->thread_ids(tids, cap) : 0;
+}
+
+bool enc_snap_guard_prepare(void)
+{
+    return guard == NULL || guard->prepare();
+}
+
+void enc_snap_guard_forked(bool child)
+{
+    if (guard != NULL)
+        (child ? guard->child : guard->parent)();
+}
+
 void enc_snap_threads_before_mpi(void)
 {
     nbefore = ENC_MAX(list_tasks(before, MAX_TIDS), 0);
@@ -70,7 +93,7 @@ enc_status_t enc_snap_threads_check(char *why, size_t cap)
     int now[MAX_TIDS], eng[8], n = list_tasks(now, MAX_TIDS);
     int ne = enc_engine_thread_ids(eng, 4), foreign = 0;
 
-    ne += enc_snapshot_guard_threads(eng + ne, 4);
+    ne += guard_threads(eng + ne, 4);
     if (n < 0) {
         snprintf(why, cap, "cannot list /proc/self/task");
         return ENC_ERR_STATE;

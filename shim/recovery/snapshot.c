@@ -22,7 +22,6 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "engine/engine.h"
@@ -39,7 +38,7 @@
 #define SNAP_LOG_SHARE 8
 
 static struct {
-    bool on, adaptive, restored, force;
+    bool on, adaptive, force;
     double interval, next_at;
     double fault_s;           /* one copy-on-write fault, measured */
     long flt_after;           /* minor faults right after the last snapshot */
@@ -51,28 +50,6 @@ static struct {
 } sn = {.pidfd = -1};
 
 static uint8_t calib[CALIB_PAGES * 4096] __attribute__((aligned(4096)));
-static const struct enc_fork_guard *guard;
-
-void enc_snapshot_set_guard(const struct enc_fork_guard *g) { guard = g; }
-
-int enc_snapshot_guard_threads(int *tids, int cap)
-{
-    return guard != NULL && guard->thread_ids != NULL ? guard->thread_ids(tids, cap) : 0;
-}
-
-/* The layer above agrees to a fork now (its locks then held), or not:
- * the snapshot waits for a later collective boundary. */
-static bool may_fork(void)
-{
-    return guard == NULL || guard->prepare();
-}
-
-static void forked(bool child)
-{
-    if (guard != NULL)
-        (child ? guard->child : guard->parent)();
-}
-
 enc_status_t enc_snapshot_init(void)
 {
     double s = enc_tunable_seconds(ENC_TUNE_SNAPSHOT_S); /* -1: auto */
@@ -84,7 +61,6 @@ enc_status_t enc_snapshot_init(void)
     return ENC_OK;
 }
 
-bool enc_snapshot_restored(void) { return sn.restored; }
 uint64_t enc_snapshot_count(void) { return sn.taken; }
 
 static long minor_faults(void)
@@ -167,50 +143,12 @@ static void parked(pid_t pid, double t0, uint64_t seq)
 /* The image becomes what it was taken from: the rank, restored. */
 static void become_rank(uint64_t seq)
 {
-    sn.restored = true;
     enc_snap_child(seq);
     if (sn.pidfd >= 0)
         close(sn.pidfd);
-    sn = (typeof(sn)){.on = sn.on, .adaptive = sn.adaptive, .restored = true,
+    sn = (typeof(sn)){.on = sn.on, .adaptive = sn.adaptive,
                       .interval = sn.interval, .pidfd = -1, .log_at = sn.log_at,
                       .next_at = enc_now_s() + sn.interval};
-}
-
-/* fork() of a vfork() child, which exits at once: the copy, orphaned at
- * birth, is adopted by encore-run (a child subreaper) and is never the
- * program's child.  vfork shares this process's memory, so the copy's pid
- * comes back in a variable and only one page-table copy is made.  SIGCHLD
- * is blocked meanwhile so a program's handler cannot reap the vfork child.
- * Returns 0 in the copy, its pid here, -1 (errno set) on failure. */
-pid_t enc_snap_fork_orphan(void)
-{
-    volatile pid_t img = 0;
-    volatile int err = 0;
-    sigset_t chld, old;
-    pid_t mid;
-
-    sigemptyset(&chld);
-    sigaddset(&chld, SIGCHLD);
-    pthread_sigmask(SIG_BLOCK, &chld, &old);
-    if ((mid = vfork()) == 0) {
-        pid_t pid = fork();
-
-        if (pid == 0) {
-            pthread_sigmask(SIG_SETMASK, &old, NULL);
-            return 0;
-        }
-        img = pid;
-        err = errno;
-        _exit(0);
-    }
-    while (mid > 0 && waitpid(mid, NULL, 0) < 0 && errno == EINTR)
-        ;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (mid < 0 || img <= 0) {
-        errno = mid < 0 ? errno : err;
-        return -1;
-    }
-    return img;
 }
 
 static void take(uint64_t seq)
@@ -223,12 +161,12 @@ static void take(uint64_t seq)
     enc_snap_note_offsets();
     enc_reclog_fork_prepare();
     if ((img = enc_snap_fork_orphan()) == 0) {
-        forked(true);
+        enc_snap_guard_forked(true);
         become_rank(seq);
         return;
     }
     enc_reclog_fork_parent();
-    forked(false);
+    enc_snap_guard_forked(false);
     enc_snap_forget_offsets();
     if (img < 0) {
         ENC_WARN("snapshot", "snapshot at seq %llu failed: fork: %m", (unsigned long long)seq);
@@ -261,7 +199,7 @@ void enc_snapshot_after(const struct enc_coll *co)
     if (!sn.on)
         return;
     now = enc_now_s();
-    if ((now < sn.next_at && !sn.force && !log_grown()) || !may_fork())
+    if ((now < sn.next_at && !sn.force && !log_grown()) || !enc_snap_guard_prepare())
         return;
     sn.log_at = enc_reclog_recorded();
     if (sn.taken > 0)
@@ -271,5 +209,5 @@ void enc_snapshot_after(const struct enc_coll *co)
     if (feasible())
         take(enc_engine_seq() - 1); /* releases the guard */
     else
-        forked(false);
+        enc_snap_guard_forked(false);
 }

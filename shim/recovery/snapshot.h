@@ -30,24 +30,18 @@ void enc_snapshot_after(const struct enc_coll *co);
 /* The begin op: a checkpoint is starting, and once any rank truncates its
  * log the parked snapshot is useless: it is killed first. */
 void enc_snapshot_begin(const struct enc_coll *co);
-/* The layer above's part in a fork (recovery.h); NULL: none. */
-struct enc_fork_guard;
-void enc_snapshot_set_guard(const struct enc_fork_guard *g);
-/* The guard's own threads (snap_threads.c counts them as libencore's). */
-int enc_snapshot_guard_threads(int *tids, int cap);
-/* True in a process restored from a snapshot. */
-bool enc_snapshot_restored(void);
 /* Snapshots taken by this process. */
 uint64_t enc_snapshot_count(void);
-
-/* fork() of a vfork() child, adopted by encore-run: 0 in the copy, its
- * pid here, -1 (errno) on failure. */
-pid_t enc_snap_fork_orphan(void);
 
 /* snap_child.c: the image's life: registers, parks, and on activation
  * restores and rejoins (returns ENC_OK, the program goes on as the rank);
  * otherwise it _exits. */
 void enc_snap_child(uint64_t seq);
+/* True in a process restored from a snapshot. */
+bool enc_snapshot_restored(void);
+/* fork() of a vfork() child, adopted by encore-run: 0 in the copy, its
+ * pid here, -1 (errno) on failure. */
+pid_t enc_snap_fork_orphan(void);
 /* Notes every regular file's offset, in the rank right before the fork
  * (the rank goes on reading while the image starts), for the image to
  * restore; the rank then forgets them. */
@@ -62,6 +56,13 @@ void enc_snap_threads_before_mpi(void);
 void enc_snap_threads_joined(void);
 /* ENC_OK when safe, else ENC_ERR_STATE with a reason in why. */
 enc_status_t enc_snap_threads_check(char *why, size_t cap);
+/* The layer above's part in a fork (recovery.h; NULL: none): it agrees to
+ * a fork now (its locks then held) or not, is told how the fork went, and
+ * its threads count as libencore's. */
+struct enc_fork_guard;
+void enc_snapshot_set_guard(const struct enc_fork_guard *g);
+bool enc_snap_guard_prepare(void);
+void enc_snap_guard_forked(bool child);
 /* ENC_OK when MemAvailable covers this process's resident size. */
 enc_status_t enc_snap_memory_check(char *why, size_t cap);
 

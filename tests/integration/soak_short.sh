@@ -1,6 +1,7 @@
 #!/bin/sh
 # soak_short.sh - the short kill soak: bench/soak.sh with SOAK_TRIALS=20
-# (default seed): k-means and tests/programs/soak_mix on 4 ranks, each run
+# (default seed): k-means, tests/programs/soak_mix and snap_iter (2 MiB
+# results, snapshots every 0.5 s) on 4 ranks, each run
 # with 1 to 3 SIGKILLs or SIGSTOPs at random moments, inside MPI_Init,
 # during a replay, at a checkpoint and inside MPI_Finalize.  Asserts the
 # summary line: 0 wrong, 0 hung, 0 leaked (processes or files in TMPDIR),
@@ -12,6 +13,7 @@ ENC_LIMIT=400
 
 enc_require_program "$ENC_BUILDDIR/bench/kmeans"
 enc_require_program "$ENC_PROGRAMS/soak_mix"
+enc_require_program "$ENC_PROGRAMS/snap_iter"
 enc_require_launchers
 enc_tmpdir
 enc_run soak enc_bounded "$ENC_LIMIT" env SOAK_TRIALS="${SOAK_TRIALS:-20}" \
