@@ -156,6 +156,11 @@ static enc_status_t spawn(struct job *j, int rank)
 
     if (p->incarnation > 0 && !remote(j, rank) && restore(j, rank))
         return ENC_OK;
+    if (p->incarnation > 0 && j->log_floor > 0 && !j->o->fail_all)
+        ENC_WARN("run", "rank %d has no snapshot image left: it re-executes from the start "
+                 "(or its last checkpoint), but results below seq %llu were released when "
+                 "every rank had a snapshot past them; its replay fails with \"lost\" unless "
+                 "a checkpoint covers them", rank, (unsigned long long)j->log_floor);
     if (j->hl != NULL && !j->agents_up) {
         p->waiting = true;
         p->phase = R_RUNNING;
