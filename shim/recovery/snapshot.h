@@ -33,6 +33,10 @@ void enc_snapshot_begin(const struct enc_coll *co);
 /* Snapshots taken by this process. */
 uint64_t enc_snapshot_count(void);
 
+/* A parked image's process name (/proc/PID/comm), the rank's own again
+ * once activated. */
+#define ENC_SNAP_IMAGE_NAME "encore-image"
+
 /* snap_child.c: the image's life: registers, parks, and on activation
  * restores and rejoins (returns ENC_OK, the program goes on as the rank);
  * otherwise it _exits. */
