@@ -184,7 +184,7 @@ static void park(uint64_t seq, uint32_t inc, struct enc_snap_activate *a)
  * own first snapshot), the rank is restored from the same point again
  * rather than re-executed from a log that snapshots have trimmed.  The
  * copy parks and, activated in turn, does the same. */
-static void leave_spare(uint64_t seq, struct enc_snap_activate *a)
+static pid_t leave_spare(uint64_t seq, struct enc_snap_activate *a)
 {
     pid_t pid;
 
@@ -193,21 +193,23 @@ static void leave_spare(uint64_t seq, struct enc_snap_activate *a)
     if (pid < 0)
         ENC_WARN("snapshot", "no spare image of the snapshot at seq %llu: fork: %m",
                  (unsigned long long)seq);
+    return pid;
 }
 
-void enc_snap_child(uint64_t seq)
+pid_t enc_snap_child(uint64_t seq)
 {
     struct enc_snap_activate a;
     char inc[16];
     enc_status_t rv;
     size_t wiped;
+    pid_t spare;
 
     restored = true;
     wiped = enc_reclog_forget_wiped(); /* before anything reads the log */
 
     enc_engine_fork_child();
     park(seq, enc_engine_incarnation(), &a);
-    leave_spare(seq, &a);
+    spare = leave_spare(seq, &a);
     restore_offsets();
     enc_spill_restored();
     snprintf(inc, sizeof(inc), "%u", a.incarnation);
@@ -222,4 +224,5 @@ void enc_snap_child(uint64_t seq)
     }
     if (wiped > 0)
         enc_refetch_forgotten();
+    return spare;
 }
