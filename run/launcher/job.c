@@ -35,6 +35,7 @@ struct rank_proc {
     int host;                     /* index in the host list (0 in a local job) */
     bool remote_live;             /* a SPAWN went to its agent and no EXITED came back */
     bool waiting;                 /* to spawn once every agent is up */
+    bool from_image;              /* this incarnation is a restored snapshot image */
     char lost[160];               /* why the tracker gave up on it, if it did */
     uint64_t restart_at;
     uint64_t stopped_since;       /* first seen stopped while unwatched (0: not) */
@@ -128,7 +129,16 @@ static void fail(struct job *j, int status, uint64_t grace_ms, const char *fmt, 
         kill_all(j, SIGKILL);
 }
 
-/* A restart from the rank's parked snapshot instead of from the start. */
+static bool snap_wanted(void *arg, int rank, uint32_t inc);
+
+/* A restored image leaves a spare copy of itself parked before it goes on
+ * (snap_child.c).  Killed right after its activation, the rank may die
+ * before the spare's registration is read: wait that long for it. */
+#define SPARE_WAIT_MS 500
+
+/* A restart from the rank's parked snapshot instead of from the start.
+ * Registrations still queued on the snapshot socket are read first: the
+ * incarnation that just died may have parked one as it died. */
 static bool restore(struct job *j, int rank)
 {
     struct rank_proc *p = &j->r[rank];
@@ -136,9 +146,11 @@ static bool restore(struct job *j, int rank)
     uint64_t seq;
     pid_t pid;
 
+    enc_run_snaps_drain(j->snaps, rank, p->from_image ? SPARE_WAIT_MS : 0, snap_wanted, j);
     enc_run_inject_value(j->o, rank, p->incarnation, inj, sizeof(inj));
     if (enc_run_snaps_activate(j->snaps, rank, p->incarnation, inj, &pid, &seq) != ENC_OK)
         return false;
+    p->from_image = true;
     p->pid = pid;
     p->phase = R_RUNNING;
     p->registered = false;
@@ -156,6 +168,12 @@ static enc_status_t spawn(struct job *j, int rank)
 
     if (p->incarnation > 0 && !remote(j, rank) && restore(j, rank))
         return ENC_OK;
+    p->from_image = false;
+    if (p->incarnation > 0 && j->log_floor > 0 && !j->o->fail_all)
+        ENC_WARN("run", "rank %d has no snapshot image left: it re-executes from the start "
+                 "(or its last checkpoint), but results below seq %llu were released when "
+                 "every rank had a snapshot past them; its replay fails with \"lost\" unless "
+                 "a checkpoint covers them", rank, (unsigned long long)j->log_floor);
     if (j->hl != NULL && !j->agents_up) {
         p->waiting = true;
         p->phase = R_RUNNING;
@@ -672,8 +690,13 @@ static bool snap_wanted(void *arg, int rank, uint32_t inc)
     const struct job *j = arg;
     const struct rank_proc *p = &j->r[rank];
 
-    return p->incarnation == inc && p->phase == R_RUNNING && p->pid > 0 && !p->finalized &&
-           !j->failing;
+    if (j->failing || p->finalized)
+        return false;
+    /* the incarnation that just died: its spare or newest snapshot was
+     * still on its way, and it is what the restart wants */
+    if (p->phase == R_RESTART && inc + 1 == p->incarnation)
+        return true;
+    return p->incarnation == inc && p->phase == R_RUNNING && p->pid > 0;
 }
 
 /* Every rank still running has a parked snapshot past seq s: no rank will

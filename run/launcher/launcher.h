@@ -140,6 +140,10 @@ enc_status_t enc_run_snaps_open(struct enc_run_snaps **out, int np, const char *
 int enc_run_snaps_pollfds(const struct enc_run_snaps *s, struct pollfd *p, int cap);
 void enc_run_snaps_serve(struct enc_run_snaps *s, const struct pollfd *p, int n,
                          enc_run_snap_wanted_fn wanted, void *arg);
+/* Reads registrations queued on the socket, waiting up to wait_ms for
+ * one of rank (none waited for once it has one parked). */
+void enc_run_snaps_drain(struct enc_run_snaps *s, int rank, int wait_ms,
+                         enc_run_snap_wanted_fn wanted, void *arg);
 /* True when pid was a parked image (now gone). */
 bool enc_run_snaps_reaped(struct enc_run_snaps *s, pid_t pid);
 /* Makes rank's parked image incarnation inc: ENC_OK with its *pid and the

@@ -154,6 +154,25 @@ void enc_run_snaps_serve(struct enc_run_snaps *s, const struct pollfd *p, int n,
         accept_one(s, fd, wanted, arg);
 }
 
+void enc_run_snaps_drain(struct enc_run_snaps *s, int rank, int wait_ms,
+                         enc_run_snap_wanted_fn wanted, void *arg)
+{
+    uint64_t deadline = enc_deadline_ms(wait_ms);
+    struct pollfd p;
+    int fd;
+
+    if (s == NULL)
+        return;
+    for (;;) {
+        while ((fd = accept4(s->lfd, NULL, NULL, SOCK_CLOEXEC)) >= 0)
+            accept_one(s, fd, wanted, arg);
+        if (s->r[rank].fd >= 0 || enc_ms_left(deadline) <= 0)
+            return;
+        p = (struct pollfd){.fd = s->lfd, .events = POLLIN};
+        (void)poll(&p, 1, enc_ms_left(deadline));
+    }
+}
+
 bool enc_run_snaps_reaped(struct enc_run_snaps *s, pid_t pid)
 {
     for (int r = 0; s != NULL && r < s->np; r++)

@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "recovery/bufpool.h"
 
@@ -19,9 +20,11 @@ static struct {
 static size_t pooled_bytes;
 static bool wipe_on_fork;
 
-/* Large buffers are mappings of their own (malloc's heap must never be
- * wiped in a snapshot image); the rest come from malloc. */
-static bool mapped(size_t cap) { return cap >= HUGE_PAGE; }
+/* Pooled sizes are mappings of their own (malloc's heap must never be
+ * wiped in a snapshot image); smaller ones come from malloc.  At most
+ * ENCORE_LOG_MEM_MAX / POOL_MIN_BYTES of them live at once (16384 for
+ * 1 GiB), well under the kernel's default 65530 mappings. */
+static bool mapped(size_t cap) { return cap >= POOL_MIN_BYTES; }
 
 void enc_bufpool_set_wipe(bool on) { wipe_on_fork = on; }
 bool enc_bufpool_wiped(size_t cap) { return wipe_on_fork && mapped(cap); }
@@ -30,6 +33,13 @@ void enc_bufpool_keep_on_fork(void *p, size_t cap, bool keep)
 {
     if (p != NULL && enc_bufpool_wiped(cap))
         madvise(p, cap, keep ? MADV_KEEPONFORK : MADV_WIPEONFORK);
+}
+
+static void *map_pages(size_t cap)
+{
+    void *p = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+    return p == MAP_FAILED ? NULL : p;
 }
 
 /* cap bytes on a huge-page boundary: map one huge page more, cut the ends. */
@@ -64,9 +74,15 @@ static void release(void *p, size_t cap)
 
 static void *fresh(size_t len, size_t *cap)
 {
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
     *cap = len;
-    if (len < HUGE_PAGE)
+    if (len < POOL_MIN_BYTES)
         return malloc(len ? len : 1);
+    if (len < HUGE_PAGE) {
+        *cap = (len + page - 1) & ~(page - 1);
+        return map_pages(*cap);
+    }
     *cap = (len + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
     return map_aligned(*cap);
 }

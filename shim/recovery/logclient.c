@@ -133,3 +133,26 @@ fail:
     return rv == ENC_ERR_EPOCH ? rv : ENC_ERR_PEER_RESET;
 }
 
+/* Asks each candidate in turn; "lost" only when every one answered: an
+ * unreachable one means a new failure, and the caller recovers and asks
+ * again in the new epoch. */
+enc_status_t enc_log_fetch_any(const struct enc_logreq *q, int root, struct enc_sigrec *sig,
+                               uint8_t *dst, uint64_t len)
+{
+    /* a bootstrap entry may sit at any seq the peer completed */
+    uint64_t need = q->what == ENC_LOGREQ_BOOTSTRAP ? 0 : q->seq;
+    int peers[ENC_MAX_RANKS], n = enc_log_candidates(q->seq, root, need, peers);
+    int unreachable = 0;
+    enc_status_t rv;
+
+    for (int i = 0; i < n; i++) {
+        rv = enc_log_fetch(peers[i], q, sig, dst, len, NULL);
+        if (rv == ENC_ERR_EPOCH)
+            return rv; /* recover first, then ask again */
+        if (rv == ENC_ERR_PEER_RESET)
+            unreachable++; /* that rank may be dying or in recovery itself */
+        else if (rv != ENC_ERR_LOST)
+            return rv;
+    }
+    return unreachable ? ENC_ERR_PEER_RESET : ENC_ERR_LOST;
+}

@@ -155,6 +155,10 @@ enc_status_t enc_log_fetch(int peer, const struct enc_logreq *q, struct enc_sigr
 /* Survivors to ask for seq, holders first, among those that completed more
  * than need collectives; returns how many were written to peers. */
 int enc_log_candidates(uint64_t seq, int root, uint64_t need, int *peers);
+/* q from the candidates in turn, into dst (len bytes): ENC_OK, ENC_ERR_LOST
+ * (none has it), ENC_ERR_PEER_RESET (some unreachable), ENC_ERR_EPOCH. */
+enc_status_t enc_log_fetch_any(const struct enc_logreq *q, int root, struct enc_sigrec *sig,
+                               uint8_t *dst, uint64_t len);
 /* Waits until fd is readable, or ENC_ERR_EPOCH when the tracker announces
  * a new epoch meanwhile. */
 enc_status_t enc_log_wait(int fd, uint64_t deadline);

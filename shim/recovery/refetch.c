@@ -13,30 +13,21 @@
  */
 #include "enc.h"
 
-#include "core/limits.h"
 #include "engine/engine.h"
 #include "engine/layer.h"
 #include "recovery/logreq.h"
 #include "recovery/reclog.h"
 #include "recovery/recovery.h"
 
-/* From the first candidate that has it; ENC_ERR_EPOCH stops everything. */
+/* From the first candidate that has it (replay's lookup, logclient.c). */
 static enc_status_t fetch_one(uint64_t seq, const struct enc_sigrec *want, void *buf)
 {
-    int root = want->kind == ENC_COLL_BCAST ? want->root : -1;
-    int peers[ENC_MAX_RANKS], n = enc_log_candidates(seq, root, seq, peers);
     struct enc_logreq q = {.what = ENC_LOGREQ_SEQ, .seq = seq};
+    struct enc_sigrec got;
+    enc_status_t rv = enc_log_fetch_any(&q, want->kind == ENC_COLL_BCAST ? want->root : -1,
+                                        &got, buf, want->len);
 
-    for (int i = 0; i < n; i++) {
-        struct enc_sigrec got;
-        enc_status_t rv = enc_log_fetch(peers[i], &q, &got, buf, want->len, NULL);
-
-        if (rv == ENC_OK && enc_sigrec_same_call(&got, want))
-            return ENC_OK;
-        if (rv == ENC_ERR_EPOCH)
-            return rv;
-    }
-    return ENC_ERR_LOST;
+    return rv == ENC_OK && !enc_sigrec_same_call(&got, want) ? ENC_ERR_DIVERGED : rv;
 }
 
 void enc_refetch_forgotten(void)

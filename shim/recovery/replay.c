@@ -32,29 +32,6 @@ static void diverged(const struct enc_sigrec *mine, const struct enc_sigrec *log
     enc_engine_abort(1, msg);
 }
 
-/* Asks each candidate in turn; "lost" only when every one answered: an
- * unreachable one means a new failure, and the caller recovers and asks
- * again in the new epoch. */
-static enc_status_t try_peers(const struct enc_logreq *q, int root, struct enc_sigrec *sig,
-                              uint8_t *dst, uint64_t len)
-{
-    /* a bootstrap entry may sit at any seq the peer completed */
-    uint64_t need = q->what == ENC_LOGREQ_BOOTSTRAP ? 0 : q->seq;
-    int peers[ENC_MAX_RANKS], n = enc_log_candidates(q->seq, root, need, peers);
-    int unreachable = 0;
-    enc_status_t rv;
-
-    for (int i = 0; i < n; i++) {
-        rv = enc_log_fetch(peers[i], q, sig, dst, len, NULL);
-        if (rv == ENC_ERR_EPOCH)
-            return rv; /* recover first, then ask again */
-        if (rv == ENC_ERR_PEER_RESET)
-            unreachable++; /* that rank may be dying or in recovery itself */
-        else if (rv != ENC_ERR_LOST)
-            return rv;
-    }
-    return unreachable ? ENC_ERR_PEER_RESET : ENC_ERR_LOST;
-}
 
 #define ENC_PREFETCH_MAX_BYTES ((size_t)64 << 10)
 
@@ -102,12 +79,12 @@ static enc_status_t fetch_result(struct enc_coll *co, uint8_t *dst, struct enc_s
     if (co->bytes < ENC_PREFETCH_MAX_BYTES && (rv = from_prefetch(co, dst, logged)) != ENC_ERR_LOST)
         return rv;
     if (k->bootstrap) {
-        rv = try_peers(&q, root, logged, dst, co->bytes);
+        rv = enc_log_fetch_any(&q, root, logged, dst, co->bytes);
         if (rv != ENC_ERR_LOST)
             return rv;
     }
     q.what = ENC_LOGREQ_SEQ;
-    return try_peers(&q, root, logged, dst, co->bytes);
+    return enc_log_fetch_any(&q, root, logged, dst, co->bytes);
 }
 
 /* Packed allgatherv results land here before they are spread out. */

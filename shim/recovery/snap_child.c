@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -165,10 +166,15 @@ static void park(uint64_t seq, uint32_t inc, struct enc_snap_activate *a)
                                .pid = (uint32_t)getpid(),
                                .ckpt_version = enc_rec.committed.version, .seq = seq};
     int fd = connect_launcher(enc_tunable_str(ENC_TUNE_SNAPSHOT_SOCK));
+    char name[16] = "";
 
+    /* ps and tests tell a parked image from the rank by its name */
+    (void)prctl(PR_GET_NAME, name);
+    (void)prctl(PR_SET_NAME, ENC_SNAP_IMAGE_NAME);
     if (fd < 0 || !full_io(fd, &h, sizeof(h), true) || !full_io(fd, a, sizeof(*a), false) ||
         a->magic != ENC_SNAP_MAGIC)
         _exit(0); /* replaced, the job ended, or encore-run is gone */
+    (void)prctl(PR_SET_NAME, name);
     close(fd);
     a->inject[sizeof(a->inject) - 1] = '\0';
 }
@@ -178,7 +184,7 @@ static void park(uint64_t seq, uint32_t inc, struct enc_snap_activate *a)
  * own first snapshot), the rank is restored from the same point again
  * rather than re-executed from a log that snapshots have trimmed.  The
  * copy parks and, activated in turn, does the same. */
-static void leave_spare(uint64_t seq, struct enc_snap_activate *a)
+static pid_t leave_spare(uint64_t seq, struct enc_snap_activate *a)
 {
     pid_t pid;
 
@@ -187,21 +193,23 @@ static void leave_spare(uint64_t seq, struct enc_snap_activate *a)
     if (pid < 0)
         ENC_WARN("snapshot", "no spare image of the snapshot at seq %llu: fork: %m",
                  (unsigned long long)seq);
+    return pid;
 }
 
-void enc_snap_child(uint64_t seq)
+pid_t enc_snap_child(uint64_t seq)
 {
     struct enc_snap_activate a;
     char inc[16];
     enc_status_t rv;
     size_t wiped;
+    pid_t spare;
 
     restored = true;
     wiped = enc_reclog_forget_wiped(); /* before anything reads the log */
 
     enc_engine_fork_child();
     park(seq, enc_engine_incarnation(), &a);
-    leave_spare(seq, &a);
+    spare = leave_spare(seq, &a);
     restore_offsets();
     enc_spill_restored();
     snprintf(inc, sizeof(inc), "%u", a.incarnation);
@@ -216,4 +224,5 @@ void enc_snap_child(uint64_t seq)
     }
     if (wiped > 0)
         enc_refetch_forgotten();
+    return spare;
 }

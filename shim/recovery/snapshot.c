@@ -140,15 +140,21 @@ static void parked(pid_t pid, double t0, uint64_t seq)
              (unsigned long long)seq, (int)pid, sn.stall_s * 1e3, sn.interval);
 }
 
-/* The image becomes what it was taken from: the rank, restored. */
+/* The image becomes what it was taken from: the rank, restored.  The spare
+ * it left parked is this rank's parked image now: a checkpoint must end it
+ * like any other (soak trial 796: a spare from before a checkpoint was
+ * activated after it, and the replay found the truncated results lost). */
 static void become_rank(uint64_t seq)
 {
-    enc_snap_child(seq);
+    pid_t spare = enc_snap_child(seq);
+
     if (sn.pidfd >= 0)
         close(sn.pidfd);
     sn = (typeof(sn)){.on = sn.on, .adaptive = sn.adaptive,
                       .interval = sn.interval, .pidfd = -1, .log_at = sn.log_at,
                       .next_at = enc_now_s() + sn.interval};
+    if (spare > 0)
+        sn.pidfd = (int)syscall(SYS_pidfd_open, spare, 0);
 }
 
 static void take(uint64_t seq)

@@ -33,10 +33,14 @@ void enc_snapshot_begin(const struct enc_coll *co);
 /* Snapshots taken by this process. */
 uint64_t enc_snapshot_count(void);
 
+/* A parked image's process name (/proc/PID/comm), the rank's own again
+ * once activated. */
+#define ENC_SNAP_IMAGE_NAME "encore-image"
+
 /* snap_child.c: the image's life: registers, parks, and on activation
- * restores and rejoins (returns ENC_OK, the program goes on as the rank);
- * otherwise it _exits. */
-void enc_snap_child(uint64_t seq);
+ * restores and rejoins (returns the pid of the spare image it left parked,
+ * -1 none; the program goes on as the rank); otherwise it _exits. */
+pid_t enc_snap_child(uint64_t seq);
 /* True in a process restored from a snapshot. */
 bool enc_snapshot_restored(void);
 /* fork() of a vfork() child, adopted by encore-run: 0 in the copy, its

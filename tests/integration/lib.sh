@@ -447,6 +447,8 @@ enc_fortran_build() {
 # that runs RANK (ENCORE_RANK in its environment), or nothing.
 enc_rank_pid() {
     for _k_p in $(pgrep -P "$1" 2>/dev/null || true); do
+        # a parked snapshot image has the rank's environment too
+        [ "$(cat "/proc/$_k_p/comm" 2>/dev/null)" != encore-image ] || continue
         if tr '\0' '\n' 2>/dev/null <"/proc/$_k_p/environ" | grep -qx "ENCORE_RANK=$2"; then
             echo "$_k_p"
             return 0

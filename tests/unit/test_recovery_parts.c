@@ -4,7 +4,10 @@
 #include "enc.h"
 
 #include <criterion/criterion.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "recovery/bufpool.h"
 #include "recovery/ckpt.h"
@@ -107,4 +110,45 @@ Test(bufpool, large_buffers_are_whole_huge_pages)
     memset(p, 0xab, cap);
     enc_bufpool_put(p, cap);
     enc_bufpool_drain();
+}
+
+/* What a fork()ed child (a snapshot image) sees of a buffer's bytes. */
+static int byte_in_child(const uint8_t *p)
+{
+    int st = 0;
+    pid_t pid = fork();
+
+    if (pid == 0)
+        _exit(p[0]);
+    cr_assert_geq(pid, 0);
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_assert(WIFEXITED(st));
+    return WEXITSTATUS(st);
+}
+
+Test(bufpool, pooled_buffers_are_wiped_in_a_fork_unless_kept)
+{
+    size_t cap, small_cap;
+    uint8_t *p, *small;
+
+    enc_bufpool_set_wipe(true);
+    p = enc_bufpool_get(100 << 10, &cap);          /* pooled size: its own mapping */
+    small = enc_bufpool_get(1000, &small_cap);      /* malloc: never wiped */
+    cr_assert_not_null(p);
+    cr_assert_not_null(small);
+    cr_assert(enc_bufpool_wiped(cap));
+    cr_assert(!enc_bufpool_wiped(small_cap));
+    memset(p, 0xab, cap);
+    memset(small, 0xcd, small_cap);
+    cr_assert_eq(byte_in_child(p), 0);
+    cr_assert_eq(byte_in_child(small), 0xcd);
+    enc_bufpool_keep_on_fork(p, cap, true);
+    cr_assert_eq(byte_in_child(p), 0xab);
+    enc_bufpool_put(p, cap);
+    p = enc_bufpool_get(100 << 10, &cap);          /* reused: wiped again */
+    cr_assert_eq(byte_in_child(p), 0);
+    enc_bufpool_put(p, cap);
+    enc_bufpool_put(small, small_cap);
+    enc_bufpool_drain();
+    enc_bufpool_set_wipe(false);
 }
