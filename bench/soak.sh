@@ -33,7 +33,9 @@
 # Prints one line per failed, wrong, hung or leaking trial and ends with
 #   soak: N trials: exact E, wrong W, failed F (unexplained U), hung H, leaked L
 # Exit status 0 when W, H, U and L are 0.  SOAK_NP ranks (default 4);
-# SOAK_VERBOSE=1 also prints a line for each exact trial (with its restarts).
+# SOAK_VERBOSE=1 also prints a line for each exact trial (with its restarts);
+# SOAK_KEEP=DIR keeps the stderr of every trial that did not exit 0 there, as
+# DIR/trialN.err, so each failure can be read and explained afterwards.
 # Run from the build directory or set top_builddir (make bench-soak does).
 set -eu
 : "${top_builddir:=.}"
@@ -234,6 +236,9 @@ trial() {
         wait "$_ip" 2>/dev/null || true
     fi
     [ "$_rc" -ne 137 ] || _rc=124
+    if [ "$_rc" -ne 0 ] && [ -n "${SOAK_KEEP:-}" ]; then
+        cp "$ENC_TMP/t.err" "$SOAK_KEEP/trial$1.err"
+    fi
     classify "$_n" "$1" "$_rc"
     leftovers "$_n" "$1"
 }
