@@ -9,8 +9,9 @@
 #   3. fault-free overhead of the result log: see compare.sh (encore/norec)
 #   4. k-means job time with 3 failures: retry-one vs fail-all vs none
 #   5. snapshots: cost of one kill at 10/50/90 % of a 10 s and a 60 s job
-#      (BENCH_SNAP_LENGTHS), snapshots off vs auto; fault-free overhead;
-#      peak memory of ranks plus snapshot images
+#      (BENCH_SNAP_LENGTHS), snapshots off vs auto, as job time lost and
+#      as time from the SIGKILL to the killed rank caught up; fault-free
+#      overhead; peak memory of ranks plus snapshot images
 # BENCH_SECTIONS picks sections (default "1 2 4 5"; e.g. BENCH_SECTIONS=5).
 # Section 5: BENCH_SNAP_LENGTHS (default "10 60" s), BENCH_SNAP_REPS (3).
 # Run from the build directory (make bench-recovery does), or set top_builddir.
@@ -93,7 +94,26 @@ peak() {
     done
     echo "$_pk"
 }
-# job MODE ITERS KILL_AT_S: wall seconds, peak MiB, snapshots used, exit status
+# caught KILL_TIME LINES PID: seconds from the kill to rank 1's first sign of
+# being back where it was (its "replay: caught up" line, or its first live
+# collective when there was nothing to replay), polled every 50 ms in the
+# lines after the first LINES of the job's log while PID runs; "-" if none
+caught() {
+    while kill -0 "$3" 2>/dev/null; do
+        # only after the new incarnation appears: lines of the killed one may
+        # still be on their way through encore-run's output forwarding
+        if tail -n "+$(($2 + 1))" "$tmp/sj.err" | awk '/rank 1 incarnation [1-9]/ { n = 1 }
+            n && /rank 1\] (replay: caught up|coll: .* finished version)/ { f = 1; exit }
+            END { exit !f }'; then
+            echo "$(now) - $1" | bc
+            return
+        fi
+        sleep 0.05
+    done
+    echo -
+}
+# job MODE ITERS KILL_AT_S: wall seconds, peak MiB, snapshots used, exit
+# status, peak log MiB per rank, seconds from the kill to rank 1 caught up
 job() {
     t0=$(now)
     ENCORE_LOG=info ENCORE_SNAPSHOT_S=$1 timeout 900 "$run" -n 2 "$si" --iters "$2" $args \
@@ -107,7 +127,10 @@ job() {
             [ -z "$kp" ] || break
             sleep 0.1
         done
-        [ -z "$kp" ] || kill -KILL "$kp" 2>/dev/null || true # may have ended
+        nl=$(wc -l <"$tmp/sj.err")
+        if [ -n "$kp" ] && kill -KILL "$kp" 2>/dev/null; then # may have ended
+            caught "$(now)" "$nl" "$jp" >"$tmp/caught" &
+        fi
     fi
     rc=0
     wait "$jp" || rc=$?
@@ -116,7 +139,9 @@ job() {
     used=$(sed -n 's/^encore: snapshots: [0-9]* taken, \([0-9]*\) used$/\1/p' "$tmp/sj.err")
     # the largest per-rank peak of the result log, from the job summary
     plog=$(sed -n 's/.* peak log \([0-9.]*\) MiB.*/\1/p' "$tmp/sj.err" | sort -n | tail -1)
-    echo "$(echo "$(now) - $t0" | bc) $(cat "$tmp/peak") ${used:-0} $rc ${plog:-0}"
+    echo "$(echo "$(now) - $t0" | bc) $(cat "$tmp/peak") ${used:-0} $rc ${plog:-0}" \
+        "$(cat "$tmp/caught" 2>/dev/null || echo -)"
+    rm -f "$tmp/caught"
 }
 # seconds per iteration and fixed cost (start-up, MPI_Finalize), from two
 # lengths: one short run alone overstated the iteration time by its start-up
@@ -125,7 +150,10 @@ t120=$(job 0 120 0 | awk '{ print $1 }')
 per=$(echo "($t120 - $t20) / 100" | bc -l)
 fixed=$(echo "$t20 - 20 * $per" | bc -l)
 echo "calibration: $(printf '%.1f' "$(echo "$per * 1000" | bc -l)") ms per iteration, $(printf '%.2f' "$fixed") s fixed"
-echo "(a kill at F % lands at fixed / 2 + F % of the iterations' time)"
+echo "(a kill at F % lands at fixed / 2 + F % of the iterations' time; its cost is the"
+echo " job's time minus the fault-free median, and in brackets the time from the"
+echo " SIGKILL to the killed rank caught up with the survivors, which fault-free"
+echo " run-to-run spread does not blur)"
 printf "| job | snapshots | fault-free s | overhead | peak MiB | peak log MiB/rank | kill at 10 %% | 50 %% | 90 %% | snapshots used |\n"
 printf "|---|---|---|---|---|---|---|---|---|---|\n"
 for len in ${BENCH_SNAP_LENGTHS:-10 60}; do
@@ -149,7 +177,7 @@ for len in ${BENCH_SNAP_LENGTHS:-10 60}; do
             elif ! cmp -s "$tmp/ref.out" "$tmp/sj.out"; then
                 costs="$costs WRONG result |"
             else
-                costs="$costs $(printf "%.2f" "$(echo "$1 - $free" | bc)") s |"
+                costs="$costs $(printf "%.2f" "$(echo "$1 - $free" | bc)") s ($([ "$6" = - ] && echo - || printf "%.2f" "$6") s) |"
             fi
             [ "$5" = 0 ] || plog=$(printf '%s\n%s\n' "$plog" "$5" | sort -n | tail -1)
             usedall="$usedall$3 "
