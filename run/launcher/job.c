@@ -8,6 +8,7 @@
 #include "core/tmpdir.h"
 #include "launcher/launcher.h"
 #include "launcher/remote.h"
+#include "shm/shm.h"
 #include "proto/auth.h"
 #include "proto/msgs.h"
 
@@ -65,6 +66,7 @@ struct job {
     uint64_t log_floor;           /* the last EVENT TRIM sent */
     struct enc_run_hostlist *hl;  /* NULL: a local job */
     struct enc_run_remote *rm;    /* agents of a multi-host job */
+    struct enc_shm_host shm;      /* the segment of the ranks encore-run spawns itself */
     int *host_of;
     bool agents_up;
     uint16_t tracker_port;
@@ -160,6 +162,29 @@ static bool restore(struct job *j, int rank)
     return true;
 }
 
+/* The segment of the local ranks: every one is added before the first
+ * spawns, so each learns every local peer's eventfd. */
+static void create_shm(struct job *j)
+{
+    enc_shm_host_create(&j->shm, j->o->np);
+    for (int i = 0; i < j->o->np; i++)
+        if (!remote(j, i) && enc_shm_host_add_rank(&j->shm, i) != ENC_OK)
+            break; /* the segment is gone (warned): TCP */
+}
+
+static enc_status_t add_shm_env(struct job *j, char ***env)
+{
+    char fd[16], *evfds;
+    enc_status_t rv;
+
+    if (!enc_shm_host_env(&j->shm, fd, sizeof(fd), &evfds))
+        return ENC_OK;
+    if ((rv = enc_run_env_add(env, "ENCORE_SHM_FD", fd)) == ENC_OK)
+        rv = enc_run_env_add(env, "ENCORE_SHM_EVENTFDS", evfds);
+    free(evfds);
+    return rv;
+}
+
 static enc_status_t spawn(struct job *j, int rank)
 {
     struct rank_proc *p = &j->r[rank];
@@ -185,7 +210,8 @@ static enc_status_t spawn(struct job *j, int rank)
     /* a remote rank's private directory is made by its agent, on its host */
     if (!remote(j, rank) &&
         ((rv = enc_run_rankdir(j->jobdir, rank, p->incarnation, dir, sizeof(dir))) != ENC_OK ||
-         (rv = enc_run_env_rankdir(&env, dir)) != ENC_OK)) {
+         (rv = enc_run_env_rankdir(&env, dir)) != ENC_OK ||
+         (rv = add_shm_env(j, &env)) != ENC_OK)) {
         enc_run_env_free(env);
         return rv;
     }
@@ -858,7 +884,8 @@ static int finish(struct job *j)
 
 int enc_run_job(const struct enc_run_opts *o, const char *path)
 {
-    struct job j = {.o = o, .path = path, .sfd = -1, .rng = o->random_seed, .hl = o->hosts};
+    struct job j = {.o = o, .path = path, .sfd = -1, .rng = o->random_seed, .hl = o->hosts,
+                    .shm = {.memfd = -1}};
     struct enc_secret s;
     enc_status_t rv;
     int status = 1;
@@ -882,6 +909,7 @@ int enc_run_job(const struct enc_run_opts *o, const char *path)
     if (j.hl != NULL && (rv = start_agents(&j, &s)) != ENC_OK)
         goto out;
     memset(&s, 0, sizeof(s));
+    create_shm(&j);
     /* Serve the tracker between spawns: with hundreds of ranks the first
      * ones register (and must be answered) long before the last starts. */
     for (int i = 0; i < o->np && !j.failing; i++) {
@@ -894,6 +922,7 @@ int enc_run_job(const struct enc_run_opts *o, const char *path)
     if (rv == ENC_OK)
         status = finish(&j);
 out:
+    enc_shm_host_close(&j.shm);
     enc_run_snaps_close(j.snaps);
     enc_run_remote_destroy(j.rm);
     enc_run_jobdir_remove(j.jobdir);

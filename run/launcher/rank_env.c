@@ -18,7 +18,7 @@ static const char *const dropped_prefixes[] = {
     "OMPI_COMM_WORLD_", "PMIX_", "OMPI_MCA_orte_", "OMPI_MCA_ess_singleton_isolated=",
     "ENCORE_TRACKER=", "ENCORE_SECRET=", "ENCORE_SECRET_FILE=", "ENCORE_RANK=",
     "ENCORE_SIZE=", "ENCORE_INCARNATION=", "ENCORE_INJECT=", "ENCORE_RANK_TMPDIR=",
-    "ENCORE_SNAPSHOT_SOCK=",
+    "ENCORE_SNAPSHOT_SOCK=", "ENCORE_SHM_FD=", "ENCORE_SHM_EVENTFDS=",
 };
 
 static bool dropped(const char *kv)

@@ -23,6 +23,7 @@ static enc_status_t run_once(struct enc_coll *co, bool replaying)
 {
     enc_status_t rv;
 
+    co->in_ring = false; /* set again by a live run that leaves it in the ring */
     if ((rv = enc_engine_poll_tracker()) != ENC_OK)
         return rv;
     if (replaying)

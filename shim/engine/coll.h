@@ -31,6 +31,11 @@ struct enc_coll {
      * where it lives and how it maps to the caller's buffer. */
     void *result;
     bool layer;                 /* run by the layer's exchange op */
+    /* out: the result (packed, as enc_coll_result_pack) also stays in the
+     * host's shared-memory result ring at position ring_at, where the
+     * layer may keep it (engine/layer.h) */
+    bool in_ring;
+    uint64_t ring_at;
 };
 
 /* Runs it live in the current epoch: input in place, trivial cases, then
@@ -57,6 +62,11 @@ enc_status_t enc_allreduce_ring(struct enc_coll *co);  /* allreduce_ring.c */
 enc_status_t enc_bcast_tree(struct enc_coll *co);      /* bcast_tree.c */
 enc_status_t enc_bcast_sync(struct enc_coll *co);      /* bcast_sync.c */
 enc_status_t enc_allgatherv_ring(struct enc_coll *co); /* allgatherv_ring.c */
+
+/* coll_shm.c: the shared-memory algorithm for co when every rank of the
+ * world shares this host's segment and co is a world collective it
+ * serves, else NULL. */
+enc_algo_fn enc_coll_shm_algo(const struct enc_coll *co);
 
 /* 32-bit digest of the arguments every rank must agree on. */
 uint32_t enc_callsig_check(const struct enc_callsig *sig);

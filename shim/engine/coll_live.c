@@ -91,16 +91,19 @@ static enc_algo_fn choose(const struct enc_coll *co)
 
 enc_status_t enc_coll_live(struct enc_coll *co)
 {
+    enc_algo_fn shm = co->n > 1 ? enc_coll_shm_algo(co) : NULL;
     enc_status_t rv;
 
-    if ((rv = prepare(co)) != ENC_OK)
+    /* the shared-memory allreduce stages its input from sendbuf itself */
+    if ((shm == NULL || co->sendbuf == NULL || co->sig->kind == ENC_COLL_ALLGATHERV) &&
+        (rv = prepare(co)) != ENC_OK)
         return rv;
     if (co->n == 1 || (co->bytes == 0 && co->sig->kind != ENC_COLL_BARRIER &&
                               co->sig->kind != ENC_COLL_FINALIZE && !co->layer))
         return ENC_OK;
     if (co->layer)
         return enc_eng.ops->exchange(enc_eng.ops_ctx, co);
-    return choose(co)(co);
+    return (shm ? shm : choose(co))(co);
 }
 
 static uint32_t layer_version(void)

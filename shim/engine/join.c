@@ -97,6 +97,20 @@ static enc_status_t register_with_tracker(const char *tracker)
     return enc_tclient_open(&enc_eng.tc, tracker, &enc_eng.secret, &reg, deadline);
 }
 
+/* The host's segment, when the launcher offered one: world collectives
+ * use it when every rank shares it (coll_shm.c). */
+static void attach_shm(void)
+{
+    enc_eng.shm_world = false;
+    if (enc_shm_attach(&enc_eng.shm, enc_eng.rank, enc_eng.size) != ENC_OK)
+        return;
+    enc_eng.shm_world = true;
+    for (int i = 0; i < enc_eng.size; i++)
+        enc_eng.shm_world &= enc_shm_has(&enc_eng.shm, i);
+    ENC_DEBUG("shm", "segment of %zu bytes mapped; world collectives %s", enc_eng.shm.len,
+              enc_eng.shm_world ? "use it" : "use TCP (ranks on other hosts)");
+}
+
 static enc_status_t alloc_world(void)
 {
     size_t n = (size_t)enc_eng.size;
@@ -107,6 +121,7 @@ static enc_status_t alloc_world(void)
         return ENC_ERR_NOMEM;
     for (size_t i = 0; i < n; i++)
         enc_eng.identity[i] = (int)i;
+    attach_shm();
     return enc_links_alloc(enc_eng.size);
 }
 
@@ -168,6 +183,8 @@ enc_status_t enc_engine_rejoin(uint32_t inc)
 
     enc_eng.incarnation = inc;
     forget_world();
+    if (enc_eng.shm.base != NULL) /* this copy is the rank now */
+        atomic_store(&enc_eng.shm.flags[enc_eng.rank].pid, (int32_t)getpid());
     enc_inject_parse();
     if ((rv = enc_listener_start(&enc_eng.lst, &enc_eng.secret)) != ENC_OK)
         return rv;

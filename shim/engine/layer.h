@@ -65,6 +65,13 @@ struct enc_engine_ops {
      * recovery's checkpoint exchange; it uses the algorithm interface of
      * engine/coll.h and engine/xfer.h. */
     enc_status_t (*exchange)(void *ctx, struct enc_coll *co);
+    /* The host's result ring (shm/shm.h).  A layer that defines ring_keep
+     * gets large shared-memory results left in the ring (co->ring) instead
+     * of copying them: ring_keep returns the oldest ring position it still
+     * uses (UINT64_MAX: none), and ring_evict must copy out every entry it
+     * keeps below position `below` before the ring is overwritten there. */
+    uint64_t (*ring_keep)(void *ctx);
+    void (*ring_evict)(void *ctx, uint64_t below);
     /* The number log lines print as "version" (0 without a layer). */
     uint32_t (*version)(void *ctx);
     /* At MPI_Finalize: fills the layer's part of the statistics; true when
@@ -97,6 +104,12 @@ uint64_t enc_engine_log_floor(void);
 int enc_engine_coll_timeout_ms(void);
 /* Tells the tracker that results first..last were dropped from the log. */
 void enc_engine_report_dropped(uint64_t first, uint64_t last);
+/* The bytes at result-ring position at (valid while the layer keeps it). */
+const void *enc_engine_ring_data(uint64_t at);
+/* Ring positions below this may have been overwritten (a snapshot image's
+ * references there are stale). */
+uint64_t enc_engine_ring_low(void);
+
 /* This rank's neighbours in the locality ring. */
 void enc_engine_ring_neighbours(int *next, int *prev);
 /* peer_host.c: the host of a peer in the current world (its published

@@ -14,6 +14,7 @@
 #include "engine/layer.h"
 #include "proto/auth.h"
 #include "proto/msgs.h"
+#include "shm/shm.h"
 #include "tracker_client/tclient.h"
 
 /* An authenticated connection handed from the listener thread. */
@@ -61,6 +62,12 @@ struct enc_engine {
     bool have_resume;
 
     uint64_t seq;             /* collectives completed = seqno of the next */
+
+    /* the host's shared-memory segment (coll_shm.c) */
+    struct enc_shm shm;
+    bool shm_world;           /* every rank of the world is in it */
+    uint64_t shm_done;        /* ticket peers reach once done with our slot */
+    uint64_t ring_next;       /* result-ring position of the next result */
 
     /* the layer above (recovery), NULL for the plain engine */
     const struct enc_engine_ops *ops;

@@ -103,6 +103,18 @@ static void fini(void *ctx)
     rc->peer_completed = NULL;
 }
 
+static uint64_t ring_keep(void *ctx)
+{
+    (void)ctx;
+    return enc_reclog_ring_keep();
+}
+
+static void ring_evict(void *ctx, uint64_t below)
+{
+    (void)ctx;
+    enc_reclog_ring_evict(below);
+}
+
 static const struct enc_engine_ops recovery_ops = {
     .name = "recovery",
     .join = join,
@@ -117,6 +129,8 @@ static const struct enc_engine_ops recovery_ops = {
     .pollfds = enc_serve_pollfds,
     .serve = enc_serve_ready,
     .exchange = enc_ckpt_exchange,
+    .ring_keep = ring_keep,
+    .ring_evict = ring_evict,
     .version = version,
     .finalize = finalize,
     .fini = fini,

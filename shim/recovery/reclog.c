@@ -44,6 +44,8 @@ struct entry {
     bool holder;
     bool present;
     bool refill;             /* wiped in this snapshot image: fetch it again */
+    bool in_ring;            /* data is the host's result-ring entry at ring_at */
+    uint64_t ring_at;
 };
 
 struct enc_reclog {
@@ -53,6 +55,7 @@ struct enc_reclog {
     uint64_t all_done;       /* every rank completed every seq below */
     uint64_t mem_oldest;     /* no held in-memory entry below this */
     size_t mem, mem_max, mem_peak;
+    size_t ring_mem;         /* bytes of the host's result ring the log uses */
     uint64_t recorded;       /* bytes ever recorded */
     struct entry *boot;      /* bootstrap entries below base */
     size_t nboot, capboot;
@@ -61,6 +64,7 @@ struct enc_reclog {
     uint64_t drop_lo, drop_hi;
     uint64_t drop_sent_hi;   /* drop_hi as last reported to the tracker */
     double drop_sent_at;
+    uint64_t ring_first;     /* no entry below this seq is in the ring */
 };
 
 static struct enc_reclog reclog;
@@ -112,8 +116,16 @@ enc_status_t enc_reclog_init(void)
     return enc_spill_open();
 }
 
+/* Peak log size: own memory plus the ring entries it uses. */
+static void note_peak(void)
+{
+    reclog.mem_peak = ENC_MAX(reclog.mem_peak, reclog.mem + reclog.ring_mem);
+}
+
 static void entry_clear(struct entry *x)
 {
+    if (x->present && x->in_ring)
+        reclog.ring_mem -= x->sig.len;
     if (x->data) {
         reclog.mem -= x->sig.len;
         enc_bufpool_put(x->data, x->cap);
@@ -238,6 +250,15 @@ enc_status_t enc_reclog_record(const struct enc_coll *co)
     x->holder = enc_reclog_is_holder(co->ctx.seq,
                                      co->sig->kind == ENC_COLL_BCAST ? co->sig->root : -1,
                                      enc_engine_rank());
+    reclog.recorded += len;
+    if (co->in_ring) { /* the collective left it in the host's ring: no copy */
+        x->in_ring = true;
+        x->ring_at = co->ring_at;
+        x->present = true;
+        reclog.ring_mem += len;
+        note_peak();
+        return ENC_OK;
+    }
     if (len > 0 && (x->data = enc_bufpool_get(len, &x->cap)) == NULL)
         return ENC_ERR_NOMEM;
     /* len 0 (allgather of count 0): no buffer, and memcpy to NULL is
@@ -249,8 +270,7 @@ enc_status_t enc_reclog_record(const struct enc_coll *co)
     }
     x->present = true;
     reclog.mem += len;
-    reclog.recorded += len;
-    reclog.mem_peak = ENC_MAX(reclog.mem_peak, reclog.mem);
+    note_peak();
     if (reclog.mem > reclog.mem_max)
         enforce_cap();
     return ENC_OK;
@@ -268,9 +288,30 @@ void enc_reclog_all_done_below(uint64_t seq)
         reclog.all_done = seq;
 }
 
+/* A ring entry becomes the log's own copy (the ring will be overwritten
+ * there); false when out of memory. */
+static bool to_private(struct entry *x)
+{
+    size_t len = x->sig.len;
+
+    if (!x->in_ring)
+        return true;
+    if (len > 0 && (x->data = enc_bufpool_get(len, &x->cap)) == NULL)
+        return false;
+    if (len > 0)
+        memcpy(x->data, enc_engine_ring_data(x->ring_at), len);
+    x->in_ring = false;
+    reclog.ring_mem -= len;
+    reclog.mem += len;
+    note_peak();
+    return true;
+}
+
 /* Moves x to the side array (false when out of memory). */
 static bool keep_aside(struct entry *x)
 {
+    if (!to_private(x))
+        return false;
     if (reclog.nboot == reclog.capboot) {
         size_t cap = reclog.capboot ? 2 * reclog.capboot : 16;
         struct entry *b = realloc(reclog.boot, cap * sizeof(*b));
@@ -334,10 +375,64 @@ static void keep_recent(bool keep)
 void enc_reclog_fork_prepare(void) { keep_recent(true); }
 void enc_reclog_fork_parent(void) { keep_recent(false); }
 
+uint64_t enc_reclog_ring_keep(void)
+{
+    uint64_t s = ENC_MAX(reclog.ring_first, reclog.base);
+
+    for (; s < reclog.end; s++) {
+        struct entry *x = &reclog.e[s - reclog.base];
+
+        if (x->present && x->in_ring)
+            break;
+    }
+    reclog.ring_first = s; /* entries are recorded in ring order */
+    return s < reclog.end ? reclog.e[s - reclog.base].ring_at : UINT64_MAX;
+}
+
+void enc_reclog_ring_evict(uint64_t below)
+{
+    bool copied = false;
+
+    for (uint64_t s = ENC_MAX(reclog.ring_first, reclog.base); s < reclog.end; s++) {
+        struct entry *x = &reclog.e[s - reclog.base];
+
+        if (!x->present || !x->in_ring)
+            continue;
+        if (x->ring_at >= below)
+            break;
+        if (!to_private(x)) { /* out of memory: the entry is gone */
+            note_drop(s, ENC_ERR_NOMEM);
+            entry_clear(x);
+        }
+        copied = true;
+    }
+    if (copied && reclog.mem > reclog.mem_max)
+        enforce_cap();
+}
+
+/* In a restored image: ring entries overwritten while it was parked. */
+static size_t forget_stale_ring(void)
+{
+    uint64_t low = enc_engine_ring_low();
+    size_t n = 0;
+
+    for (uint64_t s = reclog.base; s < reclog.end; s++) {
+        struct entry *x = &reclog.e[s - reclog.base];
+
+        if (x->present && x->in_ring && x->ring_at < low) {
+            reclog.ring_mem -= x->sig.len;
+            x->present = x->in_ring = false;
+            x->refill = x->holder || s >= reclog.all_done;
+            n++;
+        }
+    }
+    return n;
+}
+
 size_t enc_reclog_forget_wiped(void)
 {
     uint64_t top = ENC_MIN(ENC_MAX(reclog.all_done, reclog.base), reclog.end);
-    size_t n = 0;
+    size_t n = forget_stale_ring();
 
     for (uint64_t s = reclog.base; s < top; s++) {
         struct entry *x = &reclog.e[s - reclog.base];
@@ -390,7 +485,7 @@ void enc_reclog_refilled(uint64_t seq, void *buf, size_t cap, bool ok)
     x->present = true;
     x->refill = false;
     reclog.mem += x->sig.len;
-    reclog.mem_peak = ENC_MAX(reclog.mem_peak, reclog.mem);
+    note_peak();
 }
 
 size_t enc_reclog_peak_bytes(void) { return reclog.mem_peak; }
@@ -445,6 +540,12 @@ static enc_status_t entry_data(struct entry *x, struct enc_sigrec *sig, const vo
 {
     static void *spill_buf;
 
+    if (x->present && x->in_ring) {
+        *sig = x->sig;
+        *len = x->sig.len;
+        *data = enc_engine_ring_data(x->ring_at);
+        return ENC_OK;
+    }
     if (!x->present || (x->data == NULL && x->spill_off < 0 && x->sig.len > 0))
         return ENC_ERR_NOT_FOUND;
     *sig = x->sig;

@@ -125,6 +125,10 @@ void enc_reclog_fork_parent(void);
 /* In the image: forgets the entries the fork wiped (how many); those it
  * holds are to be fetched again from their other holders. */
 size_t enc_reclog_forget_wiped(void);
+/* The host's result ring (engine/layer.h ring_keep, ring_evict): the
+ * oldest position the log still uses, and copying out entries below one. */
+uint64_t enc_reclog_ring_keep(void);
+void enc_reclog_ring_evict(uint64_t below);
 /* The first forgotten held entry at or after from (false: none). */
 struct enc_sigrec;
 bool enc_reclog_forgotten(uint64_t from, uint64_t *seq, struct enc_sigrec *sig);

@@ -34,11 +34,15 @@
 #             collectives; killed mid-file, the restored rank reads the same
 #             bytes again (file offsets restored)
 #   refetch   2 MiB results, whose log buffers an image does not copy
-#             (recovery/bufpool.h): rank 0 runs a thread of its own, so it
+#             (recovery/bufpool.h), with the shared-memory result ring off
+#             (ENCORE_SHM_LOG_BYTES=0): rank 0 runs a thread of its own, so it
 #             never snapshots and the log is never trimmed; rank 1, restored
 #             from its snapshot, fetches the results it holds again from
 #             rank 0; then rank 0 is killed, re-executes from the start and
 #             replays every result from rank 1 (without the fetch: "lost")
+#   ring      the same with the ring on (the default): the results stay in
+#             the host's ring, which rank 1's image uses as they are; rank 0,
+#             re-executing from the start, replays from rank 1 exactly
 #   launcher  encore-run itself SIGKILLed: ranks and parked snapshots all
 #             exit (snapshots see EOF on encore-run's socket)
 #   nonblock  every 3rd iteration is an MPI_Iallreduce overlapping the
@@ -317,7 +321,7 @@ BIG_ARGS="--iters 160 --count 262144 --work-us 20000 --hold-rank 0"
 enc_run_ok big.native enc_mpirun 2 "$PROG" $BIG_ARGS
 cp "$ENC_TMP/big.native.out" "$ENC_TMP/big.ref" || enc_fail "cp failed"
 # shellcheck disable=SC2086
-snap_start refetch 2 "$PROG" $BIG_ARGS
+ENCORE_SHM_LOG_BYTES=0 snap_start refetch 2 "$PROG" $BIG_ARGS
 pid0=$(snap_pid refetch 0 0)
 snap_kill refetch 1 0 '([3-9][0-9]|[1-9][0-9][0-9]+)' # after seq 30
 snap_wait refetch "rank 1\\] snapshot: held results the snapshot left out: [1-9][0-9]* fetched again .*, 0 released everywhere, 0 not fetched\$"
@@ -328,6 +332,19 @@ rec_restarts refetch "1 1"
 rec_grep refetch 'rank 0\] snapshot: snapshot skipped: ' "refetch: rank 0 took snapshots"
 rec_grep refetch 'rank 0\] recover: epoch 2: .*this rank 0$' "refetch: rank 0 did not re-execute from the start"
 enc_log "ok refetch"
+
+# -- ring: the same, the results in the host's shared-memory ring ---------------
+# shellcheck disable=SC2086
+snap_start ring 2 "$PROG" $BIG_ARGS
+pid0=$(snap_pid ring 0 0)
+snap_kill ring 1 0 '([3-9][0-9]|[1-9][0-9][0-9]+)' # after seq 30
+snap_wait ring "rank 1\\] snapshot: restored from the snapshot at seq [0-9]+"
+kill -KILL "$pid0" || enc_fail "ring: cannot kill rank 0"
+snap_end ring
+rec_ok ring big
+rec_restarts ring "1 1"
+rec_grep ring 'rank 0\] recover: epoch 2: .*this rank 0$' "ring: rank 0 did not re-execute from the start"
+enc_log "ok ring"
 
 # -- launcher: encore-run SIGKILLed ----------------------------------------------
 # shellcheck disable=SC2086

@@ -1,0 +1,474 @@
+/*
+ * coll_shm.c - world collectives through the host's shared-memory segment
+ * (shm/shm.h), used when every rank of the world is on this host.
+ *
+ * Each rank stages data in its own slot and publishes a ticket; peers read
+ * the slots whose tickets reached the step they need.  Allreduce is a
+ * reduce-scatter plus allgather: after all inputs of a chunk are staged,
+ * rank i combines slice i of every input (in rank order, so non-commutative
+ * ops stay exact) into its output buffer, and every rank copies all the
+ * slices out.  Messages larger than a slot go in chunks, two steps each.
+ *
+ * A rank rewrites its slot only once every peer has finished reading it:
+ * after its last reads a rank posts a "done" ticket, and the next
+ * collective that writes the slot first waits for every peer's done (it is
+ * normally there already, so this costs no latency).  Waits spin for
+ * ENCORE_SPIN_US, then sleep on the rank's eventfd while the engine keeps
+ * serving the tracker and the log service; a death notice interrupts them
+ * (ENC_ERR_EPOCH) and the collective is re-run after the regroup, with
+ * tickets of the new epoch, so a dead peer's half-written data is never
+ * read.
+ *
+ * With a layer that keeps results (recovery), a large result is written
+ * straight into the host's result ring and copied out from there: the ring
+ * entry is the log entry, so logging costs no copy.  Where the next entry
+ * goes is agreed at the first step (every rank publishes where it would
+ * put it and the oldest entry its log still uses); when the entry would
+ * overwrite one still in use, every rank first copies its entries out
+ * (ring_evict) and they meet once more before anyone writes.
+ */
+#include "enc.h"
+
+#include <string.h>
+
+#include "engine/coll.h"
+#include "engine/state.h"
+#include "shm/shm.h"
+
+#define STEP_DONE 0xffffu
+#define SMALL_BYTES 4096   /* below: one step, each rank combines it all */
+#define WAKE_CHECK_MS 1000 /* re-check tickets even without a wake-up */
+#define RING_MIN_BYTES 65536 /* smaller results: the log's own copy is cheap */
+#define RING_ALIGN 64
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+static uint64_t ticket(const struct enc_coll *co, unsigned step)
+{
+    return enc_shm_ticket(enc_eng.epoch, co->ctx.seq, step);
+}
+
+/* Rank r is past ticket t.  With later_epoch_ok, a rank that already
+ * posted in a later epoch counts too (it regrouped, so it no longer reads
+ * what it read in t's epoch); a ticket of an earlier epoch never does: that
+ * rank has not posted in this epoch yet and may be about to read. */
+static bool past(const struct enc_shm *s, int r, uint64_t t, bool later_epoch_ok)
+{
+    uint64_t v = atomic_load_explicit(&s->flags[r].ticket, memory_order_acquire);
+
+    if ((v >> 48) != (t >> 48))
+        return later_epoch_ok && (int16_t)(uint16_t)((v >> 48) - (t >> 48)) > 0;
+    return v >= t;
+}
+
+/* Waits until rank `only` (or every peer, only < 0) is past t. */
+static enc_status_t wait_for(int only, uint64_t t, bool later_epoch_ok)
+{
+    struct enc_shm *s = &enc_eng.shm;
+    int n = enc_eng.size, r = only >= 0 ? only : 0, last = only >= 0 ? only + 1 : n;
+    uint64_t spin_until = enc_now_ns() + enc_eng.spin_ns;
+    uint64_t deadline = enc_deadline_ms(enc_eng.coll_timeout_ms);
+
+    for (;;) {
+        int before = r;
+        enc_status_t rv;
+
+        while (r < last && (r == s->me || past(s, r, t, later_epoch_ok)))
+            r++;
+        if (r == last)
+            return ENC_OK;
+        if (r != before)
+            deadline = enc_deadline_ms(enc_eng.coll_timeout_ms); /* progress */
+        if (enc_eng.spin_ns && enc_now_ns() < spin_until) {
+            cpu_relax();
+            continue;
+        }
+        enc_shm_sleep_begin(s);
+        if (past(s, r, t, later_epoch_ok)) {
+            enc_shm_sleep_end(s);
+            continue;
+        }
+        rv = enc_engine_wait_readable(s->evfd[s->me],
+                                      ENC_MIN(deadline, enc_deadline_ms(WAKE_CHECK_MS)));
+        enc_shm_sleep_end(s);
+        if (rv == ENC_ERR_TIMEOUT && enc_ms_left(deadline) > 0)
+            continue;
+        if (rv == ENC_ERR_TIMEOUT)
+            ENC_ERROR("shm", "rank %d made no progress in %d ms (seq %llu)", r,
+                      enc_eng.coll_timeout_ms, (unsigned long long)((t >> 16) & 0xffffffffu));
+        if (rv != ENC_OK)
+            return rv;
+    }
+}
+
+static enc_status_t wait_all(const struct enc_coll *co, unsigned step)
+{
+    return wait_for(-1, ticket(co, step), false);
+}
+
+/* Before this rank rewrites its slot: every peer finished reading what it
+ * staged last (see the head of the file). */
+static enc_status_t slot_free(void)
+{
+    uint64_t d = enc_eng.shm_done;
+
+    if (d == 0 || (d >> 48) != (enc_eng.epoch & 0xffffu))
+        return ENC_OK; /* nothing staged in this epoch */
+    return wait_for(-1, d, true);
+}
+
+static void staged(const struct enc_coll *co, unsigned done_step)
+{
+    enc_eng.shm_done = ticket(co, done_step);
+}
+
+/* Same answer on every rank: it depends only on the call and the job. */
+static bool ring_wanted(const struct enc_coll *co)
+{
+    const struct enc_engine_ops *ops = enc_eng.ops;
+
+    return enc_eng.shm.ring != NULL && ops != NULL && ops->ring_keep != NULL &&
+           ops->ring_evict != NULL && co->bytes >= RING_MIN_BYTES &&
+           co->bytes <= enc_eng.shm.ring_bytes / 4;
+}
+
+/* Before the first post of a collective that may use the ring. */
+static void ring_publish(const struct enc_coll *co)
+{
+    struct enc_shm *s = &enc_eng.shm;
+    struct enc_shm_flags *f = &s->flags[s->me];
+
+    if (!ring_wanted(co))
+        return;
+    unsigned h = (unsigned)(co->ctx.seq & 1);
+
+    atomic_store_explicit(&f->ring_next[h], enc_eng.ring_next, memory_order_relaxed);
+    atomic_store_explicit(&f->ring_keep[h], enc_eng.ops->ring_keep(enc_eng.ops_ctx),
+                          memory_order_relaxed);
+}
+
+static void ring_raise_low(uint64_t low)
+{
+    _Atomic uint64_t *p = &enc_eng.shm.common->ring_low;
+    uint64_t cur = atomic_load(p);
+
+    while (cur < low && !atomic_compare_exchange_weak(p, &cur, low))
+        ;
+}
+
+/* After every rank's first post (wait_all(1) returned): place the result
+ * in the ring, the same place on every rank. */
+static enc_status_t ring_place(struct enc_coll *co, unsigned *step)
+{
+    struct enc_shm *s = &enc_eng.shm;
+    uint64_t v = 0, keep = UINT64_MAX, len, low;
+    enc_status_t rv;
+
+    if (!ring_wanted(co))
+        return ENC_OK;
+    len = (co->bytes + RING_ALIGN - 1) / RING_ALIGN * RING_ALIGN;
+    for (int j = 0; j < co->n; j++) {
+        const struct enc_shm_flags *f = &s->flags[j];
+        unsigned h = (unsigned)(co->ctx.seq & 1);
+
+        v = ENC_MAX(v, atomic_load_explicit(&f->ring_next[h], memory_order_relaxed));
+        keep = ENC_MIN(keep, atomic_load_explicit(&f->ring_keep[h], memory_order_relaxed));
+    }
+    if (v % s->ring_bytes + len > s->ring_bytes) /* no entry wraps */
+        v += s->ring_bytes - v % s->ring_bytes;
+    low = v + len > s->ring_bytes ? v + len - s->ring_bytes : 0;
+    if (low > keep) {
+        enc_eng.ops->ring_evict(enc_eng.ops_ctx, low);
+        enc_shm_post(s, ticket(co, ++*step));
+        if ((rv = wait_all(co, *step)) != ENC_OK)
+            return rv;
+    }
+    ring_raise_low(low);
+    enc_eng.ring_next = v + len;
+    co->in_ring = true;
+    co->ring_at = v;
+    return ENC_OK;
+}
+
+const void *enc_engine_ring_data(uint64_t at)
+{
+    return enc_eng.shm.ring ? enc_shm_ring_at(&enc_eng.shm, at) : NULL;
+}
+
+uint64_t enc_engine_ring_low(void)
+{
+    return enc_eng.shm.ring ? atomic_load(&enc_eng.shm.common->ring_low) : UINT64_MAX;
+}
+
+/* Slice i of c elements among n ranks (sizes differ by at most one). */
+static size_t slice_off(size_t c, int n, int i)
+{
+    size_t q = c / (size_t)n, rem = c % (size_t)n;
+
+    return (size_t)i * q + ENC_MIN((size_t)i, rem);
+}
+
+/* dst = x_0 op x_1 op ... op x_{n-1} over elements [lo, lo + len) of the
+ * staged inputs (apply: inout = in op inout, in being the lower rank's). */
+static void combine(const struct enc_coll *co, uint8_t *dst, size_t lo, size_t len)
+{
+    const struct enc_shm *s = &enc_eng.shm;
+    size_t esz = co->r->elem_size;
+
+    memcpy(dst, enc_shm_in(s, co->n - 1, 0) + lo * esz, len * esz);
+    for (int j = co->n - 2; j >= 0; j--)
+        co->r->apply(co->r, enc_shm_in(s, j, 0) + lo * esz, dst, len);
+}
+
+static enc_status_t allreduce_small(struct enc_coll *co, const uint8_t *src)
+{
+    enc_status_t rv;
+
+    if ((rv = slot_free()) != ENC_OK)
+        return rv;
+    memcpy(enc_shm_in(&enc_eng.shm, co->me, 0), src, co->bytes);
+    enc_shm_post(&enc_eng.shm, ticket(co, 1));
+    if ((rv = wait_all(co, 1)) != ENC_OK)
+        return rv;
+    combine(co, co->recvbuf, 0, co->count);
+    enc_shm_post(&enc_eng.shm, ticket(co, 2));
+    staged(co, 2);
+    return ENC_OK;
+}
+
+/* Where slice [a, ...) of the chunk at element off is combined: in the
+ * result's ring entry, else in rank j's output buffer. */
+static uint8_t *combined(const struct enc_coll *co, int j, size_t off, size_t a)
+{
+    size_t esz = co->r->elem_size;
+
+    if (co->in_ring)
+        return (uint8_t *)enc_shm_ring_at(&enc_eng.shm, co->ring_at) + (off + a) * esz;
+    return enc_shm_out(&enc_eng.shm, j) + a * esz;
+}
+
+static enc_status_t allreduce_chunks(struct enc_coll *co, const uint8_t *src)
+{
+    struct enc_shm *s = &enc_eng.shm;
+    size_t esz = co->r->elem_size, per = s->chunk / esz;
+    uint8_t *dst = co->recvbuf;
+    unsigned step = 0;
+    enc_status_t rv;
+
+    if ((rv = slot_free()) != ENC_OK)
+        return rv;
+    ring_publish(co);
+    for (size_t off = 0; off < co->count; off += per) {
+        size_t c = ENC_MIN(per, co->count - off);
+        size_t lo = slice_off(c, co->n, co->me), hi = slice_off(c, co->n, co->me + 1);
+
+        memcpy(enc_shm_in(s, co->me, 0), src + off * esz, c * esz);
+        enc_shm_post(s, ticket(co, ++step));
+        if ((rv = wait_all(co, step)) != ENC_OK ||
+            (off == 0 && (rv = ring_place(co, &step)) != ENC_OK))
+            return rv;
+        combine(co, combined(co, co->me, off, lo), lo, hi - lo);
+        enc_shm_post(s, ticket(co, ++step));
+        if ((rv = wait_all(co, step)) != ENC_OK)
+            return rv;
+        if (co->in_ring) { /* the slices are contiguous there */
+            memcpy(dst + off * esz, combined(co, 0, off, 0), c * esz);
+            continue;
+        }
+        for (int j = 0; j < co->n; j++) {
+            size_t a = slice_off(c, co->n, j), b = slice_off(c, co->n, j + 1);
+
+            memcpy(dst + (off + a) * esz, combined(co, j, off, a), (b - a) * esz);
+        }
+    }
+    enc_shm_post(s, ticket(co, STEP_DONE));
+    staged(co, STEP_DONE);
+    return ENC_OK;
+}
+
+static enc_status_t shm_allreduce(struct enc_coll *co)
+{
+    const uint8_t *src = co->sendbuf ? co->sendbuf : co->recvbuf;
+
+    if (co->bytes <= SMALL_BYTES && co->bytes <= enc_eng.shm.chunk)
+        return allreduce_small(co, src);
+    return allreduce_chunks(co, src);
+}
+
+/* Everyone's first step, then the entry placed: *step is the last step
+ * posted. */
+static enc_status_t ring_meet(struct enc_coll *co, unsigned *step)
+{
+    enc_status_t rv;
+
+    ring_publish(co);
+    enc_shm_post(&enc_eng.shm, ticket(co, 1));
+    *step = 1;
+    if ((rv = wait_all(co, 1)) != ENC_OK)
+        return rv;
+    return ring_place(co, step);
+}
+
+/* Through the ring: everyone meets once to place it, then the root writes
+ * chunk after chunk and the others copy each as soon as it is posted. */
+static enc_status_t bcast_ring(struct enc_coll *co)
+{
+    struct enc_shm *s = &enc_eng.shm;
+    unsigned step, base;
+    uint8_t *entry;
+    enc_status_t rv;
+
+    if ((rv = ring_meet(co, &step)) != ENC_OK)
+        return rv;
+    entry = enc_shm_ring_at(s, co->ring_at);
+    base = step;
+    for (size_t off = 0, k = 1; off < co->bytes; off += s->chunk, k++) {
+        size_t c = ENC_MIN(s->chunk, co->bytes - off);
+
+        if (co->me == co->root) {
+            memcpy(entry + off, (uint8_t *)co->recvbuf + off, c);
+            enc_shm_post(s, ticket(co, base + (unsigned)k));
+        } else {
+            if ((rv = wait_for(co->root, ticket(co, base + (unsigned)k), false)) != ENC_OK)
+                return rv;
+            memcpy((uint8_t *)co->recvbuf + off, entry + off, c);
+        }
+    }
+    return ENC_OK;
+}
+
+static enc_status_t shm_bcast(struct enc_coll *co)
+{
+    struct enc_shm *s = &enc_eng.shm;
+    uint8_t *buf = co->recvbuf;
+    unsigned step = 0;
+    enc_status_t rv;
+
+    if (ring_wanted(co))
+        return bcast_ring(co);
+    if (co->me == co->root && (rv = slot_free()) != ENC_OK)
+        return rv;
+    for (size_t off = 0; off < co->bytes; off += s->chunk) {
+        size_t c = ENC_MIN(s->chunk, co->bytes - off);
+
+        if (co->me == co->root) {
+            if (step > 0 && (rv = wait_all(co, step)) != ENC_OK) /* chunk before read */
+                return rv;
+            memcpy(enc_shm_in(s, co->me, 0), buf + off, c);
+            enc_shm_post(s, ticket(co, ++step));
+            step++;
+        } else {
+            if ((rv = wait_for(co->root, ticket(co, ++step), false)) != ENC_OK)
+                return rv;
+            memcpy(buf + off, enc_shm_in(s, co->root, 0), c);
+            enc_shm_post(s, ticket(co, ++step));
+        }
+    }
+    if (co->me == co->root)
+        staged(co, step); /* every peer's ack of the last chunk */
+    return ENC_OK;
+}
+
+static enc_status_t shm_barrier(struct enc_coll *co)
+{
+    enc_shm_post(&enc_eng.shm, ticket(co, 1));
+    return wait_all(co, 1);
+}
+
+/* Through the ring: every block goes to its place in the entry (packed in
+ * rank order, as the log keeps it), and everyone copies the others'. */
+static enc_status_t allgatherv_ring(struct enc_coll *co)
+{
+    struct enc_shm *s = &enc_eng.shm;
+    size_t at = 0;
+    unsigned step;
+    uint8_t *entry;
+    enc_status_t rv;
+
+    if ((rv = ring_meet(co, &step)) != ENC_OK)
+        return rv;
+    entry = enc_shm_ring_at(s, co->ring_at);
+    for (int j = 0; j < co->me; j++)
+        at += co->recvbytes[j];
+    memcpy(entry + at, (uint8_t *)co->recvbuf + co->displs[co->me], co->recvbytes[co->me]);
+    enc_shm_post(s, ticket(co, ++step));
+    if ((rv = wait_all(co, step)) != ENC_OK)
+        return rv;
+    at = 0;
+    for (int j = 0; j < co->n; j++) {
+        if (j != co->me)
+            memcpy((uint8_t *)co->recvbuf + co->displs[j], entry + at, co->recvbytes[j]);
+        at += co->recvbytes[j];
+    }
+    return ENC_OK;
+}
+
+/* Chunk k carries bytes [k chunk, (k + 1) chunk) of every rank's block. */
+static enc_status_t shm_allgatherv(struct enc_coll *co)
+{
+    struct enc_shm *s = &enc_eng.shm;
+    size_t longest = 0;
+    unsigned step = 0;
+    enc_status_t rv;
+
+    if (ring_wanted(co))
+        return allgatherv_ring(co);
+    for (int j = 0; j < co->n; j++)
+        longest = ENC_MAX(longest, co->recvbytes[j]);
+    if ((rv = slot_free()) != ENC_OK)
+        return rv;
+    for (size_t off = 0; off < longest; off += s->chunk) {
+        const uint8_t *mine = (const uint8_t *)co->recvbuf + co->displs[co->me];
+
+        if (step > 0 && (rv = wait_all(co, step)) != ENC_OK)
+            return rv;
+        if (off < co->recvbytes[co->me])
+            memcpy(enc_shm_in(s, co->me, 0), mine + off,
+                   ENC_MIN(s->chunk, co->recvbytes[co->me] - off));
+        enc_shm_post(s, ticket(co, ++step));
+        if ((rv = wait_all(co, step)) != ENC_OK)
+            return rv;
+        for (int j = 0; j < co->n; j++)
+            if (j != co->me && off < co->recvbytes[j])
+                memcpy((uint8_t *)co->recvbuf + co->displs[j] + off, enc_shm_in(s, j, 0),
+                       ENC_MIN(s->chunk, co->recvbytes[j] - off));
+        enc_shm_post(s, ticket(co, ++step));
+    }
+    staged(co, step);
+    return ENC_OK;
+}
+
+enc_algo_fn enc_coll_shm_algo(const struct enc_coll *co)
+{
+    const struct enc_shm *s = &enc_eng.shm;
+    size_t longest = co->bytes;
+
+    if (!enc_eng.shm_world || co->sig->grp != NULL || co->layer)
+        return NULL;
+    if (co->sig->kind == ENC_COLL_ALLGATHERV) {
+        longest = 0;
+        for (int j = 0; j < co->n; j++)
+            longest = ENC_MAX(longest, co->recvbytes[j]);
+    }
+    /* two steps per chunk must fit in a ticket's 16 bits */
+    if (longest / s->chunk >= (STEP_DONE - 2) / 2)
+        return NULL;
+    switch (co->sig->kind) {
+    case ENC_COLL_ALLREDUCE:
+    case ENC_COLL_REDUCE:
+        return co->r->elem_size <= s->chunk ? shm_allreduce : NULL;
+    case ENC_COLL_BCAST:
+        return shm_bcast;
+    case ENC_COLL_BARRIER:
+        return shm_barrier;
+    case ENC_COLL_ALLGATHERV:
+        return shm_allgatherv;
+    default:
+        return NULL; /* finalize stays on the links it closes */
+    }
+}

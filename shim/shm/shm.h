@@ -1,0 +1,172 @@
+/*
+ * shm.h - the shared-memory data plane of the ranks of one host.
+ *
+ * One segment per host, made by the process that outlives every rank there
+ * (the host's agent, else encore-run) with memfd_create: it has no name, so
+ * nothing is ever left in /dev/shm; the kernel frees it when the last
+ * process holding it (owner, ranks, parked snapshot images) is gone, even
+ * after SIGKILL.  Ranks inherit the descriptor and one eventfd per rank
+ * (ENCORE_SHM_FD, ENCORE_SHM_EVENTFDS) and map it with MAP_POPULATE; the
+ * owner allocated each local rank's pages before the rank started, so no
+ * collective page-faults fresh memory.
+ *
+ * Layout (page-aligned): a header, one cache line of flags per rank, then
+ * per rank a slot of two input buffers and one output buffer of `chunk`
+ * bytes each.  Slot i belongs to world rank i (slots of ranks on other
+ * hosts are never touched, so never allocated).
+ *
+ * Synchronisation: each rank publishes its progress as a 64-bit ticket
+ * (epoch, collective seq, step) stored with release order after the data it
+ * covers.  A peer's data is used only when its ticket has this rank's epoch
+ * and has reached the expected step: a dead peer's ticket keeps its old
+ * epoch, so data it left behind is never read after a regroup.
+ * Waiters spin (bounded), then announce that they sleep and wait on their
+ * eventfd, which a poster writes only for sleeping peers.
+ */
+#ifndef ENC_SHM_SHM_H
+#define ENC_SHM_SHM_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "core/status.h"
+
+#define ENC_SHM_MAGIC 0x31474553434e45ull /* "ENCSEG1" */
+#define ENC_SHM_MAX_SLOTS 256             /* larger hosts use TCP */
+#define ENC_SHM_CHUNK_MIN (64u * 1024)
+
+struct enc_shm_header {
+    uint64_t magic;
+    uint32_t nslots;
+    uint32_t reserved;
+    uint64_t chunk;       /* bytes of each of a slot's three buffers */
+    uint64_t flags_off;   /* offset of the flag lines */
+    uint64_t data_off;    /* offset of slot 0 */
+    uint64_t slot_stride; /* bytes from one slot to the next */
+    uint64_t ring_off;    /* offset of the result ring */
+    uint64_t ring_bytes;  /* its size (0: no ring) */
+    uint64_t total;       /* bytes of the segment */
+};
+
+/* One cache line per rank: written by its rank, read by every peer. */
+struct enc_shm_flags {
+    _Atomic uint64_t ticket;   /* progress, see enc_shm_ticket() */
+    _Atomic uint32_t sleeping; /* 1 while the rank waits on its eventfd */
+    _Atomic int32_t pid;       /* the rank process (cross-memory attach) */
+    /* Published with the first step of a collective that uses the ring,
+     * in the half of its seq's parity: a rank that finished collective s
+     * early (a broadcast's root) publishes for s + 1 while a peer may
+     * still read what it published for s. */
+    _Atomic uint64_t ring_next[2]; /* where this rank would put the next result */
+    _Atomic uint64_t ring_keep[2]; /* oldest ring position its log still uses */
+    uint8_t pad[16];
+};
+
+/* The host-wide line after the ranks' flags. */
+struct enc_shm_common {
+    /* Ring positions below this may have been overwritten: a snapshot
+     * image's references below it are stale. */
+    _Atomic uint64_t ring_low;
+    uint8_t pad[56];
+};
+
+/* Offsets of the layout for nslots slots of chunk bytes per buffer and a
+ * result ring of ring bytes. */
+void enc_shm_layout(struct enc_shm_header *h, int nslots, size_t chunk, size_t ring);
+
+/* ---- owner side (encore-run for a local job, the agent on its host) ---- */
+
+struct enc_shm_host {
+    int memfd;            /* -1: no segment (ENCORE_SHM=0 or unavailable) */
+    int *evfd;            /* per world rank; -1 for ranks of other hosts */
+    int nslots;
+    struct enc_shm_header h;
+};
+
+/* Makes the segment for a job of nslots ranks with ENCORE_SHM_CHUNK_BYTES
+ * buffers.  A host that cannot (no memfd, too many ranks) gets memfd -1
+ * with a warning, and its ranks use TCP: never an error. */
+void enc_shm_host_create(struct enc_shm_host *hs, int nslots);
+/* Rank `rank` will run on this host: allocate its slot's pages and its
+ * eventfd (before spawning it; idempotent). */
+enc_status_t enc_shm_host_add_rank(struct enc_shm_host *hs, int rank);
+/* "ENCORE_SHM_FD" and "ENCORE_SHM_EVENTFDS" values for a rank's
+ * environment (false when there is no segment). */
+bool enc_shm_host_env(const struct enc_shm_host *hs, char *fd_val, size_t fd_cap,
+                      char **evfds_val);
+void enc_shm_host_close(struct enc_shm_host *hs);
+
+/* ---- rank side ---- */
+
+struct enc_shm {
+    uint8_t *base;
+    size_t len;
+    int nslots;
+    int me;
+    size_t chunk;
+    int *evfd;                    /* per world rank, -1: not on this host */
+    struct enc_shm_flags *flags;
+    struct enc_shm_common *common;
+    uint8_t *ring;                /* NULL: no ring */
+    uint64_t ring_bytes;
+};
+
+/* Maps the segment offered in the environment; ENC_ERR_NOT_FOUND when
+ * none is offered (ENCORE_SHM=0, another launcher), another error when the
+ * offer is malformed (then TCP is used, with a warning). */
+enc_status_t enc_shm_attach(struct enc_shm *s, int me, int size);
+void enc_shm_detach(struct enc_shm *s);
+/* True when rank shares this segment. */
+static inline bool enc_shm_has(const struct enc_shm *s, int rank)
+{
+    return s->base != NULL && rank >= 0 && rank < s->nslots && s->evfd[rank] >= 0;
+}
+
+static inline uint8_t *enc_shm_in(const struct enc_shm *s, int rank, unsigned parity)
+{
+    const struct enc_shm_header *h = (const void *)s->base;
+
+    return s->base + h->data_off + (size_t)rank * h->slot_stride + (parity & 1u) * s->chunk;
+}
+
+static inline uint8_t *enc_shm_out(const struct enc_shm *s, int rank)
+{
+    return enc_shm_in(s, rank, 0) + 2 * s->chunk;
+}
+
+/*
+ * The result ring: results of collectives that went through shared memory
+ * stay there and are the result log's entries (one copy per host, written
+ * by the collective itself).  Positions are virtual (monotonic, 64-bit);
+ * position v lives at byte v mod ring_bytes, and no entry wraps.
+ */
+static inline uint8_t *enc_shm_ring_at(const struct enc_shm *s, uint64_t v)
+{
+    return s->ring + v % s->ring_bytes;
+}
+
+/* 16 bits of epoch, 32 of collective seq, 16 of step (1..65535). */
+static inline uint64_t enc_shm_ticket(uint32_t epoch, uint64_t seq, unsigned step)
+{
+    return (uint64_t)(epoch & 0xffffu) << 48 | (seq & 0xffffffffull) << 16 | (step & 0xffffu);
+}
+
+/* Publishes this rank's ticket (after the data it covers) and wakes the
+ * peers that sleep. */
+void enc_shm_post(struct enc_shm *s, uint64_t ticket);
+/* True when rank's ticket is of the same epoch and at least ticket. */
+static inline bool enc_shm_reached(const struct enc_shm *s, int rank, uint64_t ticket)
+{
+    uint64_t t = atomic_load_explicit(&s->flags[rank].ticket, memory_order_acquire);
+
+    return (t >> 48) == (ticket >> 48) && t >= ticket;
+}
+/* Before sleeping on this rank's eventfd: announce it (then re-check the
+ * condition); after waking: drain the eventfd and clear the flag. */
+void enc_shm_sleep_begin(struct enc_shm *s);
+void enc_shm_sleep_end(struct enc_shm *s);
+
+#endif
