@@ -16,7 +16,7 @@ bench_kmeans_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 bench_kmeans_LDADD = $(MPI_LIBS)
 
 CLEANFILES += bench/allreduce_bench bench/replay_bench
-EXTRA_DIST += bench/compare.sh bench/recovery.sh bench/snapshot_headline.sh bench/scale.sh bench/soak.sh bench/leaks.sh bench/comm_rss.sh bench/README.md
+EXTRA_DIST += bench/compare.sh bench/profile.sh bench/recovery.sh bench/snapshot_headline.sh bench/scale.sh bench/soak.sh bench/leaks.sh bench/comm_rss.sh bench/README.md
 
 .PHONY: bench-recovery
 bench-recovery: bench/replay_bench bench/kmeans tests/programs/snap_iter encore-run libencore.la
@@ -26,6 +26,11 @@ bench-recovery: bench/replay_bench bench/kmeans tests/programs/snap_iter encore-
 .PHONY: bench-soak
 bench-soak: bench/kmeans tests/programs/soak_mix encore-run libencore.la
 	top_builddir=$(top_builddir) top_srcdir=$(top_srcdir) $(SHELL) $(srcdir)/bench/soak.sh
+
+# where the time of one size goes (PROFILE_ARGS="ranks bytes mode")
+.PHONY: bench-profile
+bench-profile: bench/allreduce_bench encore-run libencore.la
+	top_builddir=$(top_builddir) $(SHELL) $(srcdir)/bench/profile.sh $(PROFILE_ARGS)
 
 .PHONY: bench
 bench: bench/allreduce_bench bench/kmeans encore-run libencore.la

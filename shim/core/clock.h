@@ -7,6 +7,9 @@
 /* Monotonic time in nanoseconds. */
 uint64_t enc_now_ns(void);
 static inline double enc_now_s(void) { return (double)enc_now_ns() * 1e-9; }
+/* The same clock to the last tick (a few ms), for checks made on every
+ * collective: reading it costs a fraction of a precise read. */
+double enc_coarse_now_s(void);
 
 /* A deadline ms milliseconds from now; ms < 0 means "never". */
 uint64_t enc_deadline_ms(int64_t ms);

@@ -13,7 +13,9 @@
  * after its last reads a rank posts a "done" ticket, and the next
  * collective that writes the slot first waits for every peer's done (it is
  * normally there already, so this costs no latency).  Waits spin for
- * ENCORE_SPIN_US, then sleep on the rank's eventfd while the engine keeps
+ * ENCORE_SPIN_US, yield the CPU for ENCORE_SHM_YIELD_US (with more ranks
+ * than cores the awaited rank runs at once instead of after a wake-up),
+ * then sleep on the rank's eventfd while the engine keeps
  * serving the tracker and the log service; a death notice interrupts them
  * (ENC_ERR_EPOCH) and the collective is re-run after the regroup, with
  * tickets of the new epoch, so a dead peer's half-written data is never
@@ -29,6 +31,7 @@
  */
 #include "enc.h"
 
+#include <sched.h>
 #include <string.h>
 
 #include "engine/coll.h"
@@ -66,16 +69,20 @@ static bool past(const struct enc_shm *s, int r, uint64_t t, bool later_epoch_ok
     return v >= t;
 }
 
-/* Waits until rank `only` (or every peer, only < 0) is past t. */
+/* Waits until rank `only` (or every peer, only < 0) is past t.  The clock
+ * is read once per SPIN_BATCH polls: a clock read costs more than a poll
+ * of a flag here, and would delay seeing it. */
+#define SPIN_BATCH 64
 static enc_status_t wait_for(int only, uint64_t t, bool later_epoch_ok)
 {
     struct enc_shm *s = &enc_eng.shm;
     int n = enc_eng.size, r = only >= 0 ? only : 0, last = only >= 0 ? only + 1 : n;
-    uint64_t spin_until = enc_now_ns() + enc_eng.spin_ns;
-    uint64_t deadline = enc_deadline_ms(enc_eng.coll_timeout_ms);
+    uint64_t spin_until = 0, deadline = 0;
+    unsigned polls = 0;
 
     for (;;) {
         int before = r;
+        uint64_t now;
         enc_status_t rv;
 
         while (r < last && (r == s->me || past(s, r, t, later_epoch_ok)))
@@ -83,11 +90,22 @@ static enc_status_t wait_for(int only, uint64_t t, bool later_epoch_ok)
         if (r == last)
             return ENC_OK;
         if (r != before)
-            deadline = enc_deadline_ms(enc_eng.coll_timeout_ms); /* progress */
-        if (enc_eng.spin_ns && enc_now_ns() < spin_until) {
+            deadline = 0; /* progress: the no-progress bound starts again */
+        if (++polls % SPIN_BATCH != 0) {
             cpu_relax();
             continue;
         }
+        now = enc_now_ns();
+        if (spin_until == 0)
+            spin_until = now + enc_eng.spin_ns;
+        if (now < spin_until)
+            continue;
+        if (now < spin_until + enc_eng.yield_ns) {
+            sched_yield(); /* more ranks than cores: let the one we wait for run */
+            continue;
+        }
+        if (deadline == 0)
+            deadline = enc_deadline_ms(enc_eng.coll_timeout_ms);
         enc_shm_sleep_begin(s);
         if (past(s, r, t, later_epoch_ok)) {
             enc_shm_sleep_end(s);

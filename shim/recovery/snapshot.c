@@ -40,6 +40,7 @@
 static struct {
     bool on, adaptive, force;
     double interval, next_at;
+    uint64_t log_share;       /* ENCORE_LOG_MEM_MAX / SNAP_LOG_SHARE */
     double fault_s;           /* one copy-on-write fault, measured */
     long flt_after;           /* minor faults right after the last snapshot */
     double stall_s;           /* the last snapshot's stall */
@@ -58,6 +59,7 @@ enc_status_t enc_snapshot_init(void)
     sn.on = s != 0 && enc_tunable_isset(ENC_TUNE_SNAPSHOT_SOCK);
     sn.interval = sn.adaptive ? SNAP_FIRST_S : s;
     sn.next_at = enc_now_s() + sn.interval;
+    sn.log_share = enc_tunable_uint(ENC_TUNE_LOG_MEM_MAX) / SNAP_LOG_SHARE;
     return ENC_OK;
 }
 
@@ -150,7 +152,7 @@ static void become_rank(uint64_t seq)
 
     if (sn.pidfd >= 0)
         close(sn.pidfd);
-    sn = (typeof(sn)){.on = sn.on, .adaptive = sn.adaptive,
+    sn = (typeof(sn)){.on = sn.on, .adaptive = sn.adaptive, .log_share = sn.log_share,
                       .interval = sn.interval, .pidfd = -1, .log_at = sn.log_at,
                       .next_at = enc_now_s() + sn.interval};
     if (spare > 0)
@@ -193,8 +195,7 @@ void enc_snapshot_begin(const struct enc_coll *co)
 
 static bool log_grown(void)
 {
-    return sn.adaptive && enc_reclog_recorded() - sn.log_at >=
-                              enc_tunable_uint(ENC_TUNE_LOG_MEM_MAX) / SNAP_LOG_SHARE;
+    return sn.adaptive && enc_reclog_recorded() - sn.log_at >= sn.log_share;
 }
 
 void enc_snapshot_after(const struct enc_coll *co)
@@ -204,7 +205,7 @@ void enc_snapshot_after(const struct enc_coll *co)
     (void)co;
     if (!sn.on)
         return;
-    now = enc_now_s();
+    now = enc_coarse_now_s(); /* every collective: seconds-scale interval */
     if ((now < sn.next_at && !sn.force && !log_grown()) || !enc_snap_guard_prepare())
         return;
     sn.log_at = enc_reclog_recorded();

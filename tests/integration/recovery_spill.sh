@@ -26,6 +26,9 @@
 #             other's log, part of it spilled before and part after a
 #             restore; the result is exact and nothing is dropped
 # (A malformed ENCORE_SPILL_MAX: config_check.sh.)
+# Every job runs with ENCORE_SHM_LOG_BYTES=0: with the host's shared-memory
+# result ring these results would stay in the ring and never reach the
+# rank's own log memory, which is what spills.
 set -eu
 # shellcheck disable=SC2034 # read by lib.sh
 ENC_LIMIT=90
@@ -42,7 +45,7 @@ DROP_LINE='^encore-run: rank [0-9]+ dropped the results of collectives [0-9]+\.\
 # fresh_tmp NAME: an empty private TMPDIR for job NAME, in REC_ENV.
 fresh_tmp() {
     mkdir -p "$ENC_TMP/$1.tmp" || enc_fail "mkdir failed"
-    REC_ENV="TMPDIR=$ENC_TMP/$1.tmp ENCORE_LOG_MEM_MAX=1M${2:+ $2}"
+    REC_ENV="TMPDIR=$ENC_TMP/$1.tmp ENCORE_LOG_MEM_MAX=1M ENCORE_SHM_LOG_BYTES=0${2:+ $2}"
 }
 
 # spill_mib NAME RANK: the rank's peak spill (MiB) from the summary, > 0.
