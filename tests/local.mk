@@ -226,6 +226,16 @@ tests_unit_test_placement_CFLAGS = $(unit_cflags) $(HWLOC_CFLAGS)
 tests_unit_test_placement_LDADD = $(unit_ldadd) $(HWLOC_LIBS)
 endif
 
+# encore-agent's --shm argument (run/agent/agent_proto.c)
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/test_agent_shm
+TESTS += tests/unit/test_agent_shm
+tests_unit_test_agent_shm_SOURCES = tests/unit/test_agent_shm.c run/agent/agent_proto.c
+tests_unit_test_agent_shm_CPPFLAGS = $(RUN_CPPFLAGS)
+tests_unit_test_agent_shm_CFLAGS = $(unit_cflags)
+tests_unit_test_agent_shm_LDADD = $(unit_ldadd)
+endif
+
 # several hosts (network namespaces, --rsh "ip netns exec"; skipped unless root)
 TESTS += tests/integration/hosts_run.sh
 EXTRA_DIST += tests/integration/hosts_run.sh
@@ -233,6 +243,8 @@ TESTS += tests/integration/hosts_loss.sh
 EXTRA_DIST += tests/integration/hosts_loss.sh
 TESTS += tests/integration/hosts_agent.sh
 EXTRA_DIST += tests/integration/hosts_agent.sh
+TESTS += tests/integration/hosts_shm.sh
+EXTRA_DIST += tests/integration/hosts_shm.sh
 TESTS += tests/integration/hosts_slurm.sh
 EXTRA_DIST += tests/integration/hosts_slurm.sh
 

@@ -7,6 +7,7 @@
 #include "proto/frame.h"
 #include "proto/wire.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -196,4 +197,50 @@ enc_status_t enc_agent_send_note(int fd, uint8_t type, const struct enc_agent_no
     rv = enc_agent_send(fd, type, buf, len);
     free(buf);
     return rv;
+}
+
+bool enc_agent_shm_format(char *out, size_t cap, int np, const int *host_of, int host)
+{
+    size_t len = (size_t)snprintf(out, cap, "%d:", np);
+    int n = 0;
+
+    for (int i = 0; i < np && len < cap; i++)
+        if (host_of[i] == host)
+            len += (size_t)snprintf(out + len, cap - len, "%s%d", n++ ? "," : "", i);
+    return n >= 2 && len < cap;
+}
+
+/* A decimal number in [0, max] ending at one of the characters of ends. */
+static bool number(const char **s, const char *ends, int max, int *v)
+{
+    long x = 0;
+    const char *p = *s;
+
+    if (*p < '0' || *p > '9')
+        return false;
+    for (; *p >= '0' && *p <= '9'; p++)
+        if ((x = x * 10 + (*p - '0')) > max)
+            return false;
+    if (strchr(ends, *p) == NULL)
+        return false;
+    *v = (int)x;
+    *s = *p ? p + 1 : p;
+    return true;
+}
+
+enc_status_t enc_agent_shm_parse(const char *s, int max_np, int *np, int *ranks, int cap,
+                                 int *n)
+{
+    int prev = -1, r;
+
+    *n = 0;
+    if (!number(&s, ":", max_np, np) || *np < 2)
+        return ENC_ERR_INVAL;
+    while (*s != '\0') {
+        if (*n == cap || !number(&s, ",", *np - 1, &r) || r <= prev ||
+            (s[-1] == ',' && *s == '\0')) /* no trailing comma */
+            return ENC_ERR_INVAL;
+        ranks[(*n)++] = prev = r;
+    }
+    return *n > 0 ? ENC_OK : ENC_ERR_INVAL;
 }

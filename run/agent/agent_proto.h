@@ -51,6 +51,19 @@ enc_status_t enc_agent_spawn_encode(const struct enc_agent_spawn *m, const char 
 enc_status_t enc_agent_spawn_decode(struct enc_agent_spawn *m, const void *p, size_t len);
 void enc_agent_spawn_free(struct enc_agent_spawn *m);
 
+/*
+ * The host's ranks, known before the agent spawns any (encore-agent
+ * --shm NP:R,R,...: the job's size, then this host's world ranks in
+ * increasing order), so the agent makes the host's shared-memory segment
+ * with every one of them in it.  format: false when the host starts with
+ * fewer than two ranks (no segment needed) or it does not fit.
+ * parse: strict (decimal numbers only, 2 <= NP <= max_np, ranks strictly
+ * increasing and below NP, at most cap of them); ENC_ERR_INVAL otherwise.
+ */
+bool enc_agent_shm_format(char *out, size_t cap, int np, const int *host_of, int host);
+enc_status_t enc_agent_shm_parse(const char *s, int max_np, int *np, int *ranks, int cap,
+                                 int *n);
+
 /* One frame on fd (bounded by the control send timeout). */
 enc_status_t enc_agent_send(int fd, uint8_t type, const void *p, size_t len);
 enc_status_t enc_agent_send_note(int fd, uint8_t type, const struct enc_agent_note *m);

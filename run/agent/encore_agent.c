@@ -2,7 +2,7 @@
  * encore_agent.c - encore-agent, one per host of a multi-host job.
  * Started by encore-run through --rsh (or srun) as
  *     encore-agent --host NAME --index I --connect ADDR[,ADDR...] --port P
- *                  --tracker-port TP
+ *                  --tracker-port TP [--shm NP:RANK[,RANK...]]
  * it reads the job secret from its standard input (never the command
  * line), connects to the first of encore-run's addresses that answers and
  * authenticates, then spawns, kills and reaps that host's ranks on request.
@@ -11,7 +11,11 @@
  * silent or away, the agent SIGKILLs its ranks and exits: a host cut off
  * from the job must not keep stale ranks running.  Each rank gets a private
  * directory in this host's TMPDIR (run/launcher/jobdir.c), all removed when
- * the agent exits.
+ * the agent exits.  With --shm (the job's size and the ranks this host runs
+ * at the start) it owns the host's shared-memory segment (shm/shm.h): every
+ * one of those ranks is added before the first is spawned, so each learns
+ * all its host peers, and each of them (restarts too) inherits it.  A rank
+ * that moves here later from a lost host is not in it and uses TCP.
  */
 #include "enc.h"
 #include "agent/agent_proto.h"
@@ -19,6 +23,7 @@
 #include "net/sock.h"
 #include "proto/auth.h"
 #include "proto/frame.h"
+#include "shm/shm.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -36,6 +41,7 @@
 #define AGENT_MAX_RANKS 1024
 #define CONNECT_EACH_MS 3000
 #define SECRET_WAIT_MS 30000
+#define SHM_MAX_NP (1 << 20)
 
 struct arank {
     int rank;
@@ -45,8 +51,10 @@ struct arank {
 };
 
 struct agent {
-    const char *host, *addrs;
+    const char *host, *addrs, *shm_arg;
     int index;
+    struct enc_shm_host shm;      /* this host's segment (memfd -1: none) */
+    int shm_ranks[AGENT_MAX_RANKS], nshm_ranks;
     uint16_t port, tracker_port;
     struct enc_secret secret;
     char secret_hex[2 * ENC_SECRET_LEN + 1];
@@ -76,7 +84,8 @@ static void parse_args(struct agent *a, int argc, char **argv)
 {
     static const struct option lo[] = {
         {"host", 1, NULL, 'h'}, {"index", 1, NULL, 'i'}, {"connect", 1, NULL, 'c'},
-        {"port", 1, NULL, 'p'}, {"tracker-port", 1, NULL, 't'}, {NULL, 0, NULL, 0}};
+        {"port", 1, NULL, 'p'}, {"tracker-port", 1, NULL, 't'}, {"shm", 1, NULL, 's'},
+        {NULL, 0, NULL, 0}};
     int ch;
 
     while ((ch = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -86,12 +95,50 @@ static void parse_args(struct agent *a, int argc, char **argv)
         case 'c': a->addrs = optarg; break;
         case 'p': a->port = (uint16_t)atoi(optarg); break;
         case 't': a->tracker_port = (uint16_t)atoi(optarg); break;
+        case 's': a->shm_arg = optarg; break;
         default: die(a, "usage: encore-agent --host NAME --index I --connect ADDRS --port P "
-                        "--tracker-port TP (secret on stdin)");
+                        "--tracker-port TP [--shm NP:RANKS] (secret on stdin)");
         }
     }
     if (a->host == NULL || a->addrs == NULL || a->port == 0 || a->tracker_port == 0)
         die(a, "missing --host, --connect, --port or --tracker-port");
+}
+
+/* The host's segment with every rank it starts with, before any spawns. */
+static void create_shm(struct agent *a)
+{
+    int np = 0;
+
+    a->shm.memfd = -1;
+    if (a->shm_arg == NULL)
+        return;
+    if (enc_agent_shm_parse(a->shm_arg, SHM_MAX_NP, &np, a->shm_ranks, AGENT_MAX_RANKS,
+                            &a->nshm_ranks) != ENC_OK)
+        die(a, "malformed --shm '%s' (NP:RANK,RANK,... increasing, below NP)", a->shm_arg);
+    enc_shm_host_create(&a->shm, np);
+    for (int i = 0; i < a->nshm_ranks; i++)
+        if (enc_shm_host_add_rank(&a->shm, a->shm_ranks[i]) != ENC_OK)
+            return; /* the segment is gone (warned): TCP */
+    ENC_DEBUG("agent", "host %s: segment for %d of %d ranks", a->host, a->nshm_ranks, np);
+}
+
+/* "ENCORE_SHM_FD=..." and "ENCORE_SHM_EVENTFDS=..." for one of the ranks
+ * the segment was made for (false for any other rank, or no segment). */
+static bool shm_env(const struct agent *a, uint32_t rank, char *fd_kv, size_t cap,
+                    char **evfds_kv)
+{
+    char fd[16], *evfds;
+    bool mine = false;
+
+    for (int i = 0; i < a->nshm_ranks; i++)
+        mine |= a->shm_ranks[i] == (int)rank;
+    if (!mine || !enc_shm_host_env(&a->shm, fd, sizeof(fd), &evfds))
+        return false;
+    snprintf(fd_kv, cap, "ENCORE_SHM_FD=%s", fd);
+    if (asprintf(evfds_kv, "ENCORE_SHM_EVENTFDS=%s", evfds) < 0)
+        *evfds_kv = NULL;
+    free(evfds);
+    return *evfds_kv != NULL;
 }
 
 /* The secret: one hex line on stdin, bounded in time. */
@@ -210,8 +257,9 @@ static const char *rank_dir(struct agent *a, const struct enc_agent_spawn *m, ch
 
 static void do_spawn(struct agent *a, const struct enc_agent_spawn *m)
 {
-    char why[ENC_AGENT_TEXT_MAX], sec[128], host[128], trk[128], dir[4200];
-    char *extra[] = {sec, host, trk, dir};
+    char why[ENC_AGENT_TEXT_MAX], sec[128], host[128], trk[128], dir[4200], shm_fd[64];
+    char *evfds = NULL, *extra[] = {sec, host, trk, dir, shm_fd, NULL};
+    int nextra = 4;
     struct arank *s = free_slot(a);
     char **env;
 
@@ -227,7 +275,11 @@ static void do_spawn(struct agent *a, const struct enc_agent_spawn *m)
     snprintf(sec, sizeof(sec), "ENCORE_SECRET=%s", a->secret_hex);
     snprintf(host, sizeof(host), "ENCORE_HOST=%s", a->host);
     snprintf(trk, sizeof(trk), "ENCORE_TRACKER=%s:%u", a->used_addr, a->tracker_port);
-    if ((env = rank_env(a, m->env, extra, 4)) == NULL ||
+    if (shm_env(a, m->rank, shm_fd, sizeof(shm_fd), &evfds)) {
+        extra[5] = evfds;
+        nextra = 6;
+    }
+    if ((env = rank_env(a, m->env, extra, nextra)) == NULL ||
         enc_run_spawn(m->path, m->argv, env, m->bind_to[0] ? m->bind_to : NULL,
                       (int)m->bind_index, m->tag_output, &s->out, &s->err, &s->pid) != ENC_OK) {
         snprintf(why, sizeof(why), "cannot start %s", m->path);
@@ -238,6 +290,7 @@ static void do_spawn(struct agent *a, const struct enc_agent_spawn *m)
         note(a, ENC_MSG_AGENT_STARTED, m->rank, m->inc, (uint32_t)s->pid, NULL);
     }
     free(env);
+    free(evfds);
     memset(sec, 0, sizeof(sec));
 }
 
@@ -380,6 +433,7 @@ int main(int argc, char **argv)
         a.r[i].out.fd = a.r[i].err.fd = -1;
     parse_args(&a, argc, argv);
     enc_log_set_tag("agent");
+    create_shm(&a);
     if (enc_tunables_check(ENC_TCLASS_USER, msg, sizeof(msg)) != ENC_OK)
         die(&a, "%s", msg);
     read_secret(&a);

@@ -592,7 +592,7 @@ static void host_lost(void *arg, int host, const char *why)
 static enc_status_t start_agents(struct job *j, const struct enc_secret *s)
 {
     struct enc_run_remote_config cfg = {.hosts = j->hl, .rsh = j->o->rsh, .secret = s,
-        .tracker_port = j->tracker_port,
+        .tracker_port = j->tracker_port, .np = j->o->np, .host_of = j->host_of,
         .hooks = {.arg = j, .up = agent_up, .started = agent_started, .failed = agent_failed,
                   .exited = agent_exited, .lost = host_lost, .never_up = agent_never_up}};
     enc_status_t rv;

@@ -108,16 +108,30 @@ static void agent_path(char *out, size_t cap)
     snprintf(out, cap, "%s/encore-agent", self);
 }
 
-/* "RSH HOST agent --host HOST --index I --connect A --port P --tracker-port T" */
+/* "NP:R,R,...": the ranks the agent of host h will run, for its segment. */
+static char *shm_arg(const struct enc_run_remote *rm, int h)
+{
+    size_t cap = 16 + 12 * (size_t)rm->cfg.np;
+    char *s = malloc(cap);
+
+    if (s != NULL && rm->cfg.host_of != NULL &&
+        enc_agent_shm_format(s, cap, rm->cfg.np, rm->cfg.host_of, h))
+        return s;
+    free(s);
+    return NULL;
+}
+
+/* "RSH HOST agent --host HOST --index I --connect A --port P --tracker-port T
+ * [--shm NP:RANKS]" */
 static int build_argv(const struct enc_run_remote *rm, int h, char *words, size_t cap,
                       char **argv, int max)
 {
-    char agent[PATH_MAX], *save = NULL;
+    char agent[PATH_MAX], *save = NULL, *shm = shm_arg(rm, h);
     int n = 0;
 
     agent_path(agent, sizeof(agent));
     snprintf(words, cap, "%s", rm->cfg.rsh);
-    for (char *w = strtok_r(words, " \t", &save); w != NULL && n < max - 12;
+    for (char *w = strtok_r(words, " \t", &save); w != NULL && n < max - 14;
          w = strtok_r(NULL, " \t", &save))
         argv[n++] = w;
     argv[n++] = (char *)rm->cfg.hosts->h[h].name;
@@ -132,6 +146,10 @@ static int build_argv(const struct enc_run_remote *rm, int h, char *words, size_
     asprintf(&argv[n++], "%u", rm->port);
     argv[n++] = "--tracker-port";
     asprintf(&argv[n++], "%u", rm->cfg.tracker_port);
+    if (shm != NULL) {
+        argv[n++] = "--shm";
+        argv[n++] = shm;
+    }
     argv[n] = NULL;
     return n;
 }

@@ -37,6 +37,8 @@ struct enc_run_remote_config {
     bool srun;                    /* start every agent in one srun step */
     const struct enc_secret *secret;
     uint16_t tracker_port;
+    int np;                       /* ranks of the job */
+    const int *host_of;           /* each rank's host at start (agent --shm) */
     struct enc_run_remote_hooks hooks;
 };
 

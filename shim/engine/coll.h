@@ -67,6 +67,17 @@ enc_status_t enc_allgatherv_ring(struct enc_coll *co); /* allgatherv_ring.c */
  * world shares this host's segment and co is a world collective it
  * serves, else NULL. */
 enc_algo_fn enc_coll_shm_algo(const struct enc_coll *co);
+/* Also coll_shm.c, for coll_hier.c: waits until every rank of set[0..n)
+ * but this one posted ticket t or more (see past() there); waits until
+ * the ranks of set finished reading what this rank staged last; records
+ * that what this rank stages now is read once every peer posted step
+ * done_step of co. */
+enc_status_t enc_coll_shm_wait(const int *set, int n, uint64_t t, bool later_epoch_ok);
+enc_status_t enc_coll_shm_slot_free(const int *set, int n);
+void enc_coll_shm_staged(const struct enc_coll *co, unsigned done_step);
+/* coll_hier.c: the hierarchical algorithm for co when the world's ranks
+ * span hosts and co is a world collective it serves, else NULL. */
+enc_algo_fn enc_coll_hier_algo(const struct enc_coll *co);
 
 /* 32-bit digest of the arguments every rank must agree on. */
 uint32_t enc_callsig_check(const struct enc_callsig *sig);

@@ -1,6 +1,8 @@
 /*
  * coll_shm.c - world collectives through the host's shared-memory segment
- * (shm/shm.h), used when every rank of the world is on this host.
+ * (shm/shm.h), used when every rank of the world is on this host (when
+ * they span hosts, coll_hier.c uses the waits and slots of this file within
+ * each host).
  *
  * Each rank stages data in its own slot and publishes a ticket; peers read
  * the slots whose tickets reached the step they need.  Allreduce is a
@@ -69,27 +71,27 @@ static bool past(const struct enc_shm *s, int r, uint64_t t, bool later_epoch_ok
     return v >= t;
 }
 
-/* Waits until rank `only` (or every peer, only < 0) is past t.  The clock
- * is read once per SPIN_BATCH polls: a clock read costs more than a poll
- * of a flag here, and would delay seeing it. */
+/* Waits until every rank of set[0..n) is past t.  The clock is read once
+ * per SPIN_BATCH polls: a clock read costs more than a poll of a flag here
+ * (about 115 ns on kvm-clock), and would delay seeing it. */
 #define SPIN_BATCH 64
-static enc_status_t wait_for(int only, uint64_t t, bool later_epoch_ok)
+enc_status_t enc_coll_shm_wait(const int *set, int n, uint64_t t, bool later_epoch_ok)
 {
     struct enc_shm *s = &enc_eng.shm;
-    int n = enc_eng.size, r = only >= 0 ? only : 0, last = only >= 0 ? only + 1 : n;
     uint64_t spin_until = 0, deadline = 0;
     unsigned polls = 0;
+    int i = 0;
 
     for (;;) {
-        int before = r;
+        int before = i;
         uint64_t now;
         enc_status_t rv;
 
-        while (r < last && (r == s->me || past(s, r, t, later_epoch_ok)))
-            r++;
-        if (r == last)
+        while (i < n && (set[i] == s->me || past(s, set[i], t, later_epoch_ok)))
+            i++;
+        if (i == n)
             return ENC_OK;
-        if (r != before)
+        if (i != before)
             deadline = 0; /* progress: the no-progress bound starts again */
         if (++polls % SPIN_BATCH != 0) {
             cpu_relax();
@@ -107,7 +109,7 @@ static enc_status_t wait_for(int only, uint64_t t, bool later_epoch_ok)
         if (deadline == 0)
             deadline = enc_deadline_ms(enc_eng.coll_timeout_ms);
         enc_shm_sleep_begin(s);
-        if (past(s, r, t, later_epoch_ok)) {
+        if (past(s, set[i], t, later_epoch_ok)) {
             enc_shm_sleep_end(s);
             continue;
         }
@@ -117,11 +119,19 @@ static enc_status_t wait_for(int only, uint64_t t, bool later_epoch_ok)
         if (rv == ENC_ERR_TIMEOUT && enc_ms_left(deadline) > 0)
             continue;
         if (rv == ENC_ERR_TIMEOUT)
-            ENC_ERROR("shm", "rank %d made no progress in %d ms (seq %llu)", r,
+            ENC_ERROR("shm", "rank %d made no progress in %d ms (seq %llu)", set[i],
                       enc_eng.coll_timeout_ms, (unsigned long long)((t >> 16) & 0xffffffffu));
         if (rv != ENC_OK)
             return rv;
     }
+}
+
+/* Waits until rank `only` (or every peer, only < 0) is past t. */
+static enc_status_t wait_for(int only, uint64_t t, bool later_epoch_ok)
+{
+    if (only >= 0)
+        return enc_coll_shm_wait(&only, 1, t, later_epoch_ok);
+    return enc_coll_shm_wait(enc_eng.identity, enc_eng.size, t, later_epoch_ok);
 }
 
 static enc_status_t wait_all(const struct enc_coll *co, unsigned step)
@@ -129,21 +139,27 @@ static enc_status_t wait_all(const struct enc_coll *co, unsigned step)
     return wait_for(-1, ticket(co, step), false);
 }
 
-/* Before this rank rewrites its slot: every peer finished reading what it
- * staged last (see the head of the file). */
-static enc_status_t slot_free(void)
+enc_status_t enc_coll_shm_slot_free(const int *set, int n)
 {
     uint64_t d = enc_eng.shm_done;
 
     if (d == 0 || (d >> 48) != (enc_eng.epoch & 0xffffu))
         return ENC_OK; /* nothing staged in this epoch */
-    return wait_for(-1, d, true);
+    return enc_coll_shm_wait(set, n, d, true);
 }
 
-static void staged(const struct enc_coll *co, unsigned done_step)
+/* Before this rank rewrites its slot: every peer finished reading what it
+ * staged last (see the head of the file). */
+static enc_status_t slot_free(void)
+{
+    return enc_coll_shm_slot_free(enc_eng.identity, enc_eng.size);
+}
+
+void enc_coll_shm_staged(const struct enc_coll *co, unsigned done_step)
 {
     enc_eng.shm_done = ticket(co, done_step);
 }
+
 
 /* Same answer on every rank: it depends only on the call and the job. */
 static bool ring_wanted(const struct enc_coll *co)
@@ -255,7 +271,7 @@ static enc_status_t allreduce_small(struct enc_coll *co, const uint8_t *src)
         return rv;
     combine(co, co->recvbuf, 0, co->count);
     enc_shm_post(&enc_eng.shm, ticket(co, 2));
-    staged(co, 2);
+    enc_coll_shm_staged(co, 2);
     return ENC_OK;
 }
 
@@ -305,7 +321,7 @@ static enc_status_t allreduce_chunks(struct enc_coll *co, const uint8_t *src)
         }
     }
     enc_shm_post(s, ticket(co, STEP_DONE));
-    staged(co, STEP_DONE);
+    enc_coll_shm_staged(co, STEP_DONE);
     return ENC_OK;
 }
 
@@ -388,7 +404,7 @@ static enc_status_t shm_bcast(struct enc_coll *co)
         }
     }
     if (co->me == co->root)
-        staged(co, step); /* every peer's ack of the last chunk */
+        enc_coll_shm_staged(co, step); /* every peer's ack of the last chunk */
     return ENC_OK;
 }
 
@@ -457,7 +473,7 @@ static enc_status_t shm_allgatherv(struct enc_coll *co)
                        ENC_MIN(s->chunk, co->recvbytes[j] - off));
         enc_shm_post(s, ticket(co, ++step));
     }
-    staged(co, step);
+    enc_coll_shm_staged(co, step);
     return ENC_OK;
 }
 
@@ -466,8 +482,10 @@ enc_algo_fn enc_coll_shm_algo(const struct enc_coll *co)
     const struct enc_shm *s = &enc_eng.shm;
     size_t longest = co->bytes;
 
-    if (!enc_eng.shm_world || co->sig->grp != NULL || co->layer)
+    if (co->sig->grp != NULL || co->layer)
         return NULL;
+    if (!enc_eng.shm_world)
+        return enc_coll_hier_algo(co); /* ranks span hosts (coll_hier.c) */
     if (co->sig->kind == ENC_COLL_ALLGATHERV) {
         longest = 0;
         for (int j = 0; j < co->n; j++)

@@ -11,7 +11,7 @@ libencore_la_SOURCES += \
 	shim/engine/xfer.c \
 	shim/engine/coll.c \
 	shim/engine/coll_live.c \
-	shim/engine/coll_shm.c \
+	shim/engine/coll_shm.c shim/engine/coll_hier.c \
 	shim/engine/allreduce_tree.c \
 	shim/engine/allreduce_ring.c \
 	shim/engine/bcast_tree.c \
