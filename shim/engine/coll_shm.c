@@ -11,6 +11,9 @@
  * ops stay exact) into its output buffer, and every rank copies all the
  * slices out.  Messages larger than a slot go in chunks, two steps each.
  *
+ * Small allreduces take one step, their inputs alternating between two
+ * halves of the slot's second buffer by seq parity (see allreduce_small).
+ *
  * A rank rewrites its slot only once every peer has finished reading it:
  * after its last reads a rank posts a "done" ticket, and the next
  * collective that writes the slot first waits for every peer's done (it is
@@ -42,6 +45,7 @@
 
 #define STEP_DONE 0xffffu
 #define SMALL_BYTES 4096   /* below: one step, each rank combines it all */
+_Static_assert(SMALL_BYTES <= ENC_SHM_CHUNK_MIN / 2, "small inputs fit half a buffer");
 #define WAKE_CHECK_MS 1000 /* re-check tickets even without a wake-up */
 #define RING_MIN_BYTES 65536 /* smaller results: the log's own copy is cheap */
 #define RING_ALIGN 64
@@ -71,20 +75,22 @@ static bool past(const struct enc_shm *s, int r, uint64_t t, bool later_epoch_ok
     return v >= t;
 }
 
-/* Waits until every rank of set[0..n) is past t.  The clock is read once
- * per SPIN_BATCH polls: a clock read costs more than a poll of a flag here
- * (about 115 ns on kvm-clock), and would delay seeing it. */
+/* Waits until every rank of set[0..n) is past t: spin, then yield, then
+ * sleep.  While spinning the clock is read once per SPIN_BATCH polls: a
+ * clock read costs more than a poll of a flag here (about 115 ns on
+ * kvm-clock), and would delay seeing it.  While yielding, every poll
+ * yields: the rank we wait for may be the next to run on this core, and
+ * pausing first would only delay it. */
 #define SPIN_BATCH 64
 enc_status_t enc_coll_shm_wait(const int *set, int n, uint64_t t, bool later_epoch_ok)
 {
     struct enc_shm *s = &enc_eng.shm;
-    uint64_t spin_until = 0, deadline = 0;
+    uint64_t spin_until = 0, yield_until = 0, deadline = 0;
     unsigned polls = 0;
     int i = 0;
 
     for (;;) {
         int before = i;
-        uint64_t now;
         enc_status_t rv;
 
         while (i < n && (set[i] == s->me || past(s, set[i], t, later_epoch_ok)))
@@ -93,17 +99,21 @@ enc_status_t enc_coll_shm_wait(const int *set, int n, uint64_t t, bool later_epo
             return ENC_OK;
         if (i != before)
             deadline = 0; /* progress: the no-progress bound starts again */
-        if (++polls % SPIN_BATCH != 0) {
-            cpu_relax();
-            continue;
+        if (yield_until == 0) { /* spinning */
+            if (enc_eng.spin_ns > 0 && ++polls % SPIN_BATCH != 0) {
+                cpu_relax();
+                continue;
+            }
+            uint64_t now = enc_now_ns();
+
+            if (spin_until == 0)
+                spin_until = now + enc_eng.spin_ns;
+            if (now < spin_until)
+                continue;
+            yield_until = now + enc_eng.yield_ns;
         }
-        now = enc_now_ns();
-        if (spin_until == 0)
-            spin_until = now + enc_eng.spin_ns;
-        if (now < spin_until)
-            continue;
-        if (now < spin_until + enc_eng.yield_ns) {
-            sched_yield(); /* more ranks than cores: let the one we wait for run */
+        if (enc_eng.yield_ns > 0 && enc_now_ns() < yield_until) {
+            sched_yield(); /* let the rank we wait for run */
             continue;
         }
         if (deadline == 0)
@@ -139,13 +149,19 @@ static enc_status_t wait_all(const struct enc_coll *co, unsigned step)
     return wait_for(-1, ticket(co, step), false);
 }
 
+/* Every rank of set is past done, the ticket after which they no longer
+ * read what this rank staged (nothing to wait for when it is of an
+ * earlier epoch: the regroup that ended it ended their reads too). */
+static enc_status_t wait_done(uint64_t done, const int *set, int n)
+{
+    if (done == 0 || (done >> 48) != (enc_eng.epoch & 0xffffu))
+        return ENC_OK; /* nothing staged in this epoch */
+    return enc_coll_shm_wait(set, n, done, true);
+}
+
 enc_status_t enc_coll_shm_slot_free(const int *set, int n)
 {
-    uint64_t d = enc_eng.shm_done;
-
-    if (d == 0 || (d >> 48) != (enc_eng.epoch & 0xffffu))
-        return ENC_OK; /* nothing staged in this epoch */
-    return enc_coll_shm_wait(set, n, d, true);
+    return wait_done(enc_eng.shm_done, set, n);
 }
 
 /* Before this rank rewrites its slot: every peer finished reading what it
@@ -247,31 +263,48 @@ static size_t slice_off(size_t c, int n, int i)
     return (size_t)i * q + ENC_MIN((size_t)i, rem);
 }
 
+/* Rank j's input staged for collective seq: small inputs alternate between
+ * the two halves of the slot's second buffer by seq parity, larger ones
+ * use the first buffer. */
+static uint8_t *staged_in(const struct enc_coll *co, int j)
+{
+    const struct enc_shm *s = &enc_eng.shm;
+
+    if (co->bytes <= SMALL_BYTES)
+        return enc_shm_in(s, j, 1) + (co->ctx.seq & 1) * (s->chunk / 2);
+    return enc_shm_in(s, j, 0);
+}
+
 /* dst = x_0 op x_1 op ... op x_{n-1} over elements [lo, lo + len) of the
  * staged inputs (apply: inout = in op inout, in being the lower rank's). */
 static void combine(const struct enc_coll *co, uint8_t *dst, size_t lo, size_t len)
 {
-    const struct enc_shm *s = &enc_eng.shm;
     size_t esz = co->r->elem_size;
 
-    memcpy(dst, enc_shm_in(s, co->n - 1, 0) + lo * esz, len * esz);
+    memcpy(dst, staged_in(co, co->n - 1) + lo * esz, len * esz);
     for (int j = co->n - 2; j >= 0; j--)
-        co->r->apply(co->r, enc_shm_in(s, j, 0) + lo * esz, dst, len);
+        co->r->apply(co->r, staged_in(co, j) + lo * esz, dst, len);
 }
 
+/* One step: stage, wait for every input, combine all of it.  The half
+ * written now was last read in collective seq - 2, and a peer that posted
+ * the step this rank waited for in seq - 1 is past that, so the rewrite
+ * normally waits for nothing: one meeting of the ranks per collective,
+ * not two (on an oversubscribed host each meeting costs context switches). */
 static enc_status_t allreduce_small(struct enc_coll *co, const uint8_t *src)
 {
+    uint64_t *done = &enc_eng.shm_small_done[co->ctx.seq & 1];
     enc_status_t rv;
 
-    if ((rv = slot_free()) != ENC_OK)
+    if ((rv = wait_done(*done, enc_eng.identity, enc_eng.size)) != ENC_OK)
         return rv;
-    memcpy(enc_shm_in(&enc_eng.shm, co->me, 0), src, co->bytes);
+    memcpy(staged_in(co, co->me), src, co->bytes);
     enc_shm_post(&enc_eng.shm, ticket(co, 1));
     if ((rv = wait_all(co, 1)) != ENC_OK)
         return rv;
     combine(co, co->recvbuf, 0, co->count);
     enc_shm_post(&enc_eng.shm, ticket(co, 2));
-    enc_coll_shm_staged(co, 2);
+    *done = ticket(co, 2);
     return ENC_OK;
 }
 
@@ -329,7 +362,7 @@ static enc_status_t shm_allreduce(struct enc_coll *co)
 {
     const uint8_t *src = co->sendbuf ? co->sendbuf : co->recvbuf;
 
-    if (co->bytes <= SMALL_BYTES && co->bytes <= enc_eng.shm.chunk)
+    if (co->bytes <= SMALL_BYTES)
         return allreduce_small(co, src);
     return allreduce_chunks(co, src);
 }

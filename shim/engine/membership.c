@@ -111,22 +111,31 @@ enc_status_t enc_world_wait(bool want_resume, uint64_t deadline)
     return ENC_OK;
 }
 
-/* ENCORE_SPIN_US, or auto: spin only when every rank on this host can have
- * a core of its own (spinning on an oversubscribed host steals the CPU the
- * peer we wait for needs). */
+/* A tunable in microseconds as nanoseconds, or auto_us when it is "auto". */
+static uint64_t auto_us(enum enc_tunable_id id, uint64_t auto_value_us)
+{
+    if (strcmp(enc_tunable_str(id), "auto") == 0)
+        return auto_value_us * 1000;
+    return (uint64_t)ENC_MAX(enc_tunable_ll(id), 0) * 1000;
+}
+
+/* ENCORE_SPIN_US and ENCORE_SHM_YIELD_US, or auto: spin only when every
+ * rank on this host can have a core of its own (spinning on an
+ * oversubscribed host steals the CPU the peer we wait for needs); when it
+ * cannot, yield for a millisecond before sleeping, so that the peer we
+ * wait for runs at once instead of after our sleep and its wake-up (an
+ * 8 B allreduce of 4 ranks on 2 cores: 11 us against 37 us). */
 static void spin_configure(void)
 {
-    const char *s = enc_tunable_str(ENC_TUNE_SPIN_US);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     int local = 0;
 
-    if (strcmp(s, "auto") != 0) {
-        enc_eng.spin_ns = (uint64_t)ENC_MAX(enc_tunable_ll(ENC_TUNE_SPIN_US), 0) * 1000;
-        return;
-    }
     for (int i = 0; i < enc_eng.size; i++)
         local += strcmp(enc_eng.peers[i].addr, enc_eng.peers[enc_eng.rank].addr) == 0;
-    enc_eng.spin_ns = cores > 0 && local <= cores ? 50000 : 0;
+    bool oversubscribed = cores <= 0 || local > cores;
+
+    enc_eng.spin_ns = auto_us(ENC_TUNE_SPIN_US, oversubscribed ? 0 : 50);
+    enc_eng.yield_ns = auto_us(ENC_TUNE_SHM_YIELD_US, oversubscribed ? 1000 : 0);
 }
 
 enc_status_t enc_world_adopt(void)

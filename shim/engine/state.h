@@ -67,6 +67,7 @@ struct enc_engine {
     struct enc_shm shm;
     bool shm_world;           /* every rank of the world is in it */
     uint64_t shm_done;        /* ticket peers reach once done with our slot */
+    uint64_t shm_small_done[2]; /* the same for the small inputs, by seq parity */
     uint64_t ring_next;       /* result-ring position of the next result */
 
     /* the layer above (recovery), NULL for the plain engine */

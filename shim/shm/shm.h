@@ -12,7 +12,7 @@
  *
  * Layout (page-aligned): a header, one cache line of flags per rank, then
  * per rank a slot of two input buffers and one output buffer of `chunk`
- * bytes each.  Slot i belongs to world rank i (slots of ranks on other
+ * bytes each (the second input buffer holds small inputs, in two halves).  Slot i belongs to world rank i (slots of ranks on other
  * hosts are never touched, so never allocated).
  *
  * Synchronisation: each rank publishes its progress as a 64-bit ticket
