@@ -75,6 +75,16 @@ enc_algo_fn enc_coll_shm_algo(const struct enc_coll *co);
 enc_status_t enc_coll_shm_wait(const int *set, int n, uint64_t t, bool later_epoch_ok);
 enc_status_t enc_coll_shm_slot_free(const int *set, int n);
 void enc_coll_shm_staged(const struct enc_coll *co, unsigned done_step);
+/* The host's result ring (coll_shm.c): whether co's result goes there
+ * (the same answer on every rank of the host); this rank's next position
+ * and oldest kept entry, published before its first post of co; and,
+ * once every rank of set published, the place of co's result (co->in_ring,
+ * co->ring_at), the same on each of them.  True when this rank had to copy
+ * entries out of the way: so did every rank of set, and they must all
+ * have done so before anyone writes the entry. */
+bool enc_coll_shm_ring_wanted(const struct enc_coll *co);
+void enc_coll_shm_ring_publish(const struct enc_coll *co);
+bool enc_coll_shm_ring_place(struct enc_coll *co, const int *set, int n);
 /* coll_hier.c: the hierarchical algorithm for co when the world's ranks
  * span hosts and co is a world collective it serves, else NULL. */
 enc_algo_fn enc_coll_hier_algo(const struct enc_coll *co);

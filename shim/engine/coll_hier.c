@@ -27,8 +27,12 @@
  * that staged data by posting STEP_DONE; its slot is rewritten only once
  * every rank of its host posted that (enc_coll_shm_slot_free).
  *
- * Results are not written into the host's result ring (co->in_ring stays
- * false): the layer copies them into its log as for TCP collectives.
+ * With a layer that keeps results, a large result's last phase within the
+ * host goes through the host's result ring (ring_bcast_from): the leader
+ * (or a broadcast's root) writes it there once, the others copy it out,
+ * and that entry is every local rank's log entry: one copy per host, none
+ * by the log.  Every host computes the result, so each has its own copy
+ * without any replication between hosts.
  */
 #include "enc.h"
 
@@ -262,6 +266,50 @@ static enc_status_t shm_bcast_from(struct enc_coll *co, int root, unsigned *step
     return ENC_OK;
 }
 
+/* Phase 3 through the ring: everyone meets once, so that every rank of
+ * the host published where it would put the entry, agrees on its place
+ * (and meets again if entries had to be copied out of the way); then
+ * `from` writes the result into the entry chunk by chunk and the others
+ * copy each chunk as soon as it is posted. */
+static enc_status_t ring_bcast_from(struct enc_coll *co, int from, unsigned *step)
+{
+    const struct enc_shm *s = &enc_eng.shm;
+    uint8_t *buf = co->recvbuf, *entry;
+    enc_status_t rv;
+
+    post(co, ++*step);
+    if ((rv = wait_local(co, *step)) != ENC_OK)
+        return rv;
+    if (enc_coll_shm_ring_place(co, H.local, H.nlocal)) {
+        post(co, ++*step);
+        if ((rv = wait_local(co, *step)) != ENC_OK)
+            return rv;
+    }
+    entry = enc_shm_ring_at(s, co->ring_at);
+    for (size_t off = 0; off < co->bytes; off += s->chunk) {
+        size_t c = ENC_MIN(s->chunk, co->bytes - off);
+
+        if (enc_eng.rank == from) {
+            memcpy(entry + off, buf + off, c);
+            post(co, ++*step);
+        } else {
+            if ((rv = wait_rank(co, from, ++*step)) != ENC_OK)
+                return rv;
+            memcpy(buf + off, entry + off, c);
+        }
+    }
+    return ENC_OK;
+}
+
+/* The host's last phase: from `from` to the others, through the ring
+ * when the result is to be kept there. */
+static enc_status_t local_bcast_from(struct enc_coll *co, int from, unsigned *step)
+{
+    if (enc_coll_shm_ring_wanted(co))
+        return ring_bcast_from(co, from, step);
+    return shm_bcast_from(co, from, step);
+}
+
 /* The end of a collective that staged data in the slots. */
 static void shm_done(const struct enc_coll *co)
 {
@@ -275,11 +323,11 @@ static enc_status_t allreduce_shm(struct enc_coll *co)
     unsigned step = 0;
     enc_status_t rv;
 
-    if ((rv = enc_coll_shm_slot_free(H.local, H.nlocal)) != ENC_OK ||
-        (rv = shm_reduce(co, src, &step)) != ENC_OK ||
-        (rv = leaders_allreduce(co)) != ENC_OK)
+    if ((rv = enc_coll_shm_slot_free(H.local, H.nlocal)) != ENC_OK)
         return rv;
-    if ((rv = shm_bcast_from(co, H.local[0], &step)) != ENC_OK)
+    enc_coll_shm_ring_publish(co);
+    if ((rv = shm_reduce(co, src, &step)) != ENC_OK || (rv = leaders_allreduce(co)) != ENC_OK ||
+        (rv = local_bcast_from(co, H.local[0], &step)) != ENC_OK)
         return rv;
     shm_done(co);
     return ENC_OK;
@@ -293,11 +341,12 @@ static enc_status_t bcast_shm(struct enc_coll *co, bool root_host)
 
     if ((rv = enc_coll_shm_slot_free(H.local, H.nlocal)) != ENC_OK)
         return rv;
-    if (root_host && (rv = shm_bcast_from(co, co->root, &step)) != ENC_OK)
+    enc_coll_shm_ring_publish(co);
+    if (root_host && (rv = local_bcast_from(co, co->root, &step)) != ENC_OK)
         return rv;
     if (leader() && (rv = enc_bcast_tree(&v)) != ENC_OK)
         return rv;
-    if (!root_host && (rv = shm_bcast_from(co, H.local[0], &step)) != ENC_OK)
+    if (!root_host && (rv = local_bcast_from(co, H.local[0], &step)) != ENC_OK)
         return rv;
     shm_done(co);
     return ENC_OK;

@@ -49,6 +49,7 @@ _Static_assert(SMALL_BYTES <= ENC_SHM_CHUNK_MIN / 2, "small inputs fit half a bu
 #define WAKE_CHECK_MS 1000 /* re-check tickets even without a wake-up */
 #define RING_MIN_BYTES 65536 /* smaller results: the log's own copy is cheap */
 #define RING_ALIGN 64
+#define CMA_MIN_BYTES (1u << 20) /* below: a system call per peer costs more than a copy */
 
 static inline void cpu_relax(void)
 {
@@ -177,8 +178,9 @@ void enc_coll_shm_staged(const struct enc_coll *co, unsigned done_step)
 }
 
 
-/* Same answer on every rank: it depends only on the call and the job. */
-static bool ring_wanted(const struct enc_coll *co)
+/* Same answer on every rank of a host: it depends only on the call, the
+ * job and the host's segment. */
+bool enc_coll_shm_ring_wanted(const struct enc_coll *co)
 {
     const struct enc_engine_ops *ops = enc_eng.ops;
 
@@ -188,12 +190,12 @@ static bool ring_wanted(const struct enc_coll *co)
 }
 
 /* Before the first post of a collective that may use the ring. */
-static void ring_publish(const struct enc_coll *co)
+void enc_coll_shm_ring_publish(const struct enc_coll *co)
 {
     struct enc_shm *s = &enc_eng.shm;
     struct enc_shm_flags *f = &s->flags[s->me];
 
-    if (!ring_wanted(co))
+    if (!enc_coll_shm_ring_wanted(co))
         return;
     unsigned h = (unsigned)(co->ctx.seq & 1);
 
@@ -211,20 +213,15 @@ static void ring_raise_low(uint64_t low)
         ;
 }
 
-/* After every rank's first post (wait_all(1) returned): place the result
- * in the ring, the same place on every rank. */
-static enc_status_t ring_place(struct enc_coll *co, unsigned *step)
+bool enc_coll_shm_ring_place(struct enc_coll *co, const int *set, int n)
 {
     struct enc_shm *s = &enc_eng.shm;
     uint64_t v = 0, keep = UINT64_MAX, len, low;
-    enc_status_t rv;
+    unsigned h = (unsigned)(co->ctx.seq & 1);
 
-    if (!ring_wanted(co))
-        return ENC_OK;
     len = (co->bytes + RING_ALIGN - 1) / RING_ALIGN * RING_ALIGN;
-    for (int j = 0; j < co->n; j++) {
-        const struct enc_shm_flags *f = &s->flags[j];
-        unsigned h = (unsigned)(co->ctx.seq & 1);
+    for (int i = 0; i < n; i++) {
+        const struct enc_shm_flags *f = &s->flags[set[i]];
 
         v = ENC_MAX(v, atomic_load_explicit(&f->ring_next[h], memory_order_relaxed));
         keep = ENC_MIN(keep, atomic_load_explicit(&f->ring_keep[h], memory_order_relaxed));
@@ -232,17 +229,25 @@ static enc_status_t ring_place(struct enc_coll *co, unsigned *step)
     if (v % s->ring_bytes + len > s->ring_bytes) /* no entry wraps */
         v += s->ring_bytes - v % s->ring_bytes;
     low = v + len > s->ring_bytes ? v + len - s->ring_bytes : 0;
-    if (low > keep) {
+    if (low > keep)
         enc_eng.ops->ring_evict(enc_eng.ops_ctx, low);
-        enc_shm_post(s, ticket(co, ++*step));
-        if ((rv = wait_all(co, *step)) != ENC_OK)
-            return rv;
-    }
     ring_raise_low(low);
     enc_eng.ring_next = v + len;
     co->in_ring = true;
     co->ring_at = v;
-    return ENC_OK;
+    return low > keep;
+}
+
+/* After every rank's first post (wait_all(1) returned): place the result
+ * in the ring, the same place on every rank; when entries had to be copied
+ * out first, everyone meets once more before anyone writes. */
+static enc_status_t ring_place(struct enc_coll *co, unsigned *step)
+{
+    if (!enc_coll_shm_ring_wanted(co) ||
+        !enc_coll_shm_ring_place(co, enc_eng.identity, enc_eng.size))
+        return ENC_OK;
+    enc_shm_post(&enc_eng.shm, ticket(co, ++*step));
+    return wait_all(co, *step);
 }
 
 const void *enc_engine_ring_data(uint64_t at)
@@ -253,6 +258,11 @@ const void *enc_engine_ring_data(uint64_t at)
 uint64_t enc_engine_ring_low(void)
 {
     return enc_eng.shm.ring ? atomic_load(&enc_eng.shm.common->ring_low) : UINT64_MAX;
+}
+
+uint64_t enc_engine_ring_bytes(void)
+{
+    return enc_eng.shm.ring ? enc_eng.shm.ring_bytes : 0;
 }
 
 /* Slice i of c elements among n ranks (sizes differ by at most one). */
@@ -319,27 +329,79 @@ static uint8_t *combined(const struct enc_coll *co, int j, size_t off, size_t a)
     return enc_shm_out(&enc_eng.shm, j) + a * esz;
 }
 
+/* Same answer on every rank: it depends only on the call and the job. */
+static bool cma_wanted(const struct enc_coll *co)
+{
+    return enc_eng.shm.cma && co->bytes >= CMA_MIN_BYTES;
+}
+
+/* combine() with the inputs read straight from the peers' buffers
+ * (published in their flags with their first step) instead of from their
+ * slots: element offset `at` of the collective, len elements.  This rank's
+ * own slot buffer is the scratch for one peer's slice at a time. */
+static enc_status_t combine_cma(const struct enc_coll *co, uint8_t *dst, const uint8_t *src,
+                                size_t at, size_t len)
+{
+    const struct enc_shm *s = &enc_eng.shm;
+    size_t esz = co->r->elem_size, bytes = len * esz;
+    uint8_t *scratch = enc_shm_in(s, co->me, 0);
+    enc_status_t rv;
+
+    for (int j = co->n - 1; j >= 0; j--) {
+        const uint8_t *x = src + at * esz;
+        uint8_t *to = j == co->n - 1 ? dst : scratch;
+
+        if (j != co->me) {
+            rv = enc_shm_cma_read(atomic_load_explicit(&s->flags[j].pid, memory_order_relaxed),
+                                  atomic_load_explicit(&s->flags[j].src, memory_order_relaxed) +
+                                      at * esz,
+                                  to, bytes);
+            if (rv != ENC_OK)
+                return rv;
+            x = to;
+        }
+        if (j == co->n - 1) {
+            if (x != dst)
+                memcpy(dst, x, bytes);
+        } else {
+            co->r->apply(co->r, x, dst, len);
+        }
+    }
+    return ENC_OK;
+}
+
 static enc_status_t allreduce_chunks(struct enc_coll *co, const uint8_t *src)
 {
     struct enc_shm *s = &enc_eng.shm;
     size_t esz = co->r->elem_size, per = s->chunk / esz;
     uint8_t *dst = co->recvbuf;
+    bool cma = cma_wanted(co);
     unsigned step = 0;
     enc_status_t rv;
 
     if ((rv = slot_free()) != ENC_OK)
         return rv;
-    ring_publish(co);
+    enc_coll_shm_ring_publish(co);
+    if (cma) /* read by peers once they see this rank's first step */
+        atomic_store_explicit(&s->flags[s->me].src, (uint64_t)(uintptr_t)src,
+                              memory_order_relaxed);
     for (size_t off = 0; off < co->count; off += per) {
         size_t c = ENC_MIN(per, co->count - off);
         size_t lo = slice_off(c, co->n, co->me), hi = slice_off(c, co->n, co->me + 1);
 
-        memcpy(enc_shm_in(s, co->me, 0), src + off * esz, c * esz);
+        /* With cma the input stays where it is; the step says it is ready
+         * and the next says every peer is done reading it. */
+        if (!cma)
+            memcpy(enc_shm_in(s, co->me, 0), src + off * esz, c * esz);
         enc_shm_post(s, ticket(co, ++step));
         if ((rv = wait_all(co, step)) != ENC_OK ||
             (off == 0 && (rv = ring_place(co, &step)) != ENC_OK))
             return rv;
-        combine(co, combined(co, co->me, off, lo), lo, hi - lo);
+        if (!cma)
+            combine(co, combined(co, co->me, off, lo), lo, hi - lo);
+        else if ((rv = combine_cma(co, combined(co, co->me, off, lo), src, off + lo,
+                                   hi - lo)) != ENC_OK)
+            return rv;
         enc_shm_post(s, ticket(co, ++step));
         if ((rv = wait_all(co, step)) != ENC_OK)
             return rv;
@@ -373,7 +435,7 @@ static enc_status_t ring_meet(struct enc_coll *co, unsigned *step)
 {
     enc_status_t rv;
 
-    ring_publish(co);
+    enc_coll_shm_ring_publish(co);
     enc_shm_post(&enc_eng.shm, ticket(co, 1));
     *step = 1;
     if ((rv = wait_all(co, 1)) != ENC_OK)
@@ -416,7 +478,7 @@ static enc_status_t shm_bcast(struct enc_coll *co)
     unsigned step = 0;
     enc_status_t rv;
 
-    if (ring_wanted(co))
+    if (enc_coll_shm_ring_wanted(co))
         return bcast_ring(co);
     if (co->me == co->root && (rv = slot_free()) != ENC_OK)
         return rv;
@@ -483,7 +545,7 @@ static enc_status_t shm_allgatherv(struct enc_coll *co)
     unsigned step = 0;
     enc_status_t rv;
 
-    if (ring_wanted(co))
+    if (enc_coll_shm_ring_wanted(co))
         return allgatherv_ring(co);
     for (int j = 0; j < co->n; j++)
         longest = ENC_MAX(longest, co->recvbytes[j]);

@@ -109,6 +109,8 @@ const void *enc_engine_ring_data(uint64_t at);
 /* Ring positions below this may have been overwritten (a snapshot image's
  * references there are stale). */
 uint64_t enc_engine_ring_low(void);
+/* The result ring's size in bytes (0: no ring). */
+uint64_t enc_engine_ring_bytes(void);
 
 /* This rank's neighbours in the locality ring. */
 void enc_engine_ring_neighbours(int *next, int *prev);

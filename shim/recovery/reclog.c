@@ -56,7 +56,8 @@ struct enc_reclog {
     uint64_t mem_oldest;     /* no held in-memory entry below this */
     size_t mem, mem_max, mem_peak;
     size_t ring_mem;         /* bytes of the host's result ring the log uses */
-    uint64_t recorded;       /* bytes ever recorded */
+    uint64_t recorded;       /* bytes ever copied into this rank's memory */
+    uint64_t ring_recorded;  /* bytes ever kept by reference in the ring */
     struct entry *boot;      /* bootstrap entries below base */
     size_t nboot, capboot;
     int replicas;
@@ -250,8 +251,8 @@ enc_status_t enc_reclog_record(const struct enc_coll *co)
     x->holder = enc_reclog_is_holder(co->ctx.seq,
                                      co->sig->kind == ENC_COLL_BCAST ? co->sig->root : -1,
                                      enc_engine_rank());
-    reclog.recorded += len;
     if (co->in_ring) { /* the collective left it in the host's ring: no copy */
+        reclog.ring_recorded += len;
         x->in_ring = true;
         x->ring_at = co->ring_at;
         x->present = true;
@@ -269,6 +270,7 @@ enc_status_t enc_reclog_record(const struct enc_coll *co)
         memcpy(x->data, co->result, len);
     }
     x->present = true;
+    reclog.recorded += len;
     reclog.mem += len;
     note_peak();
     if (reclog.mem > reclog.mem_max)
@@ -302,6 +304,7 @@ static bool to_private(struct entry *x)
         memcpy(x->data, enc_engine_ring_data(x->ring_at), len);
     x->in_ring = false;
     reclog.ring_mem -= len;
+    reclog.recorded += len;
     reclog.mem += len;
     note_peak();
     return true;
@@ -498,6 +501,7 @@ bool enc_reclog_dropped(uint64_t seq, uint64_t *lo, uint64_t *hi)
     return reclog.dropped && seq >= reclog.drop_lo && seq <= reclog.drop_hi;
 }
 uint64_t enc_reclog_recorded(void) { return reclog.recorded; }
+uint64_t enc_reclog_ring_recorded(void) { return reclog.ring_recorded; }
 
 static struct entry *aside(uint64_t seq)
 {

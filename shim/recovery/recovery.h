@@ -115,8 +115,11 @@ uint64_t enc_reclog_spill_peak(void);
 void enc_reclog_report_drops(bool force);
 /* That range in *lo..*hi; true when it holds seq. */
 bool enc_reclog_dropped(uint64_t seq, uint64_t *lo, uint64_t *hi);
-/* Result bytes recorded so far (a running total). */
+/* Result bytes recorded so far (running totals): copied into this rank's
+ * own memory (ring entries it had to copy out included), and kept by
+ * reference in the host's result ring. */
 uint64_t enc_reclog_recorded(void);
+uint64_t enc_reclog_ring_recorded(void);
 /* Around a snapshot's fork (bufpool.h): entries not yet completed by every
  * rank are kept in the image as they are, the others' large buffers are
  * wiped there. */

@@ -125,17 +125,19 @@ static long long meminfo_kb(const char *key)
     return v;
 }
 
+/* Resident pages the image could have to copy: not the shared ones (the
+ * host's segment, mapped files), which the image shares as they are. */
 static long long rss_kb(void)
 {
-    long long size = 0, res = 0;
+    long long size = 0, res = 0, shared = 0;
     FILE *f = fopen("/proc/self/statm", "re");
 
     if (f == NULL)
         return -1;
-    if (fscanf(f, "%lld %lld", &size, &res) != 2)
+    if (fscanf(f, "%lld %lld %lld", &size, &res, &shared) != 3)
         res = -1;
     fclose(f);
-    return res < 0 ? -1 : res * (sysconf(_SC_PAGESIZE) / 1024);
+    return res < 0 ? -1 : (res - shared) * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
 enc_status_t enc_snap_memory_check(char *why, size_t cap)

@@ -9,9 +9,12 @@
  * The next interval is that cost / 0.03, between SNAP_MIN_S and SNAP_MAX_S.
  *
  * The log is trimmed only by snapshots, so auto also takes one as soon as
- * the log has recorded ENCORE_LOG_MEM_MAX / SNAP_LOG_SHARE bytes since the
- * last (peak log memory stays near that, whatever the cost estimate says:
- * the fault count includes the log's own growth and can only overstate).
+ * the log has copied ENCORE_LOG_MEM_MAX / SNAP_LOG_SHARE bytes into the
+ * rank's memory since the last (peak log memory stays near that, whatever
+ * the cost estimate says: the fault count includes the log's own growth
+ * and can only overstate), or has kept half the host's result ring by
+ * reference (trimmed before the ring comes round, its entries are never
+ * copied out).
  */
 #include "enc.h"
 
@@ -47,6 +50,7 @@ static struct {
     int pidfd;                /* the newest snapshot, -1 none */
     uint64_t taken, forks;
     uint64_t log_at;          /* enc_reclog_recorded() at the last snapshot */
+    uint64_t ring_at;         /* enc_reclog_ring_recorded() then */
     char skipped[200];        /* the reason last reported, to report once */
 } sn = {.pidfd = -1};
 
@@ -153,7 +157,7 @@ static void become_rank(uint64_t seq)
     if (sn.pidfd >= 0)
         close(sn.pidfd);
     sn = (typeof(sn)){.on = sn.on, .adaptive = sn.adaptive, .log_share = sn.log_share,
-                      .interval = sn.interval, .pidfd = -1, .log_at = sn.log_at,
+                      .interval = sn.interval, .pidfd = -1, .log_at = sn.log_at, .ring_at = sn.ring_at,
                       .next_at = enc_now_s() + sn.interval};
     if (spare > 0)
         sn.pidfd = (int)syscall(SYS_pidfd_open, spare, 0);
@@ -195,7 +199,10 @@ void enc_snapshot_begin(const struct enc_coll *co)
 
 static bool log_grown(void)
 {
-    return sn.adaptive && enc_reclog_recorded() - sn.log_at >= sn.log_share;
+    uint64_t ring = enc_engine_ring_bytes();
+
+    return sn.adaptive && (enc_reclog_recorded() - sn.log_at >= sn.log_share ||
+                           (ring > 0 && enc_reclog_ring_recorded() - sn.ring_at >= ring / 2));
 }
 
 void enc_snapshot_after(const struct enc_coll *co)
@@ -209,6 +216,7 @@ void enc_snapshot_after(const struct enc_coll *co)
     if ((now < sn.next_at && !sn.force && !log_grown()) || !enc_snap_guard_prepare())
         return;
     sn.log_at = enc_reclog_recorded();
+    sn.ring_at = enc_reclog_ring_recorded();
     if (sn.taken > 0)
         adapt();
     sn.next_at = now + sn.interval;

@@ -4,4 +4,5 @@ noinst_HEADERS += shim/shm/shm.h
 libenccore_la_SOURCES += \
 	shim/shm/segment.c \
 	shim/shm/host_segment.c \
-	shim/shm/flags.c
+	shim/shm/flags.c \
+	shim/shm/cma.c

@@ -148,6 +148,7 @@ enc_status_t enc_shm_attach(struct enc_shm *s, int me, int size)
     s->common = (struct enc_shm_common *)(s->flags + size);
     s->ring_bytes = h->ring_bytes;
     s->ring = h->ring_bytes ? s->base + h->ring_off : NULL;
+    s->cma = enc_shm_cma_setup();
     atomic_store(&s->flags[me].pid, (int32_t)getpid());
     atomic_store(&s->flags[me].sleeping, 0);
     return ENC_OK;

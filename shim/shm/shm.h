@@ -56,14 +56,16 @@ struct enc_shm_flags {
     _Atomic uint64_t ticket;   /* progress, see enc_shm_ticket() */
     _Atomic uint32_t sleeping; /* 1 while the rank waits on its eventfd */
     _Atomic int32_t pid;       /* the rank process (cross-memory attach) */
+    _Atomic uint64_t src;      /* its input buffer in the collective at hand (cma) */
     /* Published with the first step of a collective that uses the ring,
      * in the half of its seq's parity: a rank that finished collective s
      * early (a broadcast's root) publishes for s + 1 while a peer may
      * still read what it published for s. */
     _Atomic uint64_t ring_next[2]; /* where this rank would put the next result */
     _Atomic uint64_t ring_keep[2]; /* oldest ring position its log still uses */
-    uint8_t pad[16];
+    uint8_t pad[8];
 };
+_Static_assert(sizeof(struct enc_shm_flags) == 64, "one cache line per rank");
 
 /* The host-wide line after the ranks' flags. */
 struct enc_shm_common {
@@ -112,6 +114,7 @@ struct enc_shm {
     struct enc_shm_common *common;
     uint8_t *ring;                /* NULL: no ring */
     uint64_t ring_bytes;
+    bool cma;                     /* peers' memory can be read directly */
 };
 
 /* Maps the segment offered in the environment; ENC_ERR_NOT_FOUND when
@@ -168,5 +171,13 @@ static inline bool enc_shm_reached(const struct enc_shm *s, int rank, uint64_t t
  * condition); after waking: drain the eventfd and clear the flag. */
 void enc_shm_sleep_begin(struct enc_shm *s);
 void enc_shm_sleep_end(struct enc_shm *s);
+
+/* Cross-memory attach (cma.c).  True when this job's ranks can read each
+ * other's memory (the same answer on every rank of a host); prepares this
+ * process to be read. */
+bool enc_shm_cma_setup(void);
+/* bytes of pid's memory at remote into local; ENC_ERR_PEER_RESET when pid
+ * is gone. */
+enc_status_t enc_shm_cma_read(pid_t pid, uint64_t remote, void *local, size_t bytes);
 
 #endif

@@ -13,6 +13,10 @@
 #             restarts on its host, in its host's segment, and the job ends
 #             exactly as the fault-free run
 #   leader    the same for rank 2, host 2's leader, at its 15th
+#   ring      every third allreduce of 512 KiB (kept in each host's result
+#             ring, written once per host by the leader): rank 3 killed at
+#             its 20th collective re-runs and is answered from logs whose
+#             large entries are ring entries; exact output
 set -eu
 # shellcheck disable=SC2034 # read by lib.sh
 ENC_LIMIT=180
@@ -70,6 +74,12 @@ rec_run leader 4 --rsh "$RSH" -H "$HOSTS" --inject kill:rank=2:op=15 "$REC_ITER"
 rec_ok leader it4
 rec_restarts leader "0 0 1 0"
 hier leader
+rec_ref itbig 4 "$REC_ITER" --iters 30 --big 65536 --big-every 3
+rec_run ring 4 --rsh "$RSH" -H "$HOSTS" --inject kill:rank=3:op=20 "$REC_ITER" --iters 30 \
+    --big 65536 --big-every 3
+rec_ok ring itbig
+rec_restarts ring "0 0 0 1"
+hier ring
 REC_ENV=
 
 enc_pass

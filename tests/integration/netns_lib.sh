@@ -137,7 +137,7 @@ netns_on_exit() {
         [ -z "$_cmd" ] || eval "$_cmd" || true
     done
     netns_destroy
-    [ -z "${ENC_TMP:-}" ] || rm -rf "$ENC_TMP"
+    [ -z "${ENC_TMP:-}" ] || [ "${ENC_KEEP_TMP:-0}" = 1 ] || rm -rf "$ENC_TMP"
     exit "$_rc"
 }
 

@@ -1,0 +1,79 @@
+/*
+ * cma.c - reading a peer rank's memory directly (cross-memory attach,
+ * process_vm_readv): one copy from the peer's buffer instead of two
+ * through the segment.
+ *
+ * Whether it is used is the job's decision, the same on every rank of a
+ * host (same kernel, same environment): ENCORE_SHM_CMA, a kernel that has
+ * the call, and a ptrace policy that lets ranks of one user read each
+ * other (Yama's scope 0 or 1; each rank names any process its ptracer, so
+ * scope 1 does not need a parent-child relation).  A read that still fails
+ * is reported with the way to turn it off, never hidden.
+ */
+#include "enc.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "core/tunables.h"
+#include "shm/shm.h"
+
+#define YAMA_SCOPE "/proc/sys/kernel/yama/ptrace_scope"
+
+static bool yama_allows(void)
+{
+    FILE *f = fopen(YAMA_SCOPE, "r");
+    int scope = 0;
+
+    if (f == NULL)
+        return true; /* no Yama: same-user ptrace access is the rule */
+    if (fscanf(f, "%d", &scope) != 1)
+        scope = 3;
+    fclose(f);
+    return scope <= 1;
+}
+
+bool enc_shm_cma_setup(void)
+{
+    uint64_t probe = 1, copy = 0;
+    struct iovec l = {&copy, sizeof(copy)}, r = {&probe, sizeof(probe)};
+
+    if (!enc_tunable_bool(ENC_TUNE_SHM_CMA) || !yama_allows())
+        return false;
+    if (process_vm_readv(getpid(), &l, 1, &r, 1, 0) != (ssize_t)sizeof(copy) || copy != 1)
+        return false; /* ENOSYS: a kernel without CONFIG_CROSS_MEMORY_ATTACH */
+#ifdef PR_SET_PTRACER
+    (void)prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0); /* EINVAL without Yama */
+#endif
+    return true;
+}
+
+enc_status_t enc_shm_cma_read(pid_t pid, uint64_t remote, void *local, size_t bytes)
+{
+    uint8_t *to = local;
+
+    while (bytes > 0) {
+        struct iovec l = {to, bytes}, r = {(void *)(uintptr_t)remote, bytes};
+        ssize_t got = process_vm_readv(pid, &l, 1, &r, 1, 0);
+
+        if (got > 0) {
+            to += got;
+            remote += (uint64_t)got;
+            bytes -= (size_t)got;
+            continue;
+        }
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0 && errno == ESRCH)
+            return ENC_ERR_PEER_RESET; /* it died after posting: a regroup follows */
+        ENC_ERROR("shm", "cross-memory read of %zu bytes from pid %d failed: %s "
+                  "(ENCORE_SHM_CMA=0 stages data in the segment instead)",
+                  bytes, (int)pid, got < 0 ? strerror(errno) : "no progress");
+        return ENC_ERR_SYS;
+    }
+    return ENC_OK;
+}
