@@ -43,6 +43,14 @@ static bool fd_open(long fd)
 }
 
 /* "5,6,-,-": one eventfd per world rank, - for ranks of other hosts. */
+static void set_cloexec(int fd)
+{
+    int fl = fcntl(fd, F_GETFD);
+
+    if (fl >= 0)
+        (void)fcntl(fd, F_SETFD, fl | FD_CLOEXEC);
+}
+
 static enc_status_t parse_evfds(const char *v, int size, int *out)
 {
     const char *p = v;
@@ -140,6 +148,12 @@ enc_status_t enc_shm_attach(struct enc_shm *s, int me, int size)
         memset(s, 0, sizeof(*s));
         return ENC_ERR_INVAL;
     }
+    /* Inherited through exec from the owner, but nothing this rank execs
+     * (a helper, a shell) may keep the segment alive after the job. */
+    set_cloexec((int)fd);
+    for (int i = 0; i < size; i++)
+        if (s->evfd[i] >= 0)
+            set_cloexec(s->evfd[i]);
     h = (const void *)s->base;
     s->nslots = (int)h->nslots;
     s->me = me;
