@@ -107,8 +107,9 @@ static void attach_shm(void)
     enc_eng.shm_world = true;
     for (int i = 0; i < enc_eng.size; i++)
         enc_eng.shm_world &= enc_shm_has(&enc_eng.shm, i);
-    ENC_DEBUG("shm", "segment of %zu bytes mapped; world collectives %s", enc_eng.shm.len,
-              enc_eng.shm_world ? "use it" : "use TCP (ranks on other hosts)");
+    ENC_DEBUG("shm", "segment of %zu bytes mapped; world collectives %s%s", enc_eng.shm.len,
+              enc_eng.shm_world ? "use it" : "use TCP (ranks on other hosts)",
+              enc_eng.shm.cma ? "; cross-memory attach on" : "");
 }
 
 static enc_status_t alloc_world(void)

@@ -11,7 +11,8 @@
 # allgatherv, barrier; 1<<20 runs the reduced sweep (see coll_check.c
 # --reduced-above).  Then the --big case (2 GiB + 16 bytes bcast and
 # allreduce, every byte checked) on 2 ranks.  Knobs: COLL_RANKS,
-# COLL_COUNTS, COLL_REDUCED_ABOVE, COLL_BIG=0 (skip the 2 GiB case) and
+# COLL_COUNTS, COLL_REDUCED_ABOVE, COLL_CMA=0 (skip the ENCORE_SHM_CMA=1
+# case), COLL_BIG=0 (skip the 2 GiB case) and
 # lib.sh's (ENC_TEST_TIMEOUT: per job, default 300 s).
 set -eu
 # shellcheck disable=SC2034 # read by lib.sh
@@ -79,6 +80,21 @@ for n in $ranks; do
     enc_log "-n $n: $lines result lines identical"
     rm -rf "$ENC_TMP/native.$n" "$ENC_TMP/encore.$n" "$ENC_TMP/all.$n"
 done
+
+# cross-memory attach (off by default): 3 ranks, the reduced sweep of 1 MiB
+# and more, where each rank reads its peers' inputs from their buffers.
+if [ "${COLL_CMA:-1}" = 1 ]; then
+    run_one native 3 "$ENC_TMP/native.cma" --counts 1048576 --reduced-above 1000
+    (
+        export ENCORE_SHM_CMA=1 ENCORE_LOG=debug
+        run_one encore 3 "$ENC_TMP/encore.cma" --counts 1048576 --reduced-above 1000
+    )
+    enc_compare_dirs "$ENC_TMP/native.cma/out" "$ENC_TMP/encore.cma/out" \
+        "coll_check -n 3 with ENCORE_SHM_CMA=1: encore-run results differ from native mpirun"
+    _cma=$(enc_count "$ENC_TMP/encore.cma/stderr" "cross-memory attach on")
+    [ "$_cma" -eq 3 ] || enc_fail "ENCORE_SHM_CMA=1: $_cma ranks said cross-memory attach is on, want 3"
+    enc_log "-n 3, ENCORE_SHM_CMA=1: results identical"
+fi
 
 if [ "$big" = 1 ]; then
     run_one native 2 "$ENC_TMP/native.big" --big
