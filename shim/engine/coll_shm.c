@@ -82,23 +82,29 @@ static bool past(const struct enc_shm *s, int r, uint64_t t, bool later_epoch_ok
  * a whole time slice instead, yielding only keeps this rank runnable
  * against the one it waits for (4 ms per 8 B allreduce of 4 ranks beside
  * two busy loops, against 46 us sleeping at once): then this rank sleeps
- * in its waits for YIELD_BACKOFF_NS before it tries again. */
+ * in its waits for a while before it tries again.  The while starts at
+ * 10 ms, as one slow yield may be a passing stall (a peer's snapshot
+ * fork), and doubles up to 1 s each time yielding is slow again soon
+ * after, as it is beside a busy program. */
 #define YIELD_SLOW_NS 200000ull
-#define YIELD_BACKOFF_NS 1000000000ull
+#define YIELD_BACKOFF_MIN_NS 10000000ull
+#define YIELD_BACKOFF_MAX_NS 1000000000ull
 static bool yield_now(uint64_t yield_until)
 {
-    static uint64_t quiet_until; /* no yielding before then */
+    static uint64_t quiet_until;                    /* no yielding before then */
+    static uint64_t backoff = YIELD_BACKOFF_MIN_NS; /* the last quiet while */
     uint64_t t0 = enc_now_ns(), t1;
 
     if (t0 >= yield_until || t0 < quiet_until)
         return false;
     sched_yield();
     t1 = enc_now_ns();
-    if (t1 - t0 > YIELD_SLOW_NS) {
-        quiet_until = t1 + YIELD_BACKOFF_NS;
-        return false;
-    }
-    return true;
+    if (t1 - t0 <= YIELD_SLOW_NS)
+        return true;
+    backoff = t1 < quiet_until + 2 * backoff ? ENC_MIN(2 * backoff, YIELD_BACKOFF_MAX_NS)
+                                             : YIELD_BACKOFF_MIN_NS;
+    quiet_until = t1 + backoff;
+    return false;
 }
 
 /* Waits until every rank of set[0..n) is past t: spin, then yield, then
