@@ -248,6 +248,20 @@ EXTRA_DIST += tests/integration/hosts_shm.sh
 TESTS += tests/integration/hosts_slurm.sh
 EXTRA_DIST += tests/integration/hosts_slurm.sh
 
+# Shared memory on one host (shim/shm, shim/engine/coll_shm.c): a peer dying
+# in the middle of a collective, and the segment reclaimed however a job ends
+# (spawn_child: ranks leaving a background process behind).
+if ENABLE_TESTS
+check_PROGRAMS += tests/programs/spawn_child
+tests_programs_spawn_child_SOURCES = tests/programs/spawn_child.c
+tests_programs_spawn_child_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+tests_programs_spawn_child_LDADD = $(MPI_LIBS)
+TESTS += tests/integration/shm_peer_death.sh
+EXTRA_DIST += tests/integration/shm_peer_death.sh
+TESTS += tests/integration/shm_reclaim.sh
+EXTRA_DIST += tests/integration/shm_reclaim.sh
+endif
+
 # Hardening (issue 12): the kill soak (bench/soak.sh, short version in the
 # suite), the ends of the launcher and the tracker, fd/memory flatness.
 if ENABLE_TESTS
