@@ -2,7 +2,8 @@
 # `make bench` builds them and runs bench/compare.sh (results in
 # bench/results/ of the build directory).  kmeans is also a check program:
 # tests/integration/kmeans_native_vs_encore.sh and the recovery tests use it.
-EXTRA_PROGRAMS = bench/allreduce_bench bench/replay_bench
+EXTRA_PROGRAMS = bench/allreduce_bench bench/replay_bench bench/cold_ring
+bench_cold_ring_SOURCES = bench/cold_ring.c
 bench_replay_bench_SOURCES = bench/replay_bench.c
 bench_replay_bench_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 bench_replay_bench_LDADD = $(MPI_LIBS)
@@ -15,7 +16,7 @@ bench_kmeans_SOURCES = bench/kmeans.c
 bench_kmeans_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 bench_kmeans_LDADD = $(MPI_LIBS)
 
-CLEANFILES += bench/allreduce_bench bench/replay_bench
+CLEANFILES += bench/allreduce_bench bench/replay_bench bench/cold_ring
 EXTRA_DIST += bench/compare.sh bench/profile.sh bench/recovery.sh bench/snapshot_headline.sh bench/scale.sh bench/soak.sh bench/leaks.sh bench/comm_rss.sh bench/README.md
 
 .PHONY: bench-recovery
