@@ -63,9 +63,8 @@ enc_status_t enc_bcast_tree(struct enc_coll *co);      /* bcast_tree.c */
 enc_status_t enc_bcast_sync(struct enc_coll *co);      /* bcast_sync.c */
 enc_status_t enc_allgatherv_ring(struct enc_coll *co); /* allgatherv_ring.c */
 
-/* coll_shm.c: the shared-memory algorithm for co when every rank of the
- * world shares this host's segment and co is a world collective it
- * serves, else NULL. */
+/* coll_shm.c: the shared-memory algorithm for world collective co when
+ * every rank of the world shares this host's segment, else NULL. */
 enc_algo_fn enc_coll_shm_algo(const struct enc_coll *co);
 /* Also coll_shm.c, for coll_hier.c: waits until every rank of set[0..n)
  * but this one posted ticket t or more (see past() there); waits until

@@ -89,9 +89,19 @@ static enc_algo_fn choose(const struct enc_coll *co)
     }
 }
 
+/* World collectives through the host's segment: flat when every rank of
+ * the world shares it (coll_shm.c), hierarchical when the ranks span hosts
+ * (coll_hier.c, built on coll_shm.c's waits and ring); NULL for TCP. */
+static enc_algo_fn host_algo(const struct enc_coll *co)
+{
+    if (co->n <= 1 || co->sig->grp != NULL || co->layer)
+        return NULL;
+    return enc_eng.shm_world ? enc_coll_shm_algo(co) : enc_coll_hier_algo(co);
+}
+
 enc_status_t enc_coll_live(struct enc_coll *co)
 {
-    enc_algo_fn shm = co->n > 1 ? enc_coll_shm_algo(co) : NULL;
+    enc_algo_fn shm = host_algo(co);
     enc_status_t rv;
 
     /* the shared-memory allreduce stages its input from sendbuf itself */

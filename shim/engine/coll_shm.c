@@ -606,10 +606,6 @@ enc_algo_fn enc_coll_shm_algo(const struct enc_coll *co)
     const struct enc_shm *s = &enc_eng.shm;
     size_t longest = co->bytes;
 
-    if (co->sig->grp != NULL || co->layer)
-        return NULL;
-    if (!enc_eng.shm_world)
-        return enc_coll_hier_algo(co); /* ranks span hosts (coll_hier.c) */
     if (co->sig->kind == ENC_COLL_ALLGATHERV) {
         longest = 0;
         for (int j = 0; j < co->n; j++)
