@@ -95,8 +95,10 @@ def emit_encore(f, ps, out):
     """Encore-mode body: convert, call enc_mpi_<Name>, convert back."""
     for p in ps:
         out.extend("    " + line for line in p.pre)
+    # only calls on the world reach the encore-mode body
     gen_entries.emit_call(f, out, "enc_mpi_%s(%s)" %
-                          (f.short, ", ".join(["site"] + [p.arg for p in ps])), "    ")
+                          (f.short, ", ".join(["site"] + [p.arg for p in ps])), "    ",
+                          comm="MPI_COMM_WORLD")
     if any(p.post for p in ps):
         out.append("    if (rv == MPI_SUCCESS) {")
         for p in ps:

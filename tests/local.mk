@@ -169,12 +169,16 @@ check_PROGRAMS += tests/programs/icoll_overlap
 tests_programs_icoll_overlap_SOURCES = tests/programs/icoll_overlap.c
 tests_programs_icoll_overlap_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 tests_programs_icoll_overlap_LDADD = $(MPI_LIBS)
+check_PROGRAMS += tests/programs/icoll_cross
+tests_programs_icoll_cross_SOURCES = tests/programs/icoll_cross.c
+tests_programs_icoll_cross_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+tests_programs_icoll_cross_LDADD = $(MPI_LIBS)
 TESTS += tests/integration/comm_matrix.sh tests/integration/recovery_comm.sh
 check_PROGRAMS += tests/programs/op_table
 tests_programs_op_table_SOURCES = tests/programs/op_table.c
 tests_programs_op_table_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 tests_programs_op_table_LDADD = $(MPI_LIBS)
-TESTS += tests/integration/icoll_overlap.sh tests/integration/op_table.sh
+TESTS += tests/integration/icoll_overlap.sh tests/integration/icoll_cross.sh tests/integration/op_table.sh
 # checkpoints with derived communicators: links libencore for the API
 check_PROGRAMS += tests/programs/comm_ckpt
 tests_programs_comm_ckpt_SOURCES = tests/programs/comm_ckpt.c
@@ -184,7 +188,7 @@ tests_programs_comm_ckpt_LDFLAGS = -no-install
 TESTS += tests/integration/comm_ckpt.sh
 EXTRA_DIST += tests/integration/comm_ckpt.sh
 EXTRA_DIST += tests/integration/comm_matrix.sh tests/integration/recovery_comm.sh
-EXTRA_DIST += tests/integration/icoll_overlap.sh tests/integration/op_table.sh
+EXTRA_DIST += tests/integration/icoll_overlap.sh tests/integration/icoll_cross.sh tests/integration/op_table.sh
 endif
 if ENABLE_TESTS
 TESTS += tests/integration/mpi4py.sh

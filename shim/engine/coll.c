@@ -75,6 +75,7 @@ enc_status_t enc_coll_run(struct enc_coll *co)
         ops->begin(enc_eng.ops_ctx, co);
     for (;;) {
         co->ctx.seq = enc_eng.seq;
+        co->epoch = enc_eng.epoch;
         co->replayed = replayed = enc_coll_behind(enc_eng.seq);
         if ((rv = run_once(co, replayed)) == ENC_OK)
             break;

@@ -19,6 +19,7 @@ struct enc_coll {
     const int *ring;            /* ranks in locality order */
     const int *order;           /* ranks in rank order (identity) */
     bool replayed;              /* out: answered from the log */
+    uint32_t epoch;             /* epoch of the current attempt */
     const void *sendbuf;        /* NULL: in place */
     void *recvbuf;
     size_t count;               /* elements (allreduce, reduce) */

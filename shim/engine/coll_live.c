@@ -158,6 +158,12 @@ void enc_coll_recover_or_fail(const struct enc_coll *co, enc_status_t rv)
     if (!(ENC_IS_PEER_FAILURE(rv) || rv == ENC_ERR_PROTO) || ops == NULL ||
         ops->recover == NULL)
         fail(co, rv);
-    if ((rv = ops->recover(enc_eng.ops_ctx)) != ENC_OK)
+    if (co->epoch != enc_eng.epoch)
+        return; /* another collective of this process regrouped while this
+                 * one waited for its turn: run it again in the new epoch */
+    enc_eng.regrouping = true;
+    rv = ops->recover(enc_eng.ops_ctx);
+    enc_eng.regrouping = false;
+    if (rv != ENC_OK)
         fail(co, rv);
 }

@@ -41,6 +41,7 @@
 
 #include "engine/coll.h"
 #include "engine/state.h"
+#include "engine/turns.h"
 #include "shm/shm.h"
 
 #define STEP_DONE 0xffffu
@@ -118,6 +119,7 @@ enc_status_t enc_coll_shm_wait(const int *set, int n, uint64_t t, bool later_epo
 {
     struct enc_shm *s = &enc_eng.shm;
     uint64_t spin_until = 0, yield_until = 0, deadline = 0;
+    uint32_t epoch = enc_eng.epoch;
     unsigned polls = 0;
     int i = 0;
 
@@ -148,14 +150,20 @@ enc_status_t enc_coll_shm_wait(const int *set, int n, uint64_t t, bool later_epo
             continue;
         if (deadline == 0)
             deadline = enc_deadline_ms(enc_eng.coll_timeout_ms);
+        bool shared = enc_turn_shared();
+
         enc_shm_sleep_begin(s);
         if (past(s, set[i], t, later_epoch_ok)) {
             enc_shm_sleep_end(s);
             continue;
         }
         rv = enc_engine_wait_readable(s->evfd[s->me],
-                                      ENC_MIN(deadline, enc_deadline_ms(WAKE_CHECK_MS)));
+                                      ENC_MIN(deadline, enc_deadline_ms(shared ? ENC_TURN_POLL_MS
+                                                                               : WAKE_CHECK_MS)));
         enc_shm_sleep_end(s);
+        if (shared && (rv == ENC_OK || rv == ENC_ERR_TIMEOUT) &&
+            enc_turn_pass(epoch) != ENC_OK)
+            return ENC_ERR_EPOCH;
         if (rv == ENC_ERR_TIMEOUT && enc_ms_left(deadline) > 0)
             continue;
         if (rv == ENC_ERR_TIMEOUT)

@@ -112,6 +112,22 @@ enc_status_t enc_allgatherv(const void *sendbuf, size_t sendbytes, void *recvbuf
                             const size_t *recvbytes, const size_t *displs,
                             const struct enc_callsig *sig);
 
+/* How collectives of this process that run on different threads take
+ * turns in the engine (the MPI layer's nonblocking collectives): the
+ * engine has one user at a time, and its waits call pass() when wanted()
+ * says another collective waits for the engine and nothing arrived for
+ * this one.  pass() returns on this thread's next turn.  While shared()
+ * says another thread may ask for the engine at any moment, the waits
+ * sleep at most a millisecond at a time, so they see it ask. */
+struct enc_turns {
+    bool (*wanted)(void);
+    bool (*shared)(void);
+    void (*pass)(void);
+};
+void enc_engine_set_turns(const struct enc_turns *t);
+/* A thread that ran collectives ends: frees its scratch buffers. */
+void enc_engine_thread_end(void);
+
 /* Final barrier, report to the tracker, close everything. */
 enc_status_t enc_engine_finalize(void);
 /* Ends the whole job (MPI_Abort, fatal errors): tells the tracker, exits

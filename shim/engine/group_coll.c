@@ -72,6 +72,7 @@ enc_status_t enc_group_run(struct enc_coll *co)
         ops->begin(enc_eng.ops_ctx, co);
     for (;;) {
         co->ctx.seq = frame_seq(g);
+        co->epoch = enc_eng.epoch;
         if ((rv = run_once(co, g)) == ENC_OK)
             break;
         enc_coll_recover_or_fail(co, rv);

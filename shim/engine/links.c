@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "engine/layer.h"
+#include "engine/link_io.h"
 #include "engine/state.h"
 #include "net/sock.h"
 #include "proto/auth.h"
@@ -27,7 +28,7 @@ enc_status_t enc_links_alloc(int size)
         return ENC_ERR_NOMEM;
     for (int i = 0; i < size; i++)
         enc_eng.link_fd[i] = enc_eng.log_fd[i] = enc_eng.serve_fd[i] = -1;
-    return ENC_OK;
+    return enc_link_io_alloc(size);
 }
 
 static void stash_future(const struct enc_accepted *a)
@@ -154,4 +155,5 @@ void enc_links_close_all(void)
         enc_sock_close(&enc_eng.log_fd[i]);
         enc_sock_close(&enc_eng.serve_fd[i]);
     }
+    enc_link_io_reset_all();
 }

@@ -9,6 +9,8 @@ libencore_la_SOURCES += \
 	shim/engine/listener.c \
 	shim/engine/links.c \
 	shim/engine/xfer.c \
+	shim/engine/link_io.c \
+	shim/engine/turns.c \
 	shim/engine/coll.c \
 	shim/engine/coll_live.c \
 	shim/engine/coll_shm.c shim/engine/coll_hier.c \
@@ -29,6 +31,8 @@ noinst_HEADERS += \
 	shim/engine/layer.h \
 	shim/engine/state.h \
 	shim/engine/xfer.h \
+	shim/engine/link_io.h \
+	shim/engine/turns.h \
 	shim/engine/coll.h \
 	shim/engine/scratch.h \
 	shim/engine/group.h

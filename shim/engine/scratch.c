@@ -2,7 +2,10 @@
  * scratch.c - reusable scratch buffers, one per purpose.
  *
  * Collectives run back to back with the same sizes; reusing buffers avoids
- * a malloc/mmap and fresh page faults on every large call.
+ * a malloc/mmap and fresh page faults on every large call.  The buffers are
+ * per thread: collectives on different communicators run on different
+ * threads of the MPI layer and take turns inside the engine's waits
+ * (engine/turns.h), so each needs its own.
  */
 #include "enc.h"
 
@@ -11,7 +14,7 @@
 #include "engine/state.h"
 #include "engine/scratch.h"
 
-static struct {
+static __thread struct {
     void *p;
     size_t cap;
 } slots[ENC_SCRATCH_COUNT];

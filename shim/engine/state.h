@@ -62,6 +62,7 @@ struct enc_engine {
     bool have_resume;
 
     uint64_t seq;             /* collectives completed = seqno of the next */
+    bool regrouping;          /* the layer regroups: no turn passes (turns.h) */
 
     /* the host's shared-memory segment (coll_shm.c) */
     struct enc_shm shm;

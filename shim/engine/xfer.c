@@ -12,10 +12,13 @@
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 
+#include "engine/link_io.h"
 #include "engine/state.h"
+#include "engine/turns.h"
 #include "engine/xfer.h"
 #include "net/sock.h"
 #include "proto/frame.h"
@@ -48,8 +51,10 @@ static size_t max_frame(const struct enc_xfer *x)
 /* One frame's worth of sending: ENC_OK complete, ENC_INPROGRESS would
  * block, negative on error. */
 static enc_status_t send_step(struct enc_xfer *x, int fd, const struct enc_coll_ctx *c,
-                              short *ev)
+                              struct enc_link_io *io, short *ev)
 {
+    if (io->writer != NULL && io->writer != x)
+        return ENC_INPROGRESS; /* another collective's frame is half written */
     for (;;) {
         if (!x->in_frame && x->hdr_done == 0) {
             size_t avail = x->limit ? *x->limit : x->len;
@@ -82,11 +87,13 @@ static enc_status_t send_step(struct enc_xfer *x, int fd, const struct enc_coll_
 
         x->hdr_done += hw;
         x->in_frame = true;
+        io->writer = x;
         x->done += (size_t)w - hw;
         x->frame_left -= (size_t)w - hw;
         if (x->hdr_done == ENC_FRAME_HDR_SIZE && x->frame_left == 0) {
             x->hdr_done = 0;
             x->in_frame = false;
+            io->writer = NULL;
             x->frames++;
         }
     }
@@ -98,9 +105,7 @@ static int world_peer(const struct enc_xfer *x, const struct enc_coll_ctx *c)
     return c->peers ? c->peers[x->peer] : x->peer;
 }
 
-/* The peer sends data of another collective of this epoch: the ranks run
- * their collectives in different orders (nonblocking ones started in
- * different orders on two communicators, for one). */
+/* Data of another collective of this epoch from the peer. */
 static bool other_collective(const struct enc_xfer *x, const struct enc_frame_hdr *h,
                              const struct enc_coll_ctx *c)
 {
@@ -108,14 +113,22 @@ static bool other_collective(const struct enc_xfer *x, const struct enc_frame_hd
            h->epoch == enc_eng.epoch && h->seq != c->seq;
 }
 
+/* Frame sequence numbers carry the communicator above bit 40
+ * (group_coll.c); the world's are 0 there. */
+static bool same_communicator(uint64_t a, uint64_t b)
+{
+    return a >> 40 == b >> 40;
+}
+
 static enc_status_t check_header(const struct enc_xfer *x, const struct enc_frame_hdr *h,
                                  const struct enc_coll_ctx *c)
 {
     if (other_collective(x, h, c)) {
-        ENC_ERROR("xfer", "world rank %d sent data of another collective (#%llx) while this "
-                  "rank is in collective #%llx: the ranks run their collectives in different "
-                  "orders (encore runs every rank's collectives, nonblocking ones included, "
-                  "in the order it started them, across all communicators)",
+        /* its frames to this rank came before: it has none left for this
+         * collective, which still waits for some */
+        ENC_ERROR("xfer", "world rank %d sent data of collective #%llx while this rank waits "
+                  "for its data of collective #%llx on the same communicator: the ranks call "
+                  "the collectives of this communicator in different orders",
                   h->src, (unsigned long long)h->seq, (unsigned long long)c->seq);
         return ENC_ERR_MISMATCH;
     }
@@ -141,32 +154,81 @@ static enc_status_t check_header(const struct enc_xfer *x, const struct enc_fram
     return ENC_OK;
 }
 
+/* Takes the frames of this collective that were held while another one
+ * read the link, in order, while x is between frames. */
+static enc_status_t take_held(struct enc_xfer *x, struct enc_link_io *io,
+                              const struct enc_coll_ctx *c)
+{
+    struct enc_held_frame *f;
+    enc_status_t rv = ENC_OK;
+
+    while (rv == ENC_OK && !xfer_complete(x) && !x->in_frame && x->hdr_done == 0 &&
+           (f = enc_link_io_take(io, c->seq)) != NULL) {
+        if ((rv = check_header(x, &f->h, c)) == ENC_OK) {
+            memcpy(x->buf + x->done, f->data, (size_t)f->h.len);
+            x->done += (size_t)f->h.len;
+            x->frames++;
+        }
+        free(f);
+    }
+    return rv;
+}
+
+/* Reads a frame header into x->hdr; ENC_OK once it is complete, with
+ * *held set when it is another communicator's frame (now being held). */
+static enc_status_t read_header(struct enc_xfer *x, int fd, const struct enc_coll_ctx *c,
+                                struct enc_link_io *io, struct enc_frame_hdr *h, bool *held)
+{
+    ssize_t r = enc_sock_read_some(fd, x->hdr + x->hdr_done, ENC_FRAME_HDR_SIZE - x->hdr_done);
+    enc_status_t rv;
+
+    if (r <= 0)
+        return r == 0 ? ENC_INPROGRESS : (enc_status_t)r;
+    io->reader = x;
+    x->hdr_done += (size_t)r;
+    if (x->hdr_done < ENC_FRAME_HDR_SIZE)
+        return ENC_INPROGRESS;
+    x->hdr_done = 0;
+    io->reader = NULL;
+    if ((rv = enc_frame_decode(x->hdr, h)) != ENC_OK)
+        return ENC_ERR_PEER_RESET;
+    *held = other_collective(x, h, c) && !same_communicator(h->seq, c->seq);
+    if (*held)
+        return enc_link_io_hold(io, h);
+    if ((rv = check_header(x, h, c)) != ENC_OK)
+        return rv == ENC_ERR_MISMATCH ? rv : ENC_ERR_PEER_RESET;
+    return ENC_OK;
+}
+
 /* Reads what is there: ENC_OK complete, ENC_INPROGRESS would block,
  * negative on error. */
 static enc_status_t recv_step(struct enc_xfer *x, int fd, const struct enc_coll_ctx *c,
-                              short *ev)
+                              struct enc_link_io *io, short *ev)
 {
     enc_status_t rv;
 
     *ev = POLLIN;
-    while (!xfer_complete(x)) {
+    while ((rv = take_held(x, io, c)) == ENC_OK && !xfer_complete(x)) {
         ssize_t r;
 
+        if (io->filling) { /* another collective's frame, read before anything else */
+            if ((rv = enc_link_io_fill(io, fd)) != ENC_OK)
+                return rv;
+            continue;
+        }
+        if (io->reader != NULL && io->reader != x)
+            return ENC_INPROGRESS; /* another collective's frame is half read */
         if (!x->in_frame) {
-            r = enc_sock_read_some(fd, x->hdr + x->hdr_done, ENC_FRAME_HDR_SIZE - x->hdr_done);
-            if (r <= 0)
-                return r == 0 ? ENC_INPROGRESS : (enc_status_t)r;
-            x->hdr_done += (size_t)r;
-            if (x->hdr_done < ENC_FRAME_HDR_SIZE)
-                continue;
             struct enc_frame_hdr h;
+            bool held = false;
 
-            if ((rv = enc_frame_decode(x->hdr, &h)) != ENC_OK ||
-                (rv = check_header(x, &h, c)) != ENC_OK)
-                return rv == ENC_ERR_MISMATCH ? rv : ENC_ERR_PEER_RESET;
-            x->hdr_done = 0;
+            if ((rv = read_header(x, fd, c, io, &h, &held)) != ENC_OK)
+                return rv;
+            if (held)
+                continue;
             x->frame_left = h.len;
             x->in_frame = true;
+            io->reader = x;
         }
         if (x->frame_left > 0) {
             r = enc_sock_read_some(fd, x->buf + x->done, x->frame_left);
@@ -177,10 +239,11 @@ static enc_status_t recv_step(struct enc_xfer *x, int fd, const struct enc_coll_
         }
         if (x->frame_left == 0) {
             x->in_frame = false;
+            io->reader = NULL;
             x->frames++;
         }
     }
-    return ENC_OK;
+    return rv;
 }
 
 /* Advances one transfer (ENC_OK when complete, ENC_INPROGRESS while not);
@@ -194,7 +257,9 @@ static enc_status_t step(struct enc_xfer *x, const struct enc_coll_ctx *c, int *
         return rv;
     if (*fd < 0)
         return ENC_INPROGRESS; /* the peer will connect to us */
-    rv = x->dir == ENC_XFER_SEND ? send_step(x, *fd, c, ev) : recv_step(x, *fd, c, ev);
+    struct enc_link_io *io = enc_link_io_of(world_peer(x, c));
+
+    rv = x->dir == ENC_XFER_SEND ? send_step(x, *fd, c, io, ev) : recv_step(x, *fd, c, io, ev);
     if (rv < 0 && rv != ENC_ERR_MISMATCH)
         ENC_DEBUG("xfer", "link to rank %d failed: %s", x->peer, encore_strerror(rv));
     return rv;
@@ -226,6 +291,7 @@ enc_status_t enc_xfer_run(struct enc_xfer *x, int n, const struct enc_coll_ctx *
     struct pollfd *p = stackp;
     int cap = n + 2 + enc_eng.size;
     uint64_t deadline = enc_deadline_ms(enc_eng.coll_timeout_ms);
+    uint32_t epoch = enc_eng.epoch;
     enc_status_t rv = ENC_OK;
 
     if (cap > (int)ENC_ARRAY_SIZE(stackp) && (p = malloc((size_t)cap * sizeof(*p))) == NULL)
@@ -261,21 +327,27 @@ enc_status_t enc_xfer_run(struct enc_xfer *x, int n, const struct enc_coll_ctx *
             deadline = enc_deadline_ms(enc_eng.coll_timeout_ms);
             spin_until = enc_now_ns() + enc_eng.spin_ns;
         }
+        bool others = enc_turn_wanted(), shared = others || enc_turn_shared();
+
         /* a peer's answer is usually microseconds away: a short spin saves
          * the sleep and wake-up, when the host has a core to spare */
-        if (enc_eng.spin_ns && enc_now_ns() < spin_until)
+        if (enc_eng.spin_ns && !others && enc_now_ns() < spin_until)
             continue;
-        int nx = np;
+        int nx = np, wait_ms = enc_ms_left(deadline);
 
+        if (shared)
+            wait_ms = ENC_MIN(wait_ms, ENC_TURN_POLL_MS);
         np = add_watch(p, np);
         np += enc_layer_pollfds(p + np, cap - np);
-        if (poll(p, (nfds_t)np, enc_ms_left(deadline)) < 0 && errno != EINTR) {
+        if (poll(p, (nfds_t)np, wait_ms) < 0 && errno != EINTR) {
             rv = ENC_ERR_SYS;
             goto out;
         }
         if (p[nx + 1].revents && (rv = handle_tracker()) != ENC_OK)
             goto out;
         if ((rv = enc_layer_serve(p + nx + 2, np - nx - 2)) != ENC_OK)
+            goto out;
+        if (shared && (rv = enc_turn_pass(epoch)) != ENC_OK)
             goto out;
         if (enc_ms_left(deadline) == 0) {
             ENC_ERROR("xfer", "collective #%llu made no progress for %d ms",
@@ -285,6 +357,8 @@ enc_status_t enc_xfer_run(struct enc_xfer *x, int n, const struct enc_coll_ctx *
         }
     }
 out:
+    for (int i = 0; rv != ENC_OK && i < n; i++)
+        enc_link_io_forget(&x[i]);
     if (p != stackp)
         free(p);
     return rv;

@@ -35,7 +35,7 @@ int encore_checkpoint(const void *global, size_t global_len, const void *local, 
 
     if ((rv = refuse_pending("encore_checkpoint")) != ENC_OK)
         return rv;
-    enc_mpi_serial_enter();
+    enc_mpi_serial_enter_all();
     rv = enc_recovery_checkpoint(global, global_len, local, local_len);
     enc_mpi_serial_leave();
     return rv;
@@ -47,7 +47,7 @@ int encore_load_checkpoint(void *global, size_t *global_len, void *local, size_t
 
     if ((rv = refuse_pending("encore_load_checkpoint")) != ENC_OK)
         return rv;
-    enc_mpi_serial_enter();
+    enc_mpi_serial_enter_all();
     rv = enc_recovery_load_checkpoint(global, global_len, local, local_len);
     enc_mpi_serial_leave();
     return rv;

@@ -20,6 +20,7 @@
 
 #include "engine/engine.h"
 #include "engine/group.h"
+#include "mpi/icoll.h"
 #include "mpi/mpi_layer.h"
 
 int enc_mpi_comm_adopt(const char *fn, uint64_t ctx, const int *members, int n, int live,
@@ -103,11 +104,18 @@ int enc_mpi_Comm_dup_with_info(const void *site, MPI_Comm comm, MPI_Info info, M
     return rv;
 }
 
+static int run_idup(const void *site, const struct enc_mpi_icoll_args *a)
+{
+    return dup_comm("MPI_Comm_idup", site, a->comm, a->newcomm);
+}
+
+/* A nonblocking collective like the others (icoll.c): *newcomm is written
+ * when it has run, as MPI lets the program read it only after completion. */
 int enc_mpi_Comm_idup(const void *site, MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
-    int rv = dup_comm("MPI_Comm_idup", site, comm, newcomm);
+    struct enc_mpi_icoll_args a = {.comm = comm, .newcomm = newcomm};
 
-    return rv == MPI_SUCCESS ? enc_mpi_request_done(request) : rv;
+    return enc_mpi_icoll_start("MPI_Comm_idup", site, run_idup, &a, request);
 }
 
 /* ---- split ---- */

@@ -10,10 +10,14 @@
  * Topo_test) gets a valid Open MPI object and answers natively, and
  * MPI_Comm_free of the shell runs the delete callbacks.  This table maps
  * shells to encore groups; the generated entry points route every call on
- * MPI_COMM_WORLD or on a shell here (enc_mpi_is_encore_comm).
+ * MPI_COMM_WORLD or on a shell here (enc_mpi_is_encore_comm).  The
+ * workers of nonblocking collectives add communicators (MPI_Comm_idup)
+ * while the application looks others up, so the table has a lock; the
+ * world needs none.
  */
 #include "enc.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 
 #include <mpi.h>
@@ -22,9 +26,10 @@
 #include "mpi/mpi_layer.h"
 
 static struct {
+    pthread_rwlock_t lock;
     struct enc_mpi_comm **c;
     int n, cap;
-} table;
+} table = {.lock = PTHREAD_RWLOCK_INITIALIZER};
 
 static struct enc_mpi_comm world = {.g = NULL};
 
@@ -36,20 +41,33 @@ static int find(MPI_Comm h)
     return -1;
 }
 
+/* The entry of h, NULL when h is not a derived encore communicator. */
+static struct enc_mpi_comm *lookup(MPI_Comm h)
+{
+    struct enc_mpi_comm *c = NULL;
+    int i;
+
+    if (h == MPI_COMM_NULL || __atomic_load_n(&table.n, __ATOMIC_RELAXED) == 0)
+        return NULL;
+    pthread_rwlock_rdlock(&table.lock);
+    if ((i = find(h)) >= 0)
+        c = table.c[i];
+    pthread_rwlock_unlock(&table.lock);
+    return c;
+}
+
 int enc_mpi_is_encore_comm(MPI_Comm h)
 {
-    return h == MPI_COMM_WORLD || (h != MPI_COMM_NULL && table.n > 0 && find(h) >= 0);
+    return h == MPI_COMM_WORLD || lookup(h) != NULL;
 }
 
 struct enc_mpi_comm *enc_mpi_comm_get(MPI_Comm h)
 {
-    int i;
-
     if (h == MPI_COMM_WORLD) {
         world.h = MPI_COMM_WORLD;
         return &world;
     }
-    return h != MPI_COMM_NULL && (i = find(h)) >= 0 ? table.c[i] : NULL;
+    return lookup(h);
 }
 
 enc_status_t enc_mpi_comm_add(MPI_Comm h, struct enc_group *g)
@@ -58,11 +76,13 @@ enc_status_t enc_mpi_comm_add(MPI_Comm h, struct enc_group *g)
 
     if (c == NULL)
         return ENC_ERR_NOMEM;
+    pthread_rwlock_wrlock(&table.lock);
     if (table.n == table.cap) {
         int cap = table.cap ? 2 * table.cap : 16;
         struct enc_mpi_comm **a = realloc(table.c, (size_t)cap * sizeof(*a));
 
         if (a == NULL) {
+            pthread_rwlock_unlock(&table.lock);
             free(c);
             return ENC_ERR_NOMEM;
         }
@@ -71,21 +91,26 @@ enc_status_t enc_mpi_comm_add(MPI_Comm h, struct enc_group *g)
     }
     c->h = h;
     c->g = g;
-    table.c[table.n++] = c;
+    table.c[table.n] = c;
+    __atomic_store_n(&table.n, table.n + 1, __ATOMIC_RELAXED);
+    pthread_rwlock_unlock(&table.lock);
     return ENC_OK;
 }
 
 /* Forgets h; returns its group (the caller frees it) or NULL. */
 struct enc_group *enc_mpi_comm_remove(MPI_Comm h)
 {
-    int i = find(h);
-    struct enc_group *g;
+    struct enc_group *g = NULL;
+    int i;
 
-    if (i < 0)
-        return NULL;
-    g = table.c[i]->g;
-    free(table.c[i]);
-    table.c[i] = table.c[--table.n];
+    pthread_rwlock_wrlock(&table.lock);
+    if ((i = find(h)) >= 0) {
+        g = table.c[i]->g;
+        free(table.c[i]);
+        table.c[i] = table.c[table.n - 1];
+        __atomic_store_n(&table.n, table.n - 1, __ATOMIC_RELAXED);
+    }
+    pthread_rwlock_unlock(&table.lock);
     return g;
 }
 

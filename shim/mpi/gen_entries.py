@@ -13,7 +13,7 @@ import re
 import sys
 
 CATEGORIES = ("owned", "refuse", "world-local")
-FLAGS = ("noguard", "serial")
+FLAGS = ("noguard", "serial", "unordered")
 # Keys only fortran/gen_fortran.py reads (see mpi.spec); the C output
 # ignores them.
 FORTRAN_MODES = ("auto", "hand", "no")
@@ -143,11 +143,14 @@ def err_comm(f):
     return "(%s != NULL ? *%s : MPI_COMM_NULL)" % (c, c) if ptr else c
 
 
-def emit_call(f, out, call, indent):
+def emit_call(f, out, call, indent, comm=None):
     """int rv = call; after the nonblocking collectives started before it
-    when the spec says serial."""
-    if "serial" in f.flags:
-        out.append(indent + "enc_mpi_serial_enter();")
+    (on its communicator: comm, else the spec's) when the spec says serial."""
+    if "serial" in f.flags and not f.comms:
+        out.append(indent + "enc_mpi_serial_enter_all();")
+    elif "serial" in f.flags:
+        out.append(indent + "enc_mpi_serial_enter(%s);" %
+                   ("MPI_COMM_NULL" if "unordered" in f.flags else comm or err_comm(f)))
     out.append(indent + "int rv = %s;" % call)
     if "serial" in f.flags:
         out.append(indent + "enc_mpi_serial_leave();")

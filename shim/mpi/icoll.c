@@ -1,74 +1,88 @@
 /*
- * icoll.c - nonblocking collectives: a progress thread runs them in the
- * order this process started them, and each one's request is a
- * generalized request of the real MPI.
+ * icoll.c - nonblocking collectives: each runs the blocking form on a
+ * worker thread, and each one's request is a generalized request of the
+ * real MPI.
  *
- * The engine is not thread-safe, so it has one user at a time: the
- * progress thread running the oldest started collective, or the
- * application thread inside a "serial" call (mpi.spec: blocking
- * collectives, communicator creation, MPI_Finalize), which first waits
- * until every collective started before it has run.  So every rank runs
- * its collectives, blocking and nonblocking, on every communicator, in
- * start order; a restarted rank, re-executing, starts them in the same
- * order and replays them from the log in that order.
+ * The MPI standard orders collectives per communicator only: ranks may
+ * start nonblocking collectives (MPI_Comm_idup included) on different
+ * communicators in different orders, and a rank may block in a collective
+ * on one communicator while its peers first complete a nonblocking one on
+ * another.  So the collectives of different communicators must progress
+ * together: a worker takes a started collective as soon as every earlier
+ * one on the same communicator has run, and a blocking call (a "serial"
+ * function of mpi.spec) waits only for those of its own communicator.  The
+ * engine still has one user at a time: the threads take turns
+ * (turn_queue.c), handing the engine on inside its waits whenever their
+ * collective has nothing to do (engine/turns.h).  A restarted rank,
+ * re-executing, starts the same collectives per communicator in the same
+ * order, and each communicator replays its own from the log.
  *
  * MPI_Wait, Test and their array forms are the real MPI's: the request
- * completes (PMPI_Grequest_complete, from the progress thread; the real MPI
- * runs with MPI_THREAD_MULTIPLE for it) when the collective has run, and
- * its query function reports the collective's MPI error code.
+ * completes (PMPI_Grequest_complete, from the worker; the real MPI runs
+ * with MPI_THREAD_MULTIPLE for it) when the collective has run, and its
+ * query function reports the collective's MPI error code.
  * MPI_Request_free of a pending one detaches it: the collective still
- * runs, and the progress thread frees the request afterwards.
+ * runs, and the worker frees the request afterwards.
  *
  * Snapshots (recovery/snapshot.c) fork the process at a collective
  * boundary; only the forking thread exists in the copy.  fork_prepare
  * allows it only on the application thread, with no nonblocking
- * collective queued or running and the progress thread (if any) idle in
- * its wait for work, so it holds no lock of ours or of the real MPI; the
- * mutex stays held across the fork.  Otherwise the snapshot is postponed
- * to a later collective boundary.  In the copy, fork_child resets the
- * queue: a new progress thread starts with the next nonblocking call.
+ * collective pending and every worker idle in its wait for work, so no
+ * worker holds a lock of ours or of the real MPI; the mutex stays held
+ * across the fork.  Otherwise the snapshot is postponed to a later
+ * collective boundary.  In the copy, fork_child forgets the workers: new
+ * ones start with the next nonblocking call.
  */
 #include "enc.h"
 
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/queue.h>
 #include <unistd.h>
 
 #include <mpi.h>
 
+#include "engine/engine.h"
 #include "mpi/icoll.h"
 #include "mpi/mpi_layer.h"
+#include "mpi/turn_queue.h"
 #include "recovery/recovery.h"
 
+/* Workers at most: more collectives in progress at once wait for one. */
+#define MAX_WORKERS 64
+
 struct job {
-    struct job *next;
+    STAILQ_ENTRY(job) next;
     enc_mpi_icoll_fn run;
     struct enc_mpi_icoll_args a;
     const void *site;
     MPI_Request req;
     MPI_Datatype user_stype, user_rtype; /* the handles the application gave */
     int rv;              /* the collective's MPI error code */
+    bool taken;          /* a worker runs it */
     bool detached;       /* MPI_Request_free'd before completion */
     int done;            /* atomic: released before PMPI_Grequest_complete */
 };
 
 static struct {
     pthread_mutex_t mu;
-    pthread_cond_t cv;   /* queue, busy or stop changed */
-    struct job *head, *tail;
-    struct job *running; /* taken by the progress thread */
-    bool busy;           /* a thread is using the engine */
-    bool started, stop;
-    bool idle;           /* the progress thread waits for work (no lock held) */
-    int tid;             /* its gettid(), 0 before it runs */
+    pthread_cond_t cv;   /* jobs, stop or a job's end changed */
+    STAILQ_HEAD(, job) jobs; /* every job not yet run to its end, in start order */
+    bool stop;
+    int idle;            /* workers waiting for work (no lock held) */
+    int nworkers;
+    pthread_t thread[MAX_WORKERS];
+    int tid[MAX_WORKERS]; /* their gettid(), 0 before they run (atomic) */
     int outstanding;     /* requests the application has not freed (atomic) */
-    pthread_t thread;
-} q = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+    int pending;         /* jobs not yet run to their end (atomic) */
+} q = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER,
+       .jobs = STAILQ_HEAD_INITIALIZER(q.jobs)};
 
 /* Depth of serial sections on this thread: a serial call made from inside
  * one (an error handler, a helper) runs at once. */
 static __thread int serial_depth;
+static __thread bool is_worker;
 
 static int query(void *extra, MPI_Status *status)
 {
@@ -108,52 +122,77 @@ static int cancel(void *extra, int complete)
     return MPI_SUCCESS; /* a collective cannot be cancelled: it completes */
 }
 
-/* Waits (the mutex held) until nobody uses the engine and nothing started
- * earlier is queued, then takes it. */
-static void take_engine(void)
+/* Whether a job of comm (any job, with all) has not run to its end (the
+ * mutex held). */
+static bool busy(MPI_Comm comm, bool all)
 {
-    while (q.busy || q.head != NULL)
-        pthread_cond_wait(&q.cv, &q.mu);
-    q.busy = true;
+    struct job *j;
+
+    STAILQ_FOREACH(j, &q.jobs, next)
+        if (all || j->a.comm == comm)
+            return true;
+    return false;
 }
 
-void enc_mpi_serial_enter(void)
+static void enter(MPI_Comm comm, bool all)
 {
     if (serial_depth++ > 0)
         return;
-    pthread_mutex_lock(&q.mu);
-    take_engine();
-    pthread_mutex_unlock(&q.mu);
+    if (comm != MPI_COMM_NULL || all) {
+        pthread_mutex_lock(&q.mu);
+        while (busy(comm, all))
+            pthread_cond_wait(&q.cv, &q.mu);
+        pthread_mutex_unlock(&q.mu);
+    }
+    enc_mpi_turn_take();
+}
+
+void enc_mpi_serial_enter(MPI_Comm comm)
+{
+    enter(comm, false);
+}
+
+void enc_mpi_serial_enter_all(void)
+{
+    enter(MPI_COMM_NULL, true);
 }
 
 void enc_mpi_serial_leave(void)
 {
     if (--serial_depth > 0)
         return;
-    pthread_mutex_lock(&q.mu);
-    q.busy = false;
-    pthread_cond_broadcast(&q.cv);
-    pthread_mutex_unlock(&q.mu);
+    enc_mpi_turn_give();
 }
 
-/* Next job to run (the mutex held); NULL when stopping. */
-static struct job *next_job(void)
+/* j may run: every job started before it on its communicator has run. */
+static bool runnable(const struct job *j)
+{
+    if (j->taken)
+        return false;
+    for (const struct job *e = STAILQ_FIRST(&q.jobs); e != j; e = STAILQ_NEXT(e, next))
+        if (e->a.comm == j->a.comm)
+            return false;
+    return true;
+}
+
+static struct job *next_runnable(void)
 {
     struct job *j;
 
-    while (!q.stop && (q.busy || q.head == NULL)) {
-        q.idle = true;
-        pthread_cond_wait(&q.cv, &q.mu);
-        q.idle = false;
-    }
-    if ((j = q.head) == NULL)
-        return NULL;
-    q.head = j->next;
-    if (q.head == NULL)
-        q.tail = NULL;
-    q.busy = true;
-    q.running = j;
-    return j;
+    STAILQ_FOREACH(j, &q.jobs, next)
+        if (runnable(j))
+            return j;
+    return NULL;
+}
+
+static int count_runnable(void)
+{
+    struct job *j;
+    int n = 0;
+
+    STAILQ_FOREACH(j, &q.jobs, next)
+        n += runnable(j);
+    return n;
 }
 
 /* A derived datatype is duplicated for the job: MPI lets the application
@@ -180,7 +219,9 @@ static void run_job(struct job *j)
     MPI_Comm saved = enc_mpi_errcomm_enter(j->a.comm);
 
     serial_depth = 1;
+    enc_mpi_turn_take();
     j->rv = j->run(j->site, &j->a);
+    enc_mpi_turn_give();
     serial_depth = 0;
     enc_mpi_errcomm_leave(saved);
     release_type(j->a.stype, j->user_stype);
@@ -197,20 +238,38 @@ static void finish_job(struct job *j)
 
     pthread_mutex_lock(&q.mu);
     detached = j->detached; /* final: MPI_Request_free decides under the mutex */
+    STAILQ_REMOVE(&q.jobs, j, job, next); /* done: MPI_Request_free goes to the real MPI */
+    __atomic_fetch_sub(&q.pending, 1, __ATOMIC_RELAXED);
     __atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
     PMPI_Grequest_complete(req);
-    q.running = NULL; /* done: MPI_Request_free goes to the real MPI */
-    q.busy = false;
     pthread_cond_broadcast(&q.cv);
     pthread_mutex_unlock(&q.mu);
     if (detached)
         PMPI_Request_free(&req);
 }
 
-static void *progress(void *arg)
+/* Next job for a worker (the mutex held); NULL when stopping. */
+static struct job *next_job(void)
 {
-    (void)arg;
-    __atomic_store_n(&q.tid, (int)gettid(), __ATOMIC_RELEASE);
+    struct job *j;
+
+    while (!q.stop && (j = next_runnable()) == NULL) {
+        q.idle++;
+        pthread_cond_wait(&q.cv, &q.mu);
+        q.idle--;
+    }
+    if (q.stop)
+        return NULL;
+    j->taken = true;
+    return j;
+}
+
+static void *worker(void *arg)
+{
+    int slot = (int)(intptr_t)arg;
+
+    is_worker = true;
+    __atomic_store_n(&q.tid[slot], (int)gettid(), __ATOMIC_RELEASE);
     for (;;) {
         struct job *j;
 
@@ -218,38 +277,42 @@ static void *progress(void *arg)
         j = next_job();
         pthread_mutex_unlock(&q.mu);
         if (j == NULL)
-            return NULL;
+            break;
         run_job(j);
         finish_job(j);
     }
+    enc_engine_thread_end();
+    return NULL;
 }
 
-/* The thread takes no signals: the application's handlers run on its own
- * threads, as without encore. */
-static int start_thread(void)
+/* Starts one more worker (the mutex held).  It takes no signals: the
+ * application's handlers run on its own threads, as without encore. */
+static int start_worker(void)
 {
     sigset_t all, old;
     int rv;
 
+    if (q.nworkers == MAX_WORKERS)
+        return MPI_SUCCESS; /* the job waits for a worker to finish one */
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);
-    rv = pthread_create(&q.thread, NULL, progress, NULL);
+    rv = pthread_create(&q.thread[q.nworkers], NULL, worker, (void *)(intptr_t)q.nworkers);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rv != 0)
-        return enc_mpi_raise(MPI_ERR_INTERN, "cannot start the progress thread of "
-                             "nonblocking collectives: error %d", rv);
-    q.started = true;
+        return enc_mpi_raise(MPI_ERR_INTERN, "cannot start a thread for nonblocking "
+                             "collectives: error %d", rv);
+    q.nworkers++;
     return MPI_SUCCESS;
 }
 
-static void enqueue(struct job *j)
+/* Queues j (the mutex held) and makes sure every runnable job has a
+ * worker: one already waiting for work, or a new one. */
+static int enqueue(struct job *j)
 {
-    if (q.tail)
-        q.tail->next = j;
-    else
-        q.head = j;
-    q.tail = j;
+    STAILQ_INSERT_TAIL(&q.jobs, j, next);
+    __atomic_fetch_add(&q.pending, 1, __ATOMIC_RELAXED);
     pthread_cond_broadcast(&q.cv);
+    return count_runnable() > q.idle ? start_worker() : MPI_SUCCESS;
 }
 
 int enc_mpi_icoll_start(const char *fn, const void *site, enc_mpi_icoll_fn run,
@@ -276,14 +339,23 @@ int enc_mpi_icoll_start(const char *fn, const void *site, enc_mpi_icoll_fn run,
         return enc_mpi_raise(rv, "%s: the real MPI could not make a request", fn);
     }
     *request = j->req;
+    __atomic_fetch_add(&q.outstanding, 1, __ATOMIC_ACQ_REL);
     pthread_mutex_lock(&q.mu);
-    rv = q.started ? MPI_SUCCESS : start_thread();
-    if (rv == MPI_SUCCESS) {
-        enqueue(j);
-        __atomic_fetch_add(&q.outstanding, 1, __ATOMIC_ACQ_REL);
-    }
+    rv = enqueue(j);
     pthread_mutex_unlock(&q.mu);
     return rv;
+}
+
+/* A worker or the application may ask for the engine at any moment while
+ * a nonblocking collective has not run to its end. */
+static bool shared(void)
+{
+    return __atomic_load_n(&q.pending, __ATOMIC_RELAXED) > 0;
+}
+
+void enc_mpi_icoll_init(void)
+{
+    enc_mpi_turn_register(shared);
 }
 
 int enc_mpi_icoll_outstanding(void)
@@ -294,9 +366,9 @@ int enc_mpi_icoll_outstanding(void)
 /* A queued or running job whose request is req (the mutex held). */
 static struct job *pending(MPI_Request req)
 {
-    if (q.running && q.running->req == req)
-        return q.running;
-    for (struct job *j = q.head; j; j = j->next)
+    struct job *j;
+
+    STAILQ_FOREACH(j, &q.jobs, next)
         if (j->req == req)
             return j;
     return NULL;
@@ -327,18 +399,18 @@ void enc_mpi_icoll_fini(void)
     q.stop = true;
     pthread_cond_broadcast(&q.cv);
     pthread_mutex_unlock(&q.mu);
-    if (q.started)
-        pthread_join(q.thread, NULL);
-    q.started = false;
-    q.tid = 0;
+    for (int i = 0; i < q.nworkers; i++)
+        pthread_join(q.thread[i], NULL);
+    q.nworkers = 0;
+    q.stop = false;
 }
 
 static bool fork_prepare(void)
 {
-    if (q.started && pthread_equal(pthread_self(), q.thread))
+    if (is_worker)
         return false; /* a nonblocking collective: not the program's thread */
     pthread_mutex_lock(&q.mu);
-    if (q.head == NULL && q.running == NULL && (!q.started || q.idle))
+    if (STAILQ_EMPTY(&q.jobs) && q.idle == q.nworkers)
         return true;
     pthread_mutex_unlock(&q.mu);
     return false;
@@ -349,23 +421,29 @@ static void fork_parent(void)
     pthread_mutex_unlock(&q.mu);
 }
 
-/* Only this thread exists here: no progress thread, nothing queued. */
+/* Only this thread exists here: no worker, nothing pending. */
 static void fork_child(void)
 {
     q.mu = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
     q.cv = (pthread_cond_t)PTHREAD_COND_INITIALIZER;
-    q.started = q.stop = q.idle = false;
-    q.tid = 0;
+    q.stop = false;
+    STAILQ_INIT(&q.jobs);
+    q.idle = q.nworkers = 0;
+    q.pending = 0;
+    enc_mpi_turn_fork_child();
 }
 
 static int thread_ids(int *tids, int cap)
 {
-    int t = __atomic_load_n(&q.tid, __ATOMIC_ACQUIRE);
+    int n = 0;
 
-    if (cap < 1 || t <= 0)
-        return 0;
-    tids[0] = t;
-    return 1;
+    for (int i = 0; i < q.nworkers && n < cap; i++) {
+        int t = __atomic_load_n(&q.tid[i], __ATOMIC_ACQUIRE);
+
+        if (t > 0)
+            tids[n++] = t;
+    }
+    return n;
 }
 
 const struct enc_fork_guard enc_mpi_icoll_fork_guard = {

@@ -18,6 +18,7 @@ struct enc_mpi_icoll_args {
     MPI_Op op;
     int root;
     MPI_Comm comm;
+    MPI_Comm *newcomm;  /* MPI_Comm_idup */
 };
 
 /* Runs the blocking form of the collective; returns its MPI error code. */
@@ -27,6 +28,8 @@ typedef int (*enc_mpi_icoll_fn)(const void *site, const struct enc_mpi_icoll_arg
  * *request, which completes when it has run. */
 int enc_mpi_icoll_start(const char *fn, const void *site, enc_mpi_icoll_fn run,
                         const struct enc_mpi_icoll_args *a, MPI_Request *request);
+/* At MPI_Init: the engine's waits take turns with the workers. */
+void enc_mpi_icoll_init(void);
 /* Nonblocking collectives whose requests the application has not yet
  * completed (MPI_Wait, MPI_Test and their array forms) or freed. */
 int enc_mpi_icoll_outstanding(void);

@@ -58,6 +58,7 @@ static void join(const char *fn)
 
     /* recovery registers as the layer above the engine before it joins */
     enc_recovery_set_fork_guard(&enc_mpi_icoll_fork_guard);
+    enc_mpi_icoll_init();
     if ((rv = enc_recovery_register()) != ENC_OK || (rv = enc_engine_init()) != ENC_OK) {
         fprintf(stderr, "encore: %s: cannot join the encore job (tracker %s): %s\n", fn,
                 enc_tunable_str(ENC_TUNE_TRACKER), encore_strerror(rv));

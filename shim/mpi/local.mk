@@ -19,6 +19,7 @@ libencore_la_SOURCES += \
 	shim/mpi/group_ops.c \
 	shim/mpi/request.c \
 	shim/mpi/icoll.c \
+	shim/mpi/turn_queue.c \
 	shim/mpi/icoll_entries.c \
 	shim/mpi/ckpt_api.c \
 	shim/mpi/coll_reduce.c \
@@ -27,7 +28,7 @@ libencore_la_SOURCES += \
 	shim/mpi/coll_scan.c \
 	shim/mpi/coll_rooted.c \
 	shim/mpi/gen/wrappers.c
-noinst_HEADERS += shim/mpi/mpi_layer.h shim/mpi/icoll.h shim/mpi/gen/entries.h
+noinst_HEADERS += shim/mpi/mpi_layer.h shim/mpi/icoll.h shim/mpi/turn_queue.h shim/mpi/gen/entries.h
 EXTRA_DIST += shim/mpi/mpi.spec shim/mpi/gen_entries.py
 BUILT_SOURCES += $(srcdir)/shim/mpi/gen/wrappers.c $(srcdir)/shim/mpi/gen/entries.h
 

@@ -82,9 +82,12 @@ int enc_mpi_group_rank_of(const struct enc_mpi_group *g, int world);
 /* ---- icoll.c: the engine's one user at a time ---- */
 
 /* Around the body of a "serial" function (mpi.spec): waits until every
- * nonblocking collective started before has run and keeps the progress
- * thread off the engine until leave.  Nests. */
-void enc_mpi_serial_enter(void);
+ * nonblocking collective started before on comm has run (MPI_COMM_NULL:
+ * none; _all: on every communicator), then holds the engine until leave,
+ * handing it to nonblocking collectives of other communicators inside the
+ * engine's waits.  Nests. */
+void enc_mpi_serial_enter(MPI_Comm comm);
+void enc_mpi_serial_enter_all(void);
 void enc_mpi_serial_leave(void);
 
 /* ---- request.c: requests of encore operations ---- */

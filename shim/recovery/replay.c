@@ -36,8 +36,7 @@ static void diverged(const struct enc_sigrec *mine, const struct enc_sigrec *log
 #define ENC_PREFETCH_MAX_BYTES ((size_t)64 << 10)
 
 /* The usual case: the entry came with a prefetched run and is this very
- * call (in the bootstrap phase: the same site and occurrence too).  Any
- * doubt goes to the exact lookups below. */
+ * call.  Any doubt goes to the exact lookups below. */
 static enc_status_t from_prefetch(struct enc_coll *co, uint8_t *dst, struct enc_sigrec *logged)
 {
     const struct enc_sitekey *k = &enc_rec.cur;
@@ -50,9 +49,7 @@ static enc_status_t from_prefetch(struct enc_coll *co, uint8_t *dst, struct enc_
     if ((rv = enc_prefetch_get(co->ctx.seq, root, &s, &data)) != ENC_OK)
         return rv == ENC_ERR_EPOCH ? rv : ENC_ERR_LOST;
     enc_sigrec_from_coll(&mine, co, k, co->bytes);
-    if (!enc_sigrec_same_call(&mine, s) || (k->bootstrap && (s->occ != mine.occ ||
-                                                   s->site_off != mine.site_off ||
-                                                   strcmp(s->site_mod, mine.site_mod) != 0)))
+    if (!enc_sigrec_same_call(&mine, s))
         return ENC_ERR_LOST;
     *logged = *s;
     if (s->len > 0)
@@ -60,34 +57,38 @@ static enc_status_t from_prefetch(struct enc_coll *co, uint8_t *dst, struct enc_
     return ENC_OK;
 }
 
-/* Asks the survivors: by call site and occurrence first while this rank is
- * in its bootstrap phase (it may make those collectives in another order),
- * then by sequence number, checking the logged signature. */
+/* Asks the survivors by sequence number, checking the logged signature.
+ * Ranks of one collective may call it from different call sites (an MPI
+ * program branches on its rank), so the sequence number is what names it.
+ * Only when that finds no matching call, and this rank is in its
+ * bootstrap phase (it may make those collectives in another order), by
+ * call site and occurrence. */
 static enc_status_t fetch_result(struct enc_coll *co, uint8_t *dst, struct enc_sigrec *logged)
 {
     const struct enc_sitekey *k = &enc_rec.cur;
     int root = co->sig->kind == ENC_COLL_BCAST ? co->root : -1;
-    struct enc_logreq q = {.what = ENC_LOGREQ_BOOTSTRAP, .seq = co->ctx.seq,
+    struct enc_logreq q = {.what = ENC_LOGREQ_SEQ, .seq = co->ctx.seq,
                            .site_off = k->off, .occ = k->occ,
                            .kind = (uint8_t)enc_coll_what(co->sig), .root = co->sig->root,
                            .count = co->sig->count, .dtype = co->sig->dtype,
                            .op = co->sig->op};
-    enc_status_t rv;
+    struct enc_sigrec mine;
+    enc_status_t rv, by_site;
 
     snprintf(q.site_mod, sizeof(q.site_mod), "%s", k->mod);
     /* large results go straight into the caller's buffer instead */
     if (co->bytes < ENC_PREFETCH_MAX_BYTES && (rv = from_prefetch(co, dst, logged)) != ENC_ERR_LOST)
         return rv;
-    if (k->bootstrap) {
-        rv = enc_log_fetch_any(&q, root, logged, dst, co->bytes);
-        if (rv != ENC_ERR_LOST)
-            return rv;
-    }
-    q.what = ENC_LOGREQ_SEQ;
-    return enc_log_fetch_any(&q, root, logged, dst, co->bytes);
+    rv = enc_log_fetch_any(&q, root, logged, dst, co->bytes);
+    enc_sigrec_from_coll(&mine, co, k, co->bytes);
+    if (!k->bootstrap || (rv == ENC_OK && enc_sigrec_same_call(&mine, logged)) ||
+        (rv != ENC_OK && rv != ENC_ERR_LOST && rv != ENC_ERR_DIVERGED))
+        return rv;
+    q.what = ENC_LOGREQ_BOOTSTRAP;
+    by_site = enc_log_fetch_any(&q, root, logged, dst, co->bytes);
+    return by_site == ENC_ERR_LOST ? rv : by_site;
 }
 
-/* Packed allgatherv results land here before they are spread out. */
 static uint8_t *gather_buf(size_t bytes)
 {
     static uint8_t *buf;

@@ -90,10 +90,10 @@ void enc_snap_threads_joined(void)
 
 enc_status_t enc_snap_threads_check(char *why, size_t cap)
 {
-    int now[MAX_TIDS], eng[8], n = list_tasks(now, MAX_TIDS);
+    int now[MAX_TIDS], eng[4 + 64], n = list_tasks(now, MAX_TIDS);
     int ne = enc_engine_thread_ids(eng, 4), foreign = 0;
 
-    ne += guard_threads(eng + ne, 4);
+    ne += guard_threads(eng + ne, 64);
     if (n < 0) {
         snprintf(why, cap, "cannot list /proc/self/task");
         return ENC_ERR_STATE;
