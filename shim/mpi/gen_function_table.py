@@ -23,7 +23,7 @@ def status(f, whys):
         return ("served (a pending nonblocking collective's request is detached: the "
                 "collective still runs); other requests: the real MPI")
     if f.name.startswith("MPI_I") and f.name not in LIFECYCLE:
-        return ("served with recovery on the progress thread, in start order "
+        return ("served with recovery on a worker thread, in start order per communicator "
                 "(generalized request: Wait/Test and their array forms are the real MPI's)")
     if f.name in LIFECYCLE:
         return "served (process lifecycle / ops; no log)"
