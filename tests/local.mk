@@ -179,6 +179,13 @@ tests_programs_op_table_SOURCES = tests/programs/op_table.c
 tests_programs_op_table_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 tests_programs_op_table_LDADD = $(MPI_LIBS)
 TESTS += tests/integration/icoll_overlap.sh tests/integration/icoll_cross.sh tests/integration/op_table.sh
+# special handles (MPI_GROUP_EMPTY, MPI_*_NULL, MPI_COMM_SELF) against native
+check_PROGRAMS += tests/programs/handle_check
+tests_programs_handle_check_SOURCES = tests/programs/handle_check.c
+tests_programs_handle_check_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+tests_programs_handle_check_LDADD = $(MPI_LIBS)
+TESTS += tests/integration/handles.sh
+EXTRA_DIST += tests/integration/handles.sh
 # checkpoints with derived communicators: links libencore for the API
 check_PROGRAMS += tests/programs/comm_ckpt
 tests_programs_comm_ckpt_SOURCES = tests/programs/comm_ckpt.c

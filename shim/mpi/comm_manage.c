@@ -34,35 +34,45 @@ int enc_mpi_Comm_group(const void *site, MPI_Comm comm, MPI_Group *group)
     return rv;
 }
 
-static int same_members(const struct enc_mpi_comm *a, const struct enc_mpi_comm *b, int ordered)
+/* The world ranks of comm in *v: an encore communicator's members, or for
+ * one the real MPI made from MPI_COMM_SELF this process.  v->g.w is
+ * malloc'd; NULL when out of memory. */
+static struct enc_mpi_group *comm_members(MPI_Comm comm, struct enc_mpi_group_view *v)
 {
-    int n = enc_mpi_comm_size(a);
+    struct enc_mpi_comm *c = enc_mpi_comm_get(comm);
+    int n = c != NULL ? enc_mpi_comm_size(c) : 1;
 
-    if (n != enc_mpi_comm_size(b))
-        return 0;
-    for (int i = 0; i < n; i++) {
-        int found = 0, w = enc_group_world_rank(a->g, i);
-
-        for (int j = 0; j < n && !found; j++)
-            found = enc_group_world_rank(b->g, j) == w && (!ordered || i == j);
-        if (!found)
-            return 0;
-    }
-    return 1;
+    v->me = enc_engine_rank();
+    v->g = (struct enc_mpi_group){.h = MPI_GROUP_NULL, .n = n};
+    if ((v->g.w = malloc(sizeof(int) * (size_t)n)) == NULL)
+        return NULL;
+    for (int i = 0; i < n; i++)
+        v->g.w[i] = c != NULL ? enc_group_world_rank(c->g, i) : v->me;
+    return &v->g;
 }
 
 int enc_mpi_Comm_compare(const void *site, MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
-    struct enc_mpi_comm *a = enc_mpi_comm_get(comm1), *b = enc_mpi_comm_get(comm2);
+    struct enc_mpi_group_view va, vb;
+    struct enc_mpi_group *a, *b;
+    int r;
 
-    if (a == NULL || b == NULL) /* one is the real MPI's: different processes */
-        *result = comm1 == MPI_COMM_NULL || comm2 == MPI_COMM_NULL ? MPI_UNEQUAL : MPI_UNEQUAL;
-    else if (comm1 == comm2)
+    if (comm1 == MPI_COMM_NULL || comm2 == MPI_COMM_NULL)
+        return enc_real_Comm_compare(comm1, comm2, result); /* MPI_ERR_COMM */
+    if (comm1 == comm2) {
         *result = MPI_IDENT;
-    else if (same_members(a, b, 1))
-        *result = MPI_CONGRUENT;
-    else
-        *result = same_members(a, b, 0) ? MPI_SIMILAR : MPI_UNEQUAL;
+        return MPI_SUCCESS;
+    }
+    a = comm_members(comm1, &va);
+    b = comm_members(comm2, &vb);
+    if (a != NULL && b != NULL) {
+        r = enc_mpi_group_compare(a, b);
+        *result = r == MPI_IDENT ? MPI_CONGRUENT : r;
+    }
+    free(va.g.w);
+    free(vb.g.w);
+    if (a == NULL || b == NULL)
+        return enc_mpi_raise(MPI_ERR_NO_MEM, "MPI_Comm_compare: out of memory");
     return MPI_SUCCESS;
 }
 
@@ -128,14 +138,13 @@ static int check_subset(const char *fn, const struct enc_mpi_comm *p,
     return MPI_SUCCESS;
 }
 
-static struct enc_mpi_group *group_arg(const char *fn, MPI_Group group, int *rv)
+static struct enc_mpi_group *group_arg(const char *fn, MPI_Group group,
+                                       struct enc_mpi_group_view *v, int *rv)
 {
-    struct enc_mpi_group *g = enc_mpi_group_get(group);
+    struct enc_mpi_group *g = enc_mpi_group_view(group, v);
 
     *rv = g != NULL ? MPI_SUCCESS
-                    : enc_mpi_raise(MPI_ERR_GROUP, "%s: the group is not a group of the encore "
-                                    "world (make it with MPI_Comm_group of a communicator of "
-                                    "the world)", fn);
+                    : enc_mpi_raise(MPI_ERR_GROUP, "%s: invalid group (MPI_GROUP_NULL)", fn);
     return g;
 }
 
@@ -181,11 +190,12 @@ int enc_mpi_Comm_create(const void *site, MPI_Comm comm, MPI_Group group, MPI_Co
     const char *fn = "MPI_Comm_create";
     struct enc_mpi_comm *p = enc_mpi_comm_get(comm);
     uint64_t seq = enc_group_seq(p->g), *all;
+    struct enc_mpi_group_view v;
     struct enc_mpi_group *g;
     enc_status_t st;
     int rv;
 
-    if ((g = group_arg(fn, group, &rv)) == NULL || (rv = check_subset(fn, p, g)) != MPI_SUCCESS)
+    if ((g = group_arg(fn, group, &v, &rv)) == NULL || (rv = check_subset(fn, p, g)) != MPI_SUCCESS)
         return rv;
     if ((all = malloc(sizeof(uint64_t) * (size_t)enc_mpi_comm_size(p))) == NULL)
         return enc_mpi_raise(MPI_ERR_NO_MEM, "%s: out of memory", fn);
@@ -200,6 +210,17 @@ int enc_mpi_Comm_create(const void *site, MPI_Comm comm, MPI_Group group, MPI_Co
         return rv;
     return make_comm(fn, p, enc_group_ctx_derive(enc_group_ctx(p->g), seq, digest(g)), g,
                      enc_group_last_live(p->g), newcomm);
+}
+
+/* tag is a valid tag (0 to the real MPI's MPI_TAG_UB). */
+static int check_tag(const char *fn, int tag)
+{
+    int *ub = NULL, flag = 0;
+
+    if (tag >= 0 && (enc_real_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag) !=
+                     MPI_SUCCESS || !flag || tag <= *ub))
+        return MPI_SUCCESS;
+    return enc_mpi_raise(MPI_ERR_TAG, "%s: invalid tag %d", fn, tag);
 }
 
 /* How many times this rank made (parent, tag, group) before. */
@@ -226,16 +247,22 @@ int enc_mpi_Comm_create_group(const void *site, MPI_Comm comm, MPI_Group group, 
 {
     const char *fn = "MPI_Comm_create_group";
     struct enc_mpi_comm *p = enc_mpi_comm_get(comm), *c;
+    struct enc_mpi_group_view v;
     struct enc_mpi_group *g;
     uint64_t key, *all;
     enc_status_t st;
     int rv;
 
-    if ((g = group_arg(fn, group, &rv)) == NULL || (rv = check_subset(fn, p, g)) != MPI_SUCCESS)
+    if ((rv = check_tag(fn, tag)) != MPI_SUCCESS)
         return rv;
     *newcomm = MPI_COMM_NULL;
-    if (enc_mpi_group_rank_of(g, enc_engine_rank()) == MPI_UNDEFINED)
-        return enc_mpi_raise(MPI_ERR_GROUP, "%s: the calling rank is not in the group", fn);
+    /* as Open MPI: a rank outside the group (MPI_GROUP_NULL and
+     * MPI_GROUP_EMPTY included) gets MPI_COMM_NULL and takes no part */
+    if (group == MPI_GROUP_NULL || ((g = enc_mpi_group_view(group, &v)) != NULL &&
+                                    enc_mpi_group_rank_of(g, enc_engine_rank()) == MPI_UNDEFINED))
+        return MPI_SUCCESS;
+    if ((g = group_arg(fn, group, &v, &rv)) == NULL || (rv = check_subset(fn, p, g)) != MPI_SUCCESS)
+        return rv;
     key = enc_group_ctx_derive(enc_group_ctx(p->g), (uint64_t)(unsigned)tag, digest(g));
     /* a new group starts uncertain: its first collective asks the members */
     if ((rv = make_comm(fn, p, enc_group_ctx_derive(key, occurrence(key), 'G'), g, 0,

@@ -112,9 +112,12 @@ int enc_mpi_type_layout(const char *fn, MPI_Datatype t, int count, struct enc_mp
     MPI_Count size = 0;
     MPI_Aint lb = 0, extent = 0, tlb = 0, textent = 0;
 
+    /* Open MPI's order: MPI_DATATYPE_NULL, then the count */
+    if (t == MPI_DATATYPE_NULL)
+        return enc_mpi_raise(MPI_ERR_TYPE, "%s: MPI_DATATYPE_NULL", fn);
     if (count < 0)
         return enc_mpi_raise(MPI_ERR_COUNT, "%s: negative count %d", fn, count);
-    if (t == MPI_DATATYPE_NULL || PMPI_Type_size_x(t, &size) != MPI_SUCCESS ||
+    if (PMPI_Type_size_x(t, &size) != MPI_SUCCESS ||
         PMPI_Type_get_extent(t, &lb, &extent) != MPI_SUCCESS ||
         PMPI_Type_get_true_extent(t, &tlb, &textent) != MPI_SUCCESS)
         return enc_mpi_raise(MPI_ERR_TYPE, "%s: invalid datatype", fn);

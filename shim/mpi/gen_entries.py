@@ -188,6 +188,23 @@ def emit_real(f, out):
     out.append("")
 
 
+# Null value of each handle type a refused call would hand out.
+NULL_HANDLES = {"MPI_Comm": "MPI_COMM_NULL", "MPI_Request": "MPI_REQUEST_NULL",
+                "MPI_Win": "MPI_WIN_NULL", "MPI_File": "MPI_FILE_NULL",
+                "MPI_Message": "MPI_MESSAGE_NULL"}
+
+
+def emit_null_outputs(f, out, indent):
+    """A refused call's output handles become the null handle, so a program
+    that goes on (MPI_ERRORS_RETURN) never uses an uninitialised one."""
+    inout = [c for c, ptr in f.comms if ptr]
+    for decl, name in f.params:
+        m = re.match(r"(MPI_\w+) \*\w+$", decl)
+        if m and m.group(1) in NULL_HANDLES and name not in inout:
+            out.append("%sif (%s != NULL)" % (indent, name))
+            out.append("%s    *%s = %s;" % (indent, name, NULL_HANDLES[m.group(1)]))
+
+
 def emit_entry(f, out):
     s = f.short
     site = "site" if f.category == "owned" else "site __attribute__((unused))"
@@ -198,6 +215,7 @@ def emit_entry(f, out):
         out.append("    if (enc_mpi_intercepting()) {")
         if f.category == "refuse":
             out.append("        if (%s) {" % world_test(f))
+            emit_null_outputs(f, out, "            ")
             emit_served(f, out, "enc_mpi_refuse(\"%s\", ENC_MPI_WHY_%s)" %
                         (f.name, f.why.upper()))
             out.append("        }")

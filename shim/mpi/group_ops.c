@@ -1,7 +1,9 @@
 /*
  * group_ops.c - MPI_Group_* on groups of the encore world.  Groups the
- * real MPI made (from MPI_COMM_SELF and its descendants) go to the real
- * MPI; mixing the two kinds is refused with a clear error.
+ * real MPI made (from MPI_COMM_SELF and its descendants), MPI_GROUP_EMPTY
+ * and MPI_GROUP_NULL go to the real MPI by themselves; combined with a
+ * group of the world, a group of the real MPI stands for this process (or
+ * no one), as it does in a native run.
  */
 #include "enc.h"
 
@@ -12,20 +14,19 @@
 #include "engine/engine.h"
 #include "mpi/mpi_layer.h"
 
-/* Both encore groups (1), both real (0), or an error raised (-1). */
-static int kinds(const char *fn, MPI_Group a, MPI_Group b, struct enc_mpi_group **ga,
+/* 1: a and b as groups of the world in *ga, *gb (one of them is an encore
+ * group); 0: the real MPI answers (neither is, or one is MPI_GROUP_NULL,
+ * which it refuses as it does natively). */
+static int kinds(MPI_Group a, MPI_Group b, struct enc_mpi_group_view *va,
+                 struct enc_mpi_group_view *vb, struct enc_mpi_group **ga,
                  struct enc_mpi_group **gb)
 {
-    *ga = enc_mpi_group_get(a);
-    *gb = enc_mpi_group_get(b);
-    if ((*ga != NULL && a != MPI_GROUP_EMPTY) || (*gb != NULL && b != MPI_GROUP_EMPTY)) {
-        if (*ga != NULL && *gb != NULL)
-            return 1;
-        enc_mpi_raise(MPI_ERR_GROUP, "%s: a group of the encore world cannot be combined with "
-                      "a group of the real MPI (from MPI_COMM_SELF)", fn);
-        return -1;
-    }
-    return 0;
+    if (a == MPI_GROUP_NULL || b == MPI_GROUP_NULL ||
+        (!enc_mpi_group_owned(a) && !enc_mpi_group_owned(b)))
+        return 0;
+    *ga = enc_mpi_group_view(a, va);
+    *gb = enc_mpi_group_view(b, vb);
+    return *ga != NULL && *gb != NULL;
 }
 
 int enc_mpi_Group_size(const void *site, MPI_Group group, int *size)
@@ -133,9 +134,12 @@ static int expand(const char *fn, const struct enc_mpi_group *g, int n, int rang
     for (int i = 0; i < n; i++) {
         int first = ranges[i][0], last = ranges[i][1], stride = ranges[i][2], rv;
 
-        if (stride == 0 || (rv = check_rank(fn, g, first)) != MPI_SUCCESS ||
+        if ((rv = check_rank(fn, g, first)) != MPI_SUCCESS ||
             (rv = check_rank(fn, g, last)) != MPI_SUCCESS)
-            return stride == 0 ? enc_mpi_raise(MPI_ERR_ARG, "%s: stride 0", fn) : rv;
+            return rv;
+        if (stride == 0 || (first < last && stride < 0) || (first > last && stride > 0))
+            return enc_mpi_raise(MPI_ERR_RANK, "%s: range (%d, %d, %d) has a stride of the "
+                                 "wrong sign or 0", fn, first, last, stride);
         for (int r = first; stride > 0 ? r <= last : r >= last; r += stride) {
             if (*k >= g->n)
                 return enc_mpi_raise(MPI_ERR_RANK, "%s: ranges name a rank twice", fn);
@@ -210,12 +214,12 @@ static int set_op(const char *fn, const struct enc_mpi_group *a, const struct en
     int enc_mpi_Group_##Name(const void *site, MPI_Group group1, MPI_Group group2,          \
                              MPI_Group *newgroup)                                           \
     {                                                                                       \
+        struct enc_mpi_group_view va, vb;                                                   \
         struct enc_mpi_group *a, *b;                                                        \
-        int k = kinds("MPI_Group_" #Name, group1, group2, &a, &b);                          \
                                                                                             \
-        if (k == 0)                                                                         \
+        if (!kinds(group1, group2, &va, &vb, &a, &b))                                       \
             return enc_real_Group_##Name(group1, group2, newgroup);                         \
-        return k < 0 ? MPI_ERR_GROUP : set_op("MPI_Group_" #Name, a, b, OP, newgroup);      \
+        return set_op("MPI_Group_" #Name, a, b, OP, newgroup);                              \
     }
 
 SET_FN(union, UNION)
@@ -225,19 +229,22 @@ SET_FN(difference, DIFFERENCE)
 int enc_mpi_Group_translate_ranks(const void *site, MPI_Group group1, int n, const int ranks1[],
                                   MPI_Group group2, int ranks2[])
 {
+    const char *fn = "MPI_Group_translate_ranks";
+    struct enc_mpi_group_view va, vb;
     struct enc_mpi_group *a, *b;
-    int k = kinds("MPI_Group_translate_ranks", group1, group2, &a, &b), rv;
+    int rv;
 
-    if (k == 0)
+    if (!kinds(group1, group2, &va, &vb, &a, &b))
         return enc_real_Group_translate_ranks(group1, n, ranks1, group2, ranks2);
-    if (k < 0)
-        return MPI_ERR_GROUP;
+    if (n < 0)
+        return enc_mpi_raise(MPI_ERR_GROUP, "%s: negative count %d", fn, n);
     for (int i = 0; i < n; i++) {
-        if (ranks1[i] == MPI_PROC_NULL) {
-            ranks2[i] = MPI_PROC_NULL;
+        /* as Open MPI: nothing translates to or from an empty group */
+        if (a->n == 0 || b->n == 0 || ranks1[i] == MPI_PROC_NULL) {
+            ranks2[i] = a->n == 0 || b->n == 0 ? MPI_UNDEFINED : MPI_PROC_NULL;
             continue;
         }
-        if ((rv = check_rank("MPI_Group_translate_ranks", a, ranks1[i])) != MPI_SUCCESS)
+        if ((rv = check_rank(fn, a, ranks1[i])) != MPI_SUCCESS)
             return rv;
         ranks2[i] = enc_mpi_group_rank_of(b, a->w[ranks1[i]]);
     }
@@ -260,13 +267,11 @@ int enc_mpi_group_compare(const struct enc_mpi_group *a, const struct enc_mpi_gr
 
 int enc_mpi_Group_compare(const void *site, MPI_Group group1, MPI_Group group2, int *result)
 {
+    struct enc_mpi_group_view va, vb;
     struct enc_mpi_group *a, *b;
-    int k = kinds("MPI_Group_compare", group1, group2, &a, &b);
 
-    if (k == 0)
+    if (!kinds(group1, group2, &va, &vb, &a, &b))
         return enc_real_Group_compare(group1, group2, result);
-    if (k < 0)
-        return MPI_ERR_GROUP;
     *result = enc_mpi_group_compare(a, b);
     return MPI_SUCCESS;
 }

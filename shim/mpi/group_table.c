@@ -4,7 +4,10 @@
  * As with communicators (comm_table.c), each encore group's MPI_Group is a
  * real Open MPI group (a one-process group made from MPI_COMM_SELF's, a
  * new object each time), so passing it anywhere is safe; the table maps it
- * to the world ranks it stands for.  MPI_GROUP_EMPTY is the empty group.
+ * to the world ranks it stands for.  MPI_GROUP_EMPTY is the empty group;
+ * an empty result is the real MPI_GROUP_EMPTY with the reference the real
+ * MPI_Group_free of the application's handle gives back (Open MPI counts
+ * them, and frees its static object when the count reaches zero).
  */
 #include "enc.h"
 
@@ -13,6 +16,7 @@
 
 #include <mpi.h>
 
+#include "engine/engine.h"
 #include "mpi/mpi_layer.h"
 
 static struct {
@@ -69,10 +73,8 @@ int enc_mpi_group_make(const char *fn, const int *world, int n, MPI_Group *out)
 {
     struct enc_mpi_group *g;
 
-    if (n == 0) {
-        *out = MPI_GROUP_EMPTY;
-        return MPI_SUCCESS;
-    }
+    if (n == 0) /* as the real MPI makes it: retained */
+        return enc_real_Group_incl(MPI_GROUP_EMPTY, 0, world, out);
     if ((g = calloc(1, sizeof(*g))) == NULL || (g->w = malloc(sizeof(int) * (size_t)n)) == NULL ||
         (table.n == table.cap && grow() != 0)) {
         if (g)
@@ -91,6 +93,26 @@ int enc_mpi_group_make(const char *fn, const int *world, int n, MPI_Group *out)
     table.g[table.n++] = g;
     *out = g->h;
     return MPI_SUCCESS;
+}
+
+struct enc_mpi_group *enc_mpi_group_view(MPI_Group h, struct enc_mpi_group_view *v)
+{
+    struct enc_mpi_group *g = enc_mpi_group_get(h);
+    int n;
+
+    if (g != NULL || h == MPI_GROUP_NULL)
+        return g;
+    /* the real MPI's world is this process alone: its groups hold it or no one */
+    if (enc_real_Group_size(h, &n) != MPI_SUCCESS || n < 0 || n > 1)
+        return NULL;
+    v->me = enc_engine_rank();
+    v->g = (struct enc_mpi_group){.h = h, .n = n, .w = &v->me};
+    return &v->g;
+}
+
+int enc_mpi_group_owned(MPI_Group h)
+{
+    return h != MPI_GROUP_EMPTY && h != MPI_GROUP_NULL && find(h) >= 0;
 }
 
 int enc_mpi_group_release(MPI_Group *h)

@@ -72,12 +72,24 @@ struct enc_mpi_group {
 };
 /* Its entry (MPI_GROUP_EMPTY included), NULL when h is not one. */
 struct enc_mpi_group *enc_mpi_group_get(MPI_Group h);
-/* New group of world ranks (MPI_GROUP_EMPTY when n is 0). */
+/* 1 when h is a group of the encore world other than MPI_GROUP_EMPTY. */
+int enc_mpi_group_owned(MPI_Group h);
+/* h as a group of world ranks: its entry, or for a group the real MPI made
+ * (from MPI_COMM_SELF: this process, or no one) a view kept in *v; NULL for
+ * MPI_GROUP_NULL. */
+struct enc_mpi_group_view {
+    struct enc_mpi_group g;
+    int me;
+};
+struct enc_mpi_group *enc_mpi_group_view(MPI_Group h, struct enc_mpi_group_view *v);
+/* New group of world ranks (MPI_GROUP_EMPTY, retained, when n is 0). */
 int enc_mpi_group_make(const char *fn, const int *world, int n, MPI_Group *out);
 /* Frees an encore group; 0 when *h is not one. */
 int enc_mpi_group_release(MPI_Group *h);
 /* Rank of world rank `world` in g, MPI_UNDEFINED when absent. */
 int enc_mpi_group_rank_of(const struct enc_mpi_group *g, int world);
+/* group_ops.c: MPI_IDENT, MPI_SIMILAR or MPI_UNEQUAL. */
+int enc_mpi_group_compare(const struct enc_mpi_group *a, const struct enc_mpi_group *b);
 
 /* ---- icoll.c: the engine's one user at a time ---- */
 

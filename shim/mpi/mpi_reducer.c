@@ -98,8 +98,10 @@ static int reducer_kernel(const char *fn, MPI_Datatype t, enum enc_op eop,
     enc_kernel_fn k;
     char tname[MPI_MAX_OBJECT_NAME];
 
+    /* MPI_ERR_OP, as Open MPI's for a predefined op on a derived datatype
+     * or MPI_DATATYPE_NULL */
     if (enc_mpi_type_lookup(t, &et) != ENC_OK)
-        return enc_mpi_raise(MPI_ERR_TYPE, "%s: predefined op %s on %s is not supported in "
+        return enc_mpi_raise(MPI_ERR_OP, "%s: predefined op %s on %s is not supported in "
                              "encore mode (use a predefined datatype or a user op)",
                              fn, enc_op_name(eop), enc_mpi_type_name(t, tname, sizeof(tname)));
     if ((k = enc_kernel_lookup(et, eop)) == NULL)
@@ -117,10 +119,15 @@ int enc_mpi_reducer_make(const char *fn, MPI_Datatype t, MPI_Op op, int count,
                          struct enc_mpi_reducer *red)
 {
     enum enc_op eop;
+    int rv;
 
+    /* Open MPI's order: the op (and a predefined op's datatype), then the
+     * datatype, then the count */
+    if (enc_mpi_op_lookup(op, &eop) != ENC_OK)
+        return reducer_user(fn, t, op, count, red);
+    if ((rv = reducer_kernel(fn, t, eop, red)) != MPI_SUCCESS)
+        return rv;
     if (count < 0)
         return enc_mpi_raise(MPI_ERR_COUNT, "%s: negative count %d", fn, count);
-    if (enc_mpi_op_lookup(op, &eop) == ENC_OK)
-        return reducer_kernel(fn, t, eop, red);
-    return reducer_user(fn, t, op, count, red);
+    return MPI_SUCCESS;
 }

@@ -98,7 +98,7 @@ int enc_mpi_Op_create(const void *site, MPI_User_function *function, int commute
 int enc_mpi_Op_free(const void *site, MPI_Op *op)
 {
     pthread_mutex_lock(&ops_lock);
-    for (size_t i = 0; op != NULL && i < nops; i++)
+    for (size_t i = 0; op != NULL && *op != MPI_OP_NULL && i < nops; i++)
         if (ops[i].h == *op)
             ops[i].h = MPI_OP_NULL;
     pthread_mutex_unlock(&ops_lock);

@@ -14,23 +14,6 @@ enc_require_launchers
 enc_tmpdir
 
 for n in ${COMM_RANKS:-1 2 3 4 7}; do
-    for side in native encore; do
-        mkdir -p "$ENC_TMP/$side.$n"
-        rc=0
-        if [ "$side" = native ]; then
-            enc_mpirun "$n" "$prog" --out-dir "$ENC_TMP/$side.$n" \
-                >"$ENC_TMP/$side.$n.log" 2>&1 || rc=$?
-        else
-            enc_second "$n" "$prog" --out-dir "$ENC_TMP/$side.$n" \
-                >"$ENC_TMP/$side.$n.log" 2>&1 || rc=$?
-        fi
-        if [ "$rc" -ne 0 ]; then
-            tail -n 20 "$ENC_TMP/$side.$n.log" >&2
-            enc_fail "$side -n $n comm_check exited with status $rc"
-        fi
-    done
-    enc_compare_dirs "$ENC_TMP/native.$n" "$ENC_TMP/encore.$n" "comm_check -n $n" ||
-        enc_fail "comm_check -n $n: encore-run results differ from native mpirun"
-    enc_log "-n $n: $(cat "$ENC_TMP/native.$n/"* | wc -l) result lines identical"
+    enc_outdir_matches "$n" "$prog" comm_check
 done
 enc_finish

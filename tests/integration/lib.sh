@@ -212,6 +212,30 @@ enc_compare_dirs() {
     fi
 }
 
+# enc_outdir_matches N PROG WHAT: PROG --out-dir DIR (each rank writes its
+# result lines to DIR/rank.R) at N ranks under native mpirun and under
+# enc_second; both must exit 0 and write the same files, bit for bit.
+enc_outdir_matches() {
+    _o_n=$1 _o_prog=$2 _o_what=$3
+    for _o_side in native encore; do
+        mkdir -p "$ENC_TMP/$_o_side.$_o_n"
+        _o_rc=0
+        if [ "$_o_side" = native ]; then
+            enc_mpirun "$_o_n" "$_o_prog" --out-dir "$ENC_TMP/$_o_side.$_o_n" \
+                >"$ENC_TMP/$_o_side.$_o_n.log" 2>&1 || _o_rc=$?
+        else
+            enc_second "$_o_n" "$_o_prog" --out-dir "$ENC_TMP/$_o_side.$_o_n" \
+                >"$ENC_TMP/$_o_side.$_o_n.log" 2>&1 || _o_rc=$?
+        fi
+        if [ "$_o_rc" -ne 0 ]; then
+            enc_show "$ENC_TMP/$_o_side.$_o_n.log"
+            enc_fail "$_o_side -n $_o_n $_o_what exited with status $_o_rc"
+        fi
+    done
+    enc_compare_dirs "$ENC_TMP/native.$_o_n" "$ENC_TMP/encore.$_o_n" "$_o_what -n $_o_n"
+    enc_log "-n $_o_n: $(cat "$ENC_TMP/native.$_o_n/"* | wc -l) result lines identical"
+}
+
 # enc_expect_grep FILE PATTERN WHAT: a line of FILE matches PATTERN (grep -E).
 enc_expect_grep() {
     grep -qE -e "$2" "$1" || { enc_show "$1" 30; enc_fail "$3 (no line matching '$2' in $1)"; }
