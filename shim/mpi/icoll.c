@@ -226,6 +226,8 @@ static void run_job(struct job *j)
     enc_mpi_errcomm_leave(saved);
     release_type(j->a.stype, j->user_stype);
     release_type(j->a.rtype, j->user_rtype);
+    if (j->a.op != NULL)
+        enc_mpi_op_release(j->a.op);
 }
 
 /* Completes j's request; the request (and j, by its free function) is
@@ -339,6 +341,8 @@ int enc_mpi_icoll_start(const char *fn, const void *site, enc_mpi_icoll_fn run,
         return enc_mpi_raise(rv, "%s: the real MPI could not make a request", fn);
     }
     *request = j->req;
+    if (j->a.op != NULL)
+        enc_mpi_op_hold(j->a.op); /* MPI lets the program free it now */
     __atomic_fetch_add(&q.outstanding, 1, __ATOMIC_ACQ_REL);
     pthread_mutex_lock(&q.mu);
     rv = enqueue(j);

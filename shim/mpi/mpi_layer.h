@@ -155,6 +155,10 @@ enum enc_mpi_op_lang { ENC_MPI_OP_C, ENC_MPI_OP_FORTRAN };
  * on failure frees h and returns the surfaced error. */
 int enc_mpi_op_register(MPI_Op h, MPI_User_function *fn, int commute,
                         enum enc_mpi_op_lang lang);
+/* A pending nonblocking collective uses op (a no-op for predefined ones):
+ * an MPI_Op_free meanwhile takes effect at the last release. */
+void enc_mpi_op_hold(MPI_Op op);
+void enc_mpi_op_release(MPI_Op op);
 /* Registered user op: function, commute flag, index for the signature,
  * calling convention; ENC_ERR_NOT_FOUND when op is not one. */
 enc_status_t enc_mpi_user_op(MPI_Op op, MPI_User_function **fn, int *commute, uint32_t *index,

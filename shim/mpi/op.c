@@ -7,6 +7,7 @@
 #include "enc.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include <mpi.h>
@@ -28,6 +29,8 @@ struct userop {
     MPI_User_function *fn;
     int commute;
     enum enc_mpi_op_lang lang; /* C or Fortran calling convention of fn */
+    int holds;                /* pending nonblocking collectives using it */
+    bool freed;               /* MPI_Op_free'd while held: freed on the last release */
 };
 
 static pthread_mutex_t ops_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -75,7 +78,7 @@ int enc_mpi_op_register(MPI_Op h, MPI_User_function *fn, int commute,
 
     pthread_mutex_lock(&ops_lock);
     if ((rv = op_slot(&slot)) == ENC_OK)
-        ops[slot] = (struct userop){ h, fn, commute, lang };
+        ops[slot] = (struct userop){ .h = h, .fn = fn, .commute = commute, .lang = lang };
     pthread_mutex_unlock(&ops_lock);
     if (rv != ENC_OK) {
         enc_real_Op_free(&h);
@@ -95,14 +98,62 @@ int enc_mpi_Op_create(const void *site, MPI_User_function *function, int commute
     return rv;
 }
 
+/* The slot of user op h (the lock held), NULL for a predefined one. */
+static struct userop *find_user(MPI_Op h)
+{
+    for (size_t i = 0; h != MPI_OP_NULL && i < nops; i++)
+        if (ops[i].h == h && !ops[i].freed)
+            return &ops[i];
+    return NULL;
+}
+
+/* MPI lets the program free an op that a pending nonblocking collective
+ * uses: the collective completes with it, and the op goes afterwards. */
 int enc_mpi_Op_free(const void *site, MPI_Op *op)
 {
+    struct userop *u;
+
     pthread_mutex_lock(&ops_lock);
-    for (size_t i = 0; op != NULL && *op != MPI_OP_NULL && i < nops; i++)
-        if (ops[i].h == *op)
-            ops[i].h = MPI_OP_NULL;
+    if (op != NULL && (u = find_user(*op)) != NULL) {
+        if (u->holds > 0) {
+            u->freed = true;
+            *op = MPI_OP_NULL;
+            pthread_mutex_unlock(&ops_lock);
+            return MPI_SUCCESS;
+        }
+        u->h = MPI_OP_NULL;
+    }
     pthread_mutex_unlock(&ops_lock);
     return enc_real_Op_free(op);
+}
+
+void enc_mpi_op_hold(MPI_Op op)
+{
+    struct userop *u;
+
+    pthread_mutex_lock(&ops_lock);
+    if ((u = find_user(op)) != NULL)
+        u->holds++;
+    pthread_mutex_unlock(&ops_lock);
+}
+
+void enc_mpi_op_release(MPI_Op op)
+{
+    MPI_Op h = MPI_OP_NULL;
+
+    pthread_mutex_lock(&ops_lock);
+    for (size_t i = 0; op != MPI_OP_NULL && i < nops; i++) {
+        if (ops[i].h != op || ops[i].holds == 0)
+            continue;
+        if (--ops[i].holds == 0 && ops[i].freed) {
+            h = ops[i].h;
+            ops[i] = (struct userop){.h = MPI_OP_NULL};
+        }
+        break;
+    }
+    pthread_mutex_unlock(&ops_lock);
+    if (h != MPI_OP_NULL)
+        enc_real_Op_free(&h);
 }
 
 enc_status_t enc_mpi_user_op(MPI_Op op, MPI_User_function **fn, int *commute, uint32_t *index,

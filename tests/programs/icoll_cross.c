@@ -13,7 +13,9 @@
  *   group    even ranks call MPI_Comm_create_group on the world's group
  *            before an Idup of the world, odd ranks after it
  *   block    a blocking Allreduce on one communicator while a pending
- *            Iallreduce on another is what the peers complete first
+ *            Iallreduce on another is what the peers complete first; and
+ *            a user op freed while an Iallreduce that uses it is pending
+ *            (MPI lets the program free it: the collective completes)
  *
  * Usage: icoll_cross ITERS.  Each iteration runs every case and prints one
  * line per case with exact sums; at the end "rank R done".  The same
@@ -129,6 +131,27 @@ static void group_case(int it)
     MPI_Comm_free(&dc);
 }
 
+static void max_fn(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)type;
+    for (int i = 0; i < *len; i++)
+        if (((int *)in)[i] > ((int *)inout)[i])
+            ((int *)inout)[i] = ((int *)in)[i];
+}
+
+static int freed_op_max(int v)
+{
+    MPI_Op op;
+    MPI_Request req;
+    int out = -1;
+
+    MPI_Op_create(max_fn, 1, &op);
+    MPI_Iallreduce(&v, &out, 1, MPI_INT, op, MPI_COMM_WORLD, &req);
+    MPI_Op_free(&op);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    return out;
+}
+
 static void block_case(int it)
 {
     MPI_Comm a, b;
@@ -147,7 +170,10 @@ static void block_case(int it)
     }
     check(out, it * size * (size - 1) / 2, "block iallreduce", it);
     check(blk, 2 * size, "block allreduce", it);
-    printf("rank %d it %d block %d %d\n", rank, it, out, blk);
+    int mx = freed_op_max(rank + it);
+
+    check(mx, size - 1 + it, "block freed op", it);
+    printf("rank %d it %d block %d %d %d\n", rank, it, out, blk, mx);
     MPI_Comm_free(&a);
     MPI_Comm_free(&b);
 }
