@@ -186,6 +186,12 @@ tests_programs_handle_check_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 tests_programs_handle_check_LDADD = $(MPI_LIBS)
 TESTS += tests/integration/handles.sh
 EXTRA_DIST += tests/integration/handles.sh
+check_PROGRAMS += tests/programs/alltoallw_check
+tests_programs_alltoallw_check_SOURCES = tests/programs/alltoallw_check.c
+tests_programs_alltoallw_check_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+tests_programs_alltoallw_check_LDADD = $(MPI_LIBS)
+TESTS += tests/integration/alltoallw.sh
+EXTRA_DIST += tests/integration/alltoallw.sh
 # checkpoints with derived communicators: links libencore for the API
 check_PROGRAMS += tests/programs/comm_ckpt
 tests_programs_comm_ckpt_SOURCES = tests/programs/comm_ckpt.c

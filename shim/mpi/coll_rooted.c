@@ -1,5 +1,5 @@
 /*
- * coll_rooted.c - MPI_Gather(v), MPI_Scatter(v), MPI_Alltoall(v) on the
+ * coll_rooted.c - MPI_Gather(v), MPI_Scatter(v), MPI_Alltoall(v,w) on the
  * encore world and derived communicators.
  *
  * Simple and recoverable first: block sizes are exchanged (a small
@@ -86,27 +86,54 @@ static int share_data(const struct xfer *x, const void *mine, const uint64_t *si
 
 /* Packs k blocks (counts[i] elements at buf + displs[i] extents) back to
  * back into *out; sizes[i] gets each block's bytes. */
-static int pack_blocks(const struct xfer *x, const void *buf, int k, const int *counts,
-                       const int *displs, MPI_Datatype t, uint64_t *sizes, uint8_t **out)
+/* Where the blocks of a buffer are: block i is counts[i] elements of one
+ * datatype at displs[i] extents (the v forms), or of types[i] at displs[i]
+ * bytes (MPI_Alltoallw). */
+struct blocks {
+    const int *counts, *displs;
+    MPI_Datatype type;
+    const MPI_Datatype *types;
+};
+
+static MPI_Datatype block_type(const struct blocks *b, int i)
+{
+    return b->types ? b->types[i] : b->type;
+}
+
+/* Block i's layout and address in buf. */
+static int block_at(const struct xfer *x, const struct blocks *b, int i, const void *buf,
+                    struct enc_mpi_layout *l, char **at)
+{
+    int rv = layout(x, block_type(b, i), l);
+
+    *at = (char *)buf + (MPI_Aint)b->displs[i] * (b->types ? 1 : l->extent);
+    return rv;
+}
+
+static int pack_blocks(const struct xfer *x, const void *buf, int k, const struct blocks *b,
+                       uint64_t *sizes, uint8_t **out)
 {
     struct enc_mpi_layout l;
     size_t total = 0;
-    int rv;
+    char *at;
+    int rv = MPI_SUCCESS;
 
-    if ((rv = layout(x, t, &l)) != MPI_SUCCESS)
-        return rv;
-    for (int i = 0; i < k; i++) {
-        if (counts[i] < 0)
-            return enc_mpi_raise(MPI_ERR_COUNT, "%s: negative count %d", x->fn, counts[i]);
-        sizes[i] = (uint64_t)counts[i] * l.size;
+    for (int i = 0; i < k && rv == MPI_SUCCESS; i++) {
+        if (b->counts[i] < 0)
+            return enc_mpi_raise(MPI_ERR_COUNT, "%s: negative count %d", x->fn, b->counts[i]);
+        rv = block_at(x, b, i, buf, &l, &at);
+        sizes[i] = (uint64_t)b->counts[i] * l.size;
         total += sizes[i];
     }
+    if (rv != MPI_SUCCESS)
+        return rv;
     if ((*out = malloc(total + 1)) == NULL)
         return nomem(x);
     total = 0;
     for (int i = 0; i < k && rv == MPI_SUCCESS; i++) {
-        rv = enc_mpi_pack(x->fn, (const char *)buf + (MPI_Aint)displs[i] * l.extent,
-                          (size_t)counts[i], t, l.size, l.extent, *out + total);
+        if ((rv = block_at(x, b, i, buf, &l, &at)) == MPI_SUCCESS)
+            rv = enc_mpi_pack(x->fn, at, (size_t)b->counts[i], block_type(b, i), l.size,
+                              l.extent, *out + total);
         total += sizes[i];
     }
     return rv;
@@ -156,9 +183,12 @@ static int gatherv(struct xfer x, const void *sendbuf, int sendcount, MPI_Dataty
     if (sizes == NULL)
         return nomem(&x);
     if (inplace)
-        rv = pack_blocks(&x, recvbuf, 1, &rcounts[x.me], &displs[x.me], rt, &mysize, &mine);
+        rv = pack_blocks(&x, recvbuf, 1,
+                         &(struct blocks){&rcounts[x.me], &displs[x.me], rt, NULL}, &mysize,
+                         &mine);
     else
-        rv = pack_blocks(&x, sendbuf, 1, &sendcount, &zero, st, &mysize, &mine);
+        rv = pack_blocks(&x, sendbuf, 1, &(struct blocks){&sendcount, &zero, st, NULL},
+                         &mysize, &mine);
     if (rv == MPI_SUCCESS && (rv = share_sizes(&x, &mysize, 1, sizes)) == MPI_SUCCESS)
         rv = share_data(&x, mine, sizes, &all);
     for (size_t i = 0, off = 0; rv == MPI_SUCCESS && x.me == x.root && i < (size_t)x.n; i++) {
@@ -229,7 +259,8 @@ static int scatterv(struct xfer x, const void *sendbuf, const int *scounts, cons
     if (sizes == NULL)
         return nomem(&x);
     if (x.me == x.root)
-        rv = pack_blocks(&x, sendbuf, x.n, scounts, displs, st, sizes, &all);
+        rv = pack_blocks(&x, sendbuf, x.n, &(struct blocks){scounts, displs, st, NULL}, sizes,
+                         &all);
     if (rv == MPI_SUCCESS)
         rv = bcast_bytes(&x, sizes, 8 * (size_t)x.n);
     for (int i = 0; i < x.n; i++) {
@@ -279,30 +310,31 @@ int enc_mpi_Scatter(const void *site, const void *sendbuf, int sendcount, MPI_Da
 /* ---- alltoall ---- */
 
 static int unpack_from_all(struct xfer *x, const uint8_t *all, const uint64_t *m, void *recvbuf,
-                           const int *rcounts, const int *rdispls, MPI_Datatype rt)
+                           const struct blocks *b)
 {
     struct enc_mpi_layout l;
     uint64_t base = 0;
-    int rv;
+    char *at;
+    int rv = MPI_SUCCESS;
 
-    if ((rv = layout(x, rt, &l)) != MPI_SUCCESS)
-        return rv;
     for (int j = 0; j < x->n && rv == MPI_SUCCESS; j++) {
         uint64_t off = base;
 
         for (int k = 0; k < x->me; k++)
             off += m[(size_t)j * (size_t)x->n + (size_t)k];
-        rv = unpack_block(x, all + off, m[(size_t)j * (size_t)x->n + (size_t)x->me],
-                          (char *)recvbuf + (MPI_Aint)rdispls[j] * l.extent, rcounts[j], rt);
+        if ((rv = block_at(x, b, j, recvbuf, &l, &at)) == MPI_SUCCESS)
+            rv = unpack_block(x, all + off, m[(size_t)j * (size_t)x->n + (size_t)x->me], at,
+                              b->counts[j], block_type(b, j));
         for (int k = 0; k < x->n; k++)
             base += m[(size_t)j * (size_t)x->n + (size_t)k];
     }
     return rv;
 }
 
-static int alltoallv(struct xfer x, const void *sendbuf, const int *scounts, const int *sdispls,
-                     MPI_Datatype st, void *recvbuf, const int *rcounts, const int *rdispls,
-                     MPI_Datatype rt)
+/* Every rank's blocks travel in one allgatherv of packed bytes, after an
+ * allgather of the block sizes (in place: the blocks come from recvbuf). */
+static int alltoallw(struct xfer x, const void *sendbuf, const struct blocks *sb, void *recvbuf,
+                     const struct blocks *rb)
 {
     size_t n = (size_t)x.n;
     uint64_t *row = malloc(8 * n + 8), *m = malloc(8 * n * n + 8), *tot = malloc(8 * n + 8);
@@ -314,9 +346,9 @@ static int alltoallv(struct xfer x, const void *sendbuf, const int *scounts, con
         goto out;
     }
     if (sendbuf == MPI_IN_PLACE)
-        rv = pack_blocks(&x, recvbuf, x.n, rcounts, rdispls, rt, row, &mine);
+        rv = pack_blocks(&x, recvbuf, x.n, rb, row, &mine);
     else
-        rv = pack_blocks(&x, sendbuf, x.n, scounts, sdispls, st, row, &mine);
+        rv = pack_blocks(&x, sendbuf, x.n, sb, row, &mine);
     if (rv == MPI_SUCCESS)
         rv = share_sizes(&x, row, x.n, m);
     for (size_t j = 0; j < n; j++) {
@@ -325,7 +357,7 @@ static int alltoallv(struct xfer x, const void *sendbuf, const int *scounts, con
             tot[j] += m[j * n + k];
     }
     if (rv == MPI_SUCCESS && (rv = share_data(&x, mine, tot, &all)) == MPI_SUCCESS)
-        rv = unpack_from_all(&x, all, m, recvbuf, rcounts, rdispls, rt);
+        rv = unpack_from_all(&x, all, m, recvbuf, rb);
 out:
     free(row);
     free(m);
@@ -340,8 +372,19 @@ int enc_mpi_Alltoallv(const void *site, const void *sendbuf, const int sendcount
                       const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                       MPI_Comm comm)
 {
-    return alltoallv(make("MPI_Alltoallv", site, comm, -1, ENC_COLL_ALLTOALL), sendbuf,
-                     sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype);
+    return alltoallw(make("MPI_Alltoallv", site, comm, -1, ENC_COLL_ALLTOALL), sendbuf,
+                     &(struct blocks){sendcounts, sdispls, sendtype, NULL}, recvbuf,
+                     &(struct blocks){recvcounts, rdispls, recvtype, NULL});
+}
+
+int enc_mpi_Alltoallw(const void *site, const void *sendbuf, const int sendcounts[],
+                      const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf,
+                      const int recvcounts[], const int rdispls[],
+                      const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    return alltoallw(make("MPI_Alltoallw", site, comm, -1, ENC_COLL_ALLTOALL), sendbuf,
+                     &(struct blocks){sendcounts, sdispls, NULL, sendtypes}, recvbuf,
+                     &(struct blocks){recvcounts, rdispls, NULL, recvtypes});
 }
 
 int enc_mpi_Alltoall(const void *site, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -358,8 +401,8 @@ int enc_mpi_Alltoall(const void *site, const void *sendbuf, int sendcount, MPI_D
         a[2 * x.n + i] = recvcount;
         a[3 * x.n + i] = i * recvcount;
     }
-    rv = alltoallv(x, sendbuf, a, a + x.n, sendtype, recvbuf, a + 2 * x.n, a + 3 * x.n,
-                   recvtype);
+    rv = alltoallw(x, sendbuf, &(struct blocks){a, a + x.n, sendtype, NULL}, recvbuf,
+                   &(struct blocks){a + 2 * x.n, a + 3 * x.n, recvtype, NULL});
     free(a);
     return rv;
 }

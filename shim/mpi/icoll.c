@@ -59,6 +59,8 @@ struct job {
     const void *site;
     MPI_Request req;
     MPI_Datatype user_stype, user_rtype; /* the handles the application gave */
+    const MPI_Datatype *user_stypes, *user_rtypes;
+    int ntypes;          /* entries of a.stypes and a.rtypes */
     int rv;              /* the collective's MPI error code */
     bool taken;          /* a worker runs it */
     bool detached;       /* MPI_Request_free'd before completion */
@@ -214,6 +216,35 @@ static void release_type(MPI_Datatype t, MPI_Datatype orig)
         PMPI_Type_free(&t);
 }
 
+/* MPI_Ialltoallw's datatypes, one per rank of the communicator: a copy of
+ * the array (the program may reuse it) with derived types duplicated. */
+static int hold_types(const MPI_Datatype **types, int n)
+{
+    MPI_Datatype *held;
+    int rv = MPI_SUCCESS;
+
+    if (*types == NULL)
+        return MPI_SUCCESS;
+    if ((held = malloc(sizeof(*held) * (size_t)n + 1)) == NULL)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < n; i++) {
+        held[i] = (*types)[i];
+        if (rv == MPI_SUCCESS && (rv = hold_type(&held[i])) != MPI_SUCCESS)
+            held[i] = (*types)[i];
+    }
+    *types = held;
+    return rv;
+}
+
+static void release_types(const MPI_Datatype *held, const MPI_Datatype *orig, int n)
+{
+    if (held == NULL || held == orig)
+        return;
+    for (int i = 0; i < n; i++)
+        release_type(held[i], orig[i]);
+    free((void *)held);
+}
+
 static void run_job(struct job *j)
 {
     MPI_Comm saved = enc_mpi_errcomm_enter(j->a.comm);
@@ -226,6 +257,8 @@ static void run_job(struct job *j)
     enc_mpi_errcomm_leave(saved);
     release_type(j->a.stype, j->user_stype);
     release_type(j->a.rtype, j->user_rtype);
+    release_types(j->a.stypes, j->user_stypes, j->ntypes);
+    release_types(j->a.rtypes, j->user_rtypes, j->ntypes);
     if (j->a.op != NULL)
         enc_mpi_op_release(j->a.op);
 }
@@ -326,10 +359,16 @@ int enc_mpi_icoll_start(const char *fn, const void *site, enc_mpi_icoll_fn run,
     if (j == NULL)
         return enc_mpi_raise(MPI_ERR_NO_MEM, "%s: out of memory", fn);
     *j = (struct job){.run = run, .a = *a, .site = site, .user_stype = a->stype,
-                      .user_rtype = a->rtype};
+                      .user_rtype = a->rtype, .user_stypes = a->stypes, .user_rtypes = a->rtypes,
+                      .ntypes = enc_mpi_comm_size(enc_mpi_comm_get(a->comm))};
     if ((rv = hold_type(&j->a.stype)) != MPI_SUCCESS ||
-        (rv = hold_type(&j->a.rtype)) != MPI_SUCCESS) {
+        (rv = hold_type(&j->a.rtype)) != MPI_SUCCESS ||
+        (rv = hold_types(&j->a.stypes, j->ntypes)) != MPI_SUCCESS ||
+        (rv = hold_types(&j->a.rtypes, j->ntypes)) != MPI_SUCCESS) {
         release_type(j->a.stype, j->user_stype);
+        release_type(j->a.rtype, j->user_rtype);
+        release_types(j->a.stypes, j->user_stypes, j->ntypes);
+        release_types(j->a.rtypes, j->user_rtypes, j->ntypes);
         free(j);
         return enc_mpi_raise(rv, "%s: cannot keep the datatype for the pending collective",
                              fn);
@@ -337,6 +376,8 @@ int enc_mpi_icoll_start(const char *fn, const void *site, enc_mpi_icoll_fn run,
     if ((rv = PMPI_Grequest_start(query, release, cancel, j, &j->req)) != MPI_SUCCESS) {
         release_type(j->a.stype, j->user_stype);
         release_type(j->a.rtype, j->user_rtype);
+        release_types(j->a.stypes, j->user_stypes, j->ntypes);
+        release_types(j->a.rtypes, j->user_rtypes, j->ntypes);
         free(j);
         return enc_mpi_raise(rv, "%s: the real MPI could not make a request", fn);
     }

@@ -14,6 +14,7 @@ struct enc_mpi_icoll_args {
     void *rbuf;
     int scount, rcount;
     MPI_Datatype stype, rtype;
+    const MPI_Datatype *stypes, *rtypes; /* MPI_Ialltoallw: one per rank */
     const int *scounts, *sdispls, *rcounts, *rdispls;
     MPI_Op op;
     int root;

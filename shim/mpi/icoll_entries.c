@@ -73,6 +73,12 @@ static int run_alltoallv(const void *s, const args_t *a)
                              a->rcounts, a->rdispls, a->rtype, a->comm);
 }
 
+static int run_alltoallw(const void *s, const args_t *a)
+{
+    return enc_mpi_Alltoallw(s, a->sbuf, a->scounts, a->sdispls, a->stypes, a->rbuf,
+                             a->rcounts, a->rdispls, a->rtypes, a->comm);
+}
+
 static int run_gather(const void *s, const args_t *a)
 {
     return enc_mpi_Gather(s, a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype,
@@ -262,4 +268,17 @@ int enc_mpi_Ialltoallv(const void *site, const void *sendbuf, const int sendcoun
                 .rdispls = rdispls, .rtype = recvtype, .root = -1, .comm = comm};
 
     return enc_mpi_icoll_start("MPI_Ialltoallv", site, run_alltoallv, &a, request);
+}
+
+int enc_mpi_Ialltoallw(const void *site, const void *sendbuf, const int sendcounts[],
+                       const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf,
+                       const int recvcounts[], const int rdispls[],
+                       const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
+{
+    args_t a = {.sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls,
+                .stypes = sendbuf == MPI_IN_PLACE ? NULL : sendtypes, .rbuf = recvbuf,
+                .rcounts = recvcounts, .rdispls = rdispls, .rtypes = recvtypes, .root = -1,
+                .comm = comm};
+
+    return enc_mpi_icoll_start("MPI_Ialltoallw", site, run_alltoallw, &a, request);
 }
