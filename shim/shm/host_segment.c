@@ -53,9 +53,9 @@ void enc_shm_host_create(struct enc_shm_host *hs, int nslots)
     size_t chunk = sized(ENC_TUNE_SHM_CHUNK_BYTES, ENC_MAX(nslots, 1), (size_t)16 << 20,
                          ENC_SHM_CHUNK_MIN, (size_t)1 << 20);
     /* The ring holds results up to a quarter of its size: 1 GiB keeps
-     * 256 MiB results by reference up to 4 ranks (a 256 MiB allreduce of 4
-     * ranks: 490 ms with it, 1750 ms copying into the logs).  Each rank
-     * populates all of it at MPI_Init (about 0.2 s per GiB here), so from
+     * 256 MiB results by reference up to 4 ranks (far faster than copying
+     * them into the logs, bench/README.md).  Each rank populates all of it
+     * at MPI_Init, which costs start-up time, so from
      * 5 ranks it shrinks to keep a host's total at 4 GiB of mappings, and
      * it never takes more than a sixteenth of the host's memory. */
     size_t ring = enc_tunable_bool(ENC_TUNE_RECOVERY)

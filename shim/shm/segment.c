@@ -91,10 +91,9 @@ static bool header_valid(const struct enc_shm_header *h, size_t len, int size)
 
 /*
  * Every page of the mapping written once now, so no collective pays for a
- * page's first use in this process: measured on this project's machines
- * (a paravirtualised kernel), the first write to a page of a new mapping
- * costs about 2.5 us even after MAP_POPULATE or MADV_POPULATE_WRITE (64 KiB
- * into fresh ring pages: 40 us instead of 3).  A locked add of zero leaves
+ * page's first use in this process: on a paravirtualised kernel the first
+ * write to a page of a new mapping is slow even after MAP_POPULATE or
+ * MADV_POPULATE_WRITE (bench/README.md).  A locked add of zero leaves
  * every byte as it is, so peers already using the segment (a restarted
  * rank attaches while the others run) lose nothing.
  */
