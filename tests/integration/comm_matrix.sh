@@ -6,7 +6,7 @@
 # COMM_RANKS (default 1 2 3 4 7) ranks.
 set -eu
 ENC_LIMIT=120
-. "${top_srcdir:-.}/tests/integration/lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 prog="$ENC_PROGRAMS/comm_check"
 enc_require_program "$prog"
@@ -16,18 +16,9 @@ enc_tmpdir
 for n in ${COMM_RANKS:-1 2 3 4 7}; do
     for side in native encore; do
         mkdir -p "$ENC_TMP/$side.$n"
-        rc=0
-        if [ "$side" = native ]; then
-            enc_mpirun "$n" "$prog" --out-dir "$ENC_TMP/$side.$n" \
-                >"$ENC_TMP/$side.$n.log" 2>&1 || rc=$?
-        else
-            enc_second "$n" "$prog" --out-dir "$ENC_TMP/$side.$n" \
-                >"$ENC_TMP/$side.$n.log" 2>&1 || rc=$?
-        fi
-        if [ "$rc" -ne 0 ]; then
-            tail -n 20 "$ENC_TMP/$side.$n.log" >&2
-            enc_fail "$side -n $n comm_check exited with status $rc"
-        fi
+        launch=enc_second
+        [ "$side" = encore ] || launch=enc_mpirun
+        enc_run_ok "$side.$n.job" "$launch" "$n" "$prog" --out-dir "$ENC_TMP/$side.$n"
     done
     enc_compare_dirs "$ENC_TMP/native.$n" "$ENC_TMP/encore.$n" "comm_check -n $n" ||
         enc_fail "comm_check -n $n: encore-run results differ from native mpirun"
