@@ -352,9 +352,9 @@ static void reap(struct agent *a)
 
 static void input(struct agent *a)
 {
-    int got;
+    enc_status_t got;
 
-    while ((got = enc_frame_reader_progress(&a->rd, a->fd)) == 1) {
+    while ((got = enc_frame_reader_progress(&a->rd, a->fd)) == ENC_OK) {
         on_frame(a);
         enc_frame_reader_reset(&a->rd);
     }

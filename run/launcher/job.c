@@ -407,22 +407,23 @@ static enc_status_t rank_of_pid(const struct job *j, pid_t pid, int *rank)
     return ENC_ERR_NOT_FOUND;
 }
 
-/* waitpid(pid, WNOHANG) that keeps the rank's peak RSS; the rank, -2 for
- * another child (*reaped: an agent's rsh or srun, judged by remote.c, a
- * snapshot image, or a program's orphan), -1 for none. */
-static int wait_rank(struct job *j, pid_t pid, int *status, pid_t *reaped)
+/* waitpid(pid, WNOHANG) that keeps the rank's peak RSS: ENC_OK when a
+ * child was reaped (*reaped), *rank being its rank or -1 for another child
+ * (an agent's rsh or srun, judged by remote.c, a snapshot image, or a
+ * program's orphan); ENC_INPROGRESS when none has exited. */
+static enc_status_t wait_rank(struct job *j, pid_t pid, int *status, pid_t *reaped, int *rank)
 {
     struct rusage ru;
-    int rank;
 
+    *rank = -1;
     if ((pid = *reaped = wait4(pid, status, WNOHANG, &ru)) <= 0)
-        return -1;
+        return ENC_INPROGRESS;
     if (j->rm != NULL && enc_run_remote_child_exited(j->rm, pid, *status))
-        return -2;
-    if (rank_of_pid(j, pid, &rank) != ENC_OK)
-        return -2;
-    j->r[rank].maxrss_kb = ENC_MAX(j->r[rank].maxrss_kb, ru.ru_maxrss);
-    return rank;
+        return ENC_OK;
+    if (rank_of_pid(j, pid, rank) != ENC_OK)
+        return ENC_OK;
+    j->r[*rank].maxrss_kb = ENC_MAX(j->r[*rank].maxrss_kb, ru.ru_maxrss);
+    return ENC_OK;
 }
 
 static void reap(struct job *j)
@@ -433,7 +434,7 @@ static void reap(struct job *j)
     /* A rank's last frames (FINALIZE) were written before it exited: read
      * them before judging its exit. */
     enc_tracker_poll(j->t, 0, NULL, 0);
-    while ((rank = wait_rank(j, -1, &status, &pid)) != -1)
+    while (wait_rank(j, -1, &status, &pid, &rank) == ENC_OK)
         if (rank >= 0)
             rank_exited(j, rank, status);
         else
@@ -444,11 +445,11 @@ static void reap(struct job *j)
  * so the line can say what really happened (exit status, signal). */
 static void settle(struct job *j, struct rank_proc *p, bool silent)
 {
-    int status;
+    int status, rank;
     pid_t pid;
 
     for (int i = 0; i < (silent ? 0 : 50); i++) {
-        if (wait_rank(j, p->pid, &status, &pid) >= 0) {
+        if (wait_rank(j, p->pid, &status, &pid, &rank) == ENC_OK && rank >= 0) {
             p->lost[0] = '\0'; /* it ended by itself: its status says more */
             rank_exited(j, (int)(p - j->r), status);
             return;

@@ -379,9 +379,9 @@ static void agent_frame(struct enc_run_remote *rm, int h)
 static void agent_input(struct enc_run_remote *rm, int h)
 {
     struct agent *a = &rm->a[h];
-    int got;
+    enc_status_t got = ENC_INPROGRESS;
 
-    while (a->state == A_UP && (got = enc_frame_reader_progress(&a->rd, a->fd)) == 1) {
+    while (a->state == A_UP && (got = enc_frame_reader_progress(&a->rd, a->fd)) == ENC_OK) {
         agent_frame(rm, h);
         enc_frame_reader_reset(&a->rd);
     }
