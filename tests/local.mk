@@ -88,7 +88,7 @@ tests_unit_test_placement_SOURCES = tests/unit/test_placement.c run/launcher/pla
 tests_unit_test_placement_CPPFLAGS = $(RUN_CPPFLAGS)
 tests_unit_test_placement_CFLAGS = $(AM_CFLAGS) $(HWLOC_CFLAGS)
 tests_unit_test_placement_LDADD = $(LDADD) $(HWLOC_LIBS)
-tests_unit_test_agent_shm_SOURCES = tests/unit/test_agent_shm.c run/agent/agent_proto.c
+tests_unit_test_agent_shm_SOURCES = tests/unit/test_agent_shm.c run/common/agent_proto.c
 tests_unit_test_agent_shm_CPPFLAGS = $(RUN_CPPFLAGS)
 
 # ---- programs the integration tests run ----

@@ -10,7 +10,7 @@
  * encore-run), tagged by rank with --tag-output.  When encore-run goes
  * silent or away, the agent SIGKILLs its ranks and exits: a host cut off
  * from the job must not keep stale ranks running.  Each rank gets a private
- * directory in this host's TMPDIR (run/launcher/jobdir.c), all removed when
+ * directory in this host's TMPDIR (run/common/jobdir.c), all removed when
  * the agent exits.  With --shm (the job's size and the ranks this host runs
  * at the start) it owns the host's shared-memory segment (shm/shm.h): every
  * one of those ranks is added before the first is spawned, so each learns
@@ -18,8 +18,8 @@
  * that moves here later from a lost host is not in it and uses TCP.
  */
 #include "enc.h"
-#include "agent/agent_proto.h"
-#include "launcher/launcher.h"
+#include "common/agent_proto.h"
+#include "common/proc.h"
 #include "net/sock.h"
 #include "proto/auth.h"
 #include "proto/frame.h"
@@ -407,21 +407,6 @@ static void loop(struct agent *a)
     }
 }
 
-static void setup_signals(struct agent *a)
-{
-    sigset_t set;
-
-    sigemptyset(&set);
-    sigaddset(&set, SIGCHLD);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGHUP);
-    signal(SIGPIPE, SIG_IGN);
-    sigprocmask(SIG_BLOCK, &set, NULL);
-    if ((a->sfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC)) < 0)
-        die(a, "signalfd: %s", strerror(errno));
-}
-
 int main(int argc, char **argv)
 {
     static struct agent a;
@@ -437,7 +422,8 @@ int main(int argc, char **argv)
     if (enc_tunables_check(ENC_TCLASS_USER, msg, sizeof(msg)) != ENC_OK)
         die(&a, "%s", msg);
     read_secret(&a);
-    setup_signals(&a);
+    if (enc_run_signalfd(&a.sfd) != ENC_OK)
+        exit(1); /* said by enc_run_signalfd */
     connect_back(&a);
     if (enc_run_jobdir_create(a.jobdir, sizeof(a.jobdir)) != ENC_OK)
         die(&a, "cannot create a job directory (see above)");

@@ -30,7 +30,7 @@ struct rank_proc {
     pid_t pid;                    /* 0 when no process */
     uint32_t incarnation;
     int restarts;
-    int phase;                    /* enum rank_phase */
+    enum rank_phase phase;
     bool registered;              /* this incarnation registered with the tracker */
     bool finalized;
     int host;                     /* index in the host list (0 in a local job) */
@@ -785,24 +785,6 @@ static enc_status_t step(struct job *j)
     return ENC_OK;
 }
 
-static enc_status_t setup_signals(struct job *j)
-{
-    sigset_t set;
-
-    sigemptyset(&set);
-    sigaddset(&set, SIGCHLD);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGHUP);
-    signal(SIGPIPE, SIG_IGN);
-    if (sigprocmask(SIG_BLOCK, &set, NULL) != 0 ||
-        (j->sfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC)) < 0) {
-        ENC_ERROR("run", "signalfd: %m");
-        return ENC_ERR_SYS;
-    }
-    return ENC_OK;
-}
-
 static void hook_dropped(void *arg, int rank, uint64_t first, uint64_t last)
 {
     (void)arg;
@@ -902,7 +884,7 @@ int enc_run_job(const struct enc_run_opts *o, const char *path)
         j.r[i].out.fd = j.r[i].err.fd = -1;
     j.deadline = o->timeout_s > 0 ? enc_deadline_ms((int64_t)(o->timeout_s * 1000)) : ENC_NEVER;
     j.next_random = enc_deadline_ms((int64_t)(o->random_every_s * 1000));
-    if ((rv = setup_signals(&j)) != ENC_OK ||
+    if ((rv = enc_run_signalfd(&j.sfd)) != ENC_OK ||
         (rv = enc_run_jobdir_create(j.jobdir, sizeof(j.jobdir))) != ENC_OK ||
         (rv = start_tracker(&j, &s)) != ENC_OK)
         goto out;

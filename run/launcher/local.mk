@@ -7,11 +7,8 @@ encore_run_SOURCES += \
 	run/launcher/elf_links.c \
 	run/launcher/preload.c \
 	run/launcher/rank_env.c \
-	run/launcher/spawn.c \
-	run/launcher/tag_output.c \
 	run/launcher/restart_policy.c \
 	run/launcher/snapshots.c \
-	run/launcher/jobdir.c \
 	run/launcher/stopped.c \
 	run/launcher/job.c \
 	run/launcher/placement.c \

@@ -35,7 +35,7 @@
 enum agent_state { A_NONE = 0, A_STARTING, A_UP, A_GONE };
 
 struct agent {
-    int state;
+    enum agent_state state;
     pid_t rsh_pid;
     int fd;
     struct enc_frame_reader rd;
@@ -220,7 +220,7 @@ enc_status_t enc_run_remote_start(struct enc_run_remote **out,
     return ENC_OK;
 }
 
-static void agent_close(struct agent *a, int state)
+static void agent_close(struct agent *a, enum agent_state state)
 {
     if (a->fd >= 0) {
         enc_sock_close(&a->fd);

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "agent/agent_proto.h"
+#include "common/agent_proto.h"
 #include "launcher/placement.h"
 #include "proto/auth.h"
 

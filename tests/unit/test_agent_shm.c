@@ -1,12 +1,12 @@
 /*
- * test_agent_shm.c - encore-agent's --shm argument (run/agent/agent_proto.c):
+ * test_agent_shm.c - encore-agent's --shm argument (run/common/agent_proto.c):
  * the host's ranks formatted by encore-run and parsed, strictly, by the agent.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
 
 #include "enc.h"
-#include "agent/agent_proto.h"
+#include "common/agent_proto.h"
 
 static int ranks[8], np, n;
 

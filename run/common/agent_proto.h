@@ -6,8 +6,8 @@
  * status), HEARTBEAT.  The job secret never travels here: the agent reads
  * it from its standard input and adds it to each rank's environment.
  */
-#ifndef ENC_AGENT_AGENT_PROTO_H
-#define ENC_AGENT_AGENT_PROTO_H
+#ifndef ENC_COMMON_AGENT_PROTO_H
+#define ENC_COMMON_AGENT_PROTO_H
 
 #include <stdbool.h>
 #include <stdint.h>

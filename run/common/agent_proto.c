@@ -3,7 +3,7 @@
  * messages (agent_proto.h); every decode is bounds-checked.
  */
 #include "enc.h"
-#include "agent/agent_proto.h"
+#include "common/agent_proto.h"
 #include "proto/frame.h"
 #include "proto/wire.h"
 
