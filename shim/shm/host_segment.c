@@ -48,15 +48,16 @@ static size_t sized(enum enc_tunable_id id, int nslots, size_t total, size_t lo,
 
 void enc_shm_host_create(struct enc_shm_host *hs, int nslots)
 {
-    /* Every rank maps (and writes once, segment.c) the whole segment, so
-     * its auto sizes shrink as ranks are added. */
+    /* Every rank maps the whole segment, so its auto sizes shrink as ranks
+     * are added. */
     size_t chunk = sized(ENC_TUNE_SHM_CHUNK_BYTES, ENC_MAX(nslots, 1), (size_t)16 << 20,
                          ENC_SHM_CHUNK_MIN, (size_t)1 << 20);
     /* The ring holds results up to a quarter of its size: 1 GiB keeps
      * 256 MiB results by reference up to 4 ranks (far faster than copying
-     * them into the logs, bench/README.md).  Each rank populates all of it
-     * at MPI_Init, which costs start-up time, so from
-     * 5 ranks it shrinks to keep a host's total at 4 GiB of mappings, and
+     * them into the logs, bench/README.md).  Its memory is reserved at
+     * start (fallocate below) and each rank maps its pages as the ring
+     * fills; from 5 ranks it shrinks to keep a host's total at 4 GiB of
+     * mappings, and
      * it never takes more than a sixteenth of the host's memory. */
     size_t ring = enc_tunable_bool(ENC_TUNE_RECOVERY)
                       ? sized(ENC_TUNE_SHM_LOG_BYTES, ENC_MAX(nslots, 1), (size_t)4 << 30,
@@ -83,7 +84,8 @@ void enc_shm_host_create(struct enc_shm_host *hs, int nslots)
         return no_segment(hs, "cannot size it");
     /* the size never changes again: a rank cannot shrink it under a peer */
     (void)fcntl(hs->memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
-    /* the result ring: allocated once, reused for the whole job */
+    /* the result ring: allocated once (a full tmpfs fails here, with this
+     * line, never as a SIGBUS in a collective), reused for the whole job */
     if (hs->h.ring_bytes &&
         fallocate(hs->memfd, 0, (off_t)hs->h.ring_off, (off_t)hs->h.ring_bytes) != 0)
         return no_segment(hs, "cannot allocate its result ring (ENCORE_SHM_LOG_BYTES)");
