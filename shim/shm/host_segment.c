@@ -84,8 +84,8 @@ void enc_shm_host_create(struct enc_shm_host *hs, int nslots)
         return no_segment(hs, "cannot size it");
     /* the size never changes again: a rank cannot shrink it under a peer */
     (void)fcntl(hs->memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
-    /* the result ring: allocated once (a full tmpfs fails here, with this
-     * line, never as a SIGBUS in a collective), reused for the whole job */
+    /* the result ring: allocated once (a full tmpfs is told here, and the
+     * host uses TCP, never a SIGBUS in a collective), reused for the job */
     if (hs->h.ring_bytes &&
         fallocate(hs->memfd, 0, (off_t)hs->h.ring_off, (off_t)hs->h.ring_bytes) != 0)
         return no_segment(hs, "cannot allocate its result ring (ENCORE_SHM_LOG_BYTES)");
