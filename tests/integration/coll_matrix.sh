@@ -82,7 +82,7 @@ if [ "${COLL_CMA:-1}" = 1 ]; then
     )
     enc_compare_dirs "$ENC_TMP/native.cma/out" "$ENC_TMP/encore.cma/out" \
         "coll_check -n 3 with ENCORE_SHM_CMA=1: encore-run results differ from native mpirun"
-    _cma=$(enc_count "$ENC_TMP/encore.cma/stderr" "cross-memory attach on")
+    _cma=$(enc_count "$ENC_TMP/encore.cma/job.err" "cross-memory attach on")
     [ "$_cma" -eq 3 ] || enc_fail "ENCORE_SHM_CMA=1: $_cma ranks said cross-memory attach is on, want 3"
     enc_log "-n 3, ENCORE_SHM_CMA=1: results identical"
 fi
