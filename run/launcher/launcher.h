@@ -2,7 +2,8 @@
  * launcher.h - encore-run's internal contracts: options (args.c), fault
  * injection (inject_plan.c), the rank environment (rank_env.c, preload.c,
  * elf_links.c), restart policy
- * (restart_policy.c) and the job loop (job.c) that ties them to the
+ * (restart_policy.c) and the job loop (job.c, with job_hooks.c,
+ * job_timers.c and job_summary.c behind job.h) that ties them to the
  * embedded tracker.
  */
 #ifndef ENC_LAUNCHER_LAUNCHER_H
