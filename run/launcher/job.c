@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -350,22 +349,17 @@ static enc_status_t rank_of_pid(const struct job *j, pid_t pid, int *rank)
     return ENC_ERR_NOT_FOUND;
 }
 
-/* waitpid(pid, WNOHANG) that keeps the rank's peak RSS: ENC_OK when a
- * child was reaped (*reaped), *rank being its rank or -1 for another child
+/* waitpid(pid, WNOHANG): ENC_OK when a child was reaped (*reaped), *rank being its rank or -1 for another child
  * (an agent's rsh or srun, judged by remote.c, a snapshot image, or a
  * program's orphan); ENC_INPROGRESS when none has exited. */
 enc_status_t job_wait_rank(struct job *j, pid_t pid, int *status, pid_t *reaped, int *rank)
 {
-    struct rusage ru;
-
     *rank = -1;
-    if ((pid = *reaped = wait4(pid, status, WNOHANG, &ru)) <= 0)
+    if ((pid = *reaped = waitpid(pid, status, WNOHANG)) <= 0)
         return ENC_INPROGRESS;
     if (j->rm != NULL && enc_run_remote_child_exited(j->rm, pid, *status))
         return ENC_OK;
-    if (rank_of_pid(j, pid, rank) != ENC_OK)
-        return ENC_OK;
-    j->r[*rank].maxrss_kb = ENC_MAX(j->r[*rank].maxrss_kb, ru.ru_maxrss);
+    (void)rank_of_pid(j, pid, rank); /* not found: *rank stays -1 */
     return ENC_OK;
 }
 
@@ -486,13 +480,18 @@ int enc_run_job(const struct enc_run_opts *o, const char *path)
 
     if ((j.r = calloc((size_t)o->np, sizeof(*j.r))) == NULL ||
         (j.host_of = calloc((size_t)o->np, sizeof(int))) == NULL ||
+        (j.hl != NULL && (j.host_mem = calloc((size_t)j.hl->n, sizeof(*j.host_mem))) == NULL) ||
         (j.hl != NULL && enc_run_map(j.hl, o->np, o->map_by_node, o->oversubscribe,
                                      j.host_of) != ENC_OK))
         goto out;
     for (int i = 0; i < o->np; i++)
         j.r[i].host = j.host_of[i];
-    for (int i = 0; i < o->np; i++)
+    for (int i = 0; i < o->np; i++) {
         j.r[i].out.fd = j.r[i].err.fd = -1;
+        j.r[i].private_kb = -1;
+    }
+    for (int h = 0; j.hl != NULL && h < j.hl->n; h++)
+        j.host_mem[h] = (struct enc_agent_mem){-1, -1, -1};
     j.deadline = o->timeout_s > 0 ? enc_deadline_ms((int64_t)(o->timeout_s * 1000)) : ENC_NEVER;
     j.next_random = enc_deadline_ms((int64_t)(o->random_every_s * 1000));
     if ((rv = enc_run_signalfd(&j.sfd)) != ENC_OK ||
@@ -524,6 +523,7 @@ out:
     enc_run_env_free(j.env);
     free(j.r);
     free(j.host_of);
+    free(j.host_mem);
     return status;
 }
 

@@ -32,7 +32,7 @@ struct rank_proc {
     char lost[160];               /* why the tracker gave up on it, if it did */
     uint64_t restart_at;
     uint64_t stopped_since;       /* first seen stopped while unwatched (0: not) */
-    long maxrss_kb;               /* peak RSS over its incarnations (wait4) */
+    long private_kb;              /* largest private RSS sampled, any incarnation (-1: none) */
     struct enc_run_stream out, err;
 };
 
@@ -61,6 +61,8 @@ struct job {
     struct enc_shm_host shm;      /* the segment of the ranks encore-run spawns itself */
     int *host_of;
     bool agents_up;
+    struct enc_agent_mem *host_mem; /* per host: its agent's last word on memory */
+    uint64_t next_sample;         /* of the local ranks' memory */
     uint16_t tracker_port;
 };
 
@@ -81,8 +83,7 @@ enc_status_t job_spawn(struct job *j, int rank);
 void job_rank_died(struct job *j, int rank, const char *why);
 /* A rank's process ended with wait status `status`. */
 void job_rank_exited(struct job *j, int rank, int status);
-/* waitpid(pid, WNOHANG) that keeps the rank's peak RSS: ENC_OK when a
- * child was reaped (*reaped), *rank being its rank or -1 for another
+/* waitpid(pid, WNOHANG): ENC_OK when a child was reaped (*reaped), *rank being its rank or -1 for another
  * child; ENC_INPROGRESS when none has exited. */
 enc_status_t job_wait_rank(struct job *j, pid_t pid, int *status, pid_t *reaped, int *rank);
 
@@ -97,5 +98,8 @@ uint64_t job_next_timer(const struct job *j);
 /* job_summary.c: prints the summary if wanted and the failure line;
  * encore-run's exit status. */
 int job_finish(struct job *j);
+/* Samples the private RSS of every local rank (job_timers.c, once a
+ * second) or of one (rank >= 0: it registered or reached MPI_Finalize). */
+void job_sample_memory(struct job *j, int rank);
 
 #endif

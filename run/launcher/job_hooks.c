@@ -53,6 +53,7 @@ static void hook_registered(void *arg, int rank, uint32_t inc, uint32_t pid)
 
     if (j->r[rank].incarnation == inc)
         j->r[rank].registered = true;
+    job_sample_memory(j, rank);
 }
 
 static void hook_finalized(void *arg, int rank)
@@ -60,6 +61,7 @@ static void hook_finalized(void *arg, int rank)
     struct job *j = arg;
 
     j->r[rank].finalized = true;
+    job_sample_memory(j, rank); /* about its largest: its work is done */
 }
 
 static void hook_aborted(void *arg, int rank, int32_t code, const char *reason)
@@ -99,14 +101,19 @@ static void agent_started(void *arg, int rank, uint32_t inc, pid_t pid)
         j->r[rank].pid = pid;
 }
 
-static void agent_exited(void *arg, int rank, uint32_t inc, int status, long maxrss_kb)
+static void agent_exited(void *arg, int rank, uint32_t inc, int status,
+                         const struct enc_agent_mem *mem)
 {
     struct job *j = arg;
+    struct rank_proc *p;
 
     if (rank < 0 || rank >= j->o->np || j->r[rank].incarnation != inc || !j->r[rank].remote_live)
         return;
-    j->r[rank].remote_live = false;
-    j->r[rank].maxrss_kb = ENC_MAX(j->r[rank].maxrss_kb, ENC_MIN(ENC_MAX(maxrss_kb, 0), 1L << 40));
+    p = &j->r[rank];
+    p->remote_live = false;
+    p->private_kb = ENC_MAX(p->private_kb, mem->private_kb);
+    if (mem->shm_alloc_kb >= 0) /* the segment only grows: the last word is the largest */
+        j->host_mem[j->host_of[rank]] = *mem;
     job_rank_exited(j, rank, status);
 }
 

@@ -9,6 +9,10 @@
 #include <signal.h>
 #include <stdio.h>
 
+/* How often the local ranks' private RSS is sampled for the summary (and
+ * when each registers and reaches MPI_Finalize). */
+#define MEM_SAMPLE_MS 1000
+
 static void random_kill(struct job *j)
 {
     int cand[ENC_MAX_RANKS], n = 0;
@@ -75,6 +79,10 @@ void job_timers(struct job *j)
         job_fail(j, 1, 0, "job timed out after %g s (--timeout); killed all ranks", j->o->timeout_s);
     if (j->o->random_every_s > 0 && !j->failing && now >= j->next_random)
         random_kill(j);
+    if (now >= j->next_sample) {
+        j->next_sample = enc_deadline_ms(MEM_SAMPLE_MS);
+        job_sample_memory(j, -1);
+    }
 }
 
 uint64_t job_next_timer(const struct job *j)
@@ -90,6 +98,7 @@ uint64_t job_next_timer(const struct job *j)
         next = ENC_MIN(next, j->next_random);
     if (j->rm != NULL)
         next = ENC_MIN(next, enc_run_remote_next_timer(j->rm));
+    next = ENC_MIN(next, j->next_sample);
     for (int i = 0; i < j->o->np; i++) /* check_unwatched, every heartbeat */
         if (j->r[i].pid > 0 && !job_remote(j, i) && (!j->r[i].registered || j->r[i].finalized))
             next = ENC_MIN(next, enc_deadline_ms(enc_tunable_ll(ENC_TUNE_HEARTBEAT_MS)));

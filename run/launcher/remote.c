@@ -356,6 +356,7 @@ static void agent_frame(struct enc_run_remote *rm, int h)
     const struct enc_run_remote_hooks *k = &rm->cfg.hooks;
     struct agent *a = &rm->a[h];
     struct enc_agent_note m;
+    struct enc_agent_mem mem;
 
     a->last_seen = enc_now_ns();
     if (a->rd.hdr.type == ENC_MSG_AGENT_HEARTBEAT)
@@ -369,8 +370,9 @@ static void agent_frame(struct enc_run_remote *rm, int h)
     case ENC_MSG_AGENT_STARTED: if (k->started) k->started(k->arg, (int)m.rank, m.inc, (pid_t)m.value); break;
     case ENC_MSG_AGENT_FAILED: if (k->failed) k->failed(k->arg, h, (int)m.rank, m.inc, m.text); break;
     case ENC_MSG_AGENT_EXITED:
+        enc_agent_mem_parse(m.text, &mem);
         if (k->exited)
-            k->exited(k->arg, (int)m.rank, m.inc, (int)m.value, strtol(m.text, NULL, 10));
+            k->exited(k->arg, (int)m.rank, m.inc, (int)m.value, &mem);
         break;
     default: break;
     }

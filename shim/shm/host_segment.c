@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/tunables.h"
@@ -134,6 +135,34 @@ bool enc_shm_host_env(const struct enc_shm_host *hs, char *fd_val, size_t fd_cap
     snprintf(fd_val, fd_cap, "%d", hs->memfd);
     *evfds_val = v;
     return true;
+}
+
+/* Written pages are data to SEEK_DATA; pages only reserved by fallocate
+ * read as holes (tmpfs keeps them not up to date until first written). */
+static uint64_t written_bytes(int fd, off_t size)
+{
+    off_t at = 0, data, hole;
+    uint64_t sum = 0;
+
+    while (at < size && (data = lseek(fd, at, SEEK_DATA)) >= 0) {
+        if ((hole = lseek(fd, data, SEEK_HOLE)) < 0)
+            break;
+        sum += (uint64_t)(hole - data);
+        at = hole;
+    }
+    return sum;
+}
+
+enc_status_t enc_shm_host_usage(const struct enc_shm_host *hs, uint64_t *used,
+                                uint64_t *allocated)
+{
+    struct stat st;
+
+    if (hs->memfd < 0 || fstat(hs->memfd, &st) != 0)
+        return ENC_ERR_NOT_FOUND;
+    *allocated = (uint64_t)st.st_blocks * 512;
+    *used = written_bytes(hs->memfd, st.st_size);
+    return ENC_OK;
 }
 
 void enc_shm_host_close(struct enc_shm_host *hs)
