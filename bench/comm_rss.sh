@@ -7,7 +7,7 @@
 # longs on an MPI_Comm_dup of the world and one allgather on an
 # MPI_Comm_split of it) for COMM_RSS_SHORT (default 5000) and COMM_RSS_LONG
 # (default 20000) iterations with a checkpoint every 100, and for the long
-# run without checkpoints.  Prints the largest peak RSS of any rank (the
+# run without checkpoints.  Prints the largest private RSS of any rank (the
 # job summary of encore-run): with checkpoints, short and long agree within
 # noise; without, the long run holds every result (several hundred bytes a
 # collective on each holder).
@@ -24,14 +24,14 @@ long=${COMM_RSS_LONG:-20000}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# peak ITERS EVERY: the largest peak RSS of any rank, as the summary prints it
+# peak ITERS EVERY: the largest private RSS of any rank, as the summary prints it
 peak() {
     "$b/encore-run" -n 4 --summary "$prog" "$1" "$2" >"$tmp/out" 2>"$tmp/err" ||
         { tail -n 20 "$tmp/err" >&2; echo "comm_rss: run of $1 iterations failed" >&2; exit 1; }
-    sed -n 's/^  peak RSS per rank: max \([0-9.]* [KMG]iB\) .*/\1/p' "$tmp/err"
+    sed -n 's/^  private RSS per rank: max \([0-9.]* [KMG]iB\) .*/\1/p' "$tmp/err"
 }
 
-printf '%-34s %s\n' "run (4 ranks)" "peak RSS (largest rank)"
+printf '%-34s %s\n' "run (4 ranks)" "private RSS (largest rank)"
 printf '%-34s %s\n' "$short iterations, checkpoint/100" "$(peak "$short" 100)"
 printf '%-34s %s\n' "$long iterations, checkpoint/100" "$(peak "$long" 100)"
 printf '%-34s %s\n' "$long iterations, no checkpoint" "$(peak "$long" 0)"

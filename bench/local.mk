@@ -4,6 +4,7 @@
 # tests/integration/kmeans_native_vs_encore.sh and the recovery tests use it.
 EXTRA_PROGRAMS = bench/allreduce_bench bench/replay_bench bench/cold_ring
 bench_cold_ring_SOURCES = bench/cold_ring.c
+bench_cold_ring_LDADD =
 bench_replay_bench_SOURCES = bench/replay_bench.c
 bench_replay_bench_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 bench_replay_bench_LDADD = $(MPI_LIBS)
@@ -36,8 +37,3 @@ bench-profile: bench/allreduce_bench encore-run libencore.la
 .PHONY: bench
 bench: bench/allreduce_bench bench/kmeans encore-run libencore.la
 	top_builddir=$(top_builddir) $(SHELL) $(srcdir)/bench/compare.sh
-
-if ENABLE_TESTS
-TESTS += tests/integration/kmeans_native_vs_encore.sh
-EXTRA_DIST += tests/integration/kmeans_native_vs_encore.sh
-endif

@@ -10,7 +10,7 @@
  * encore-run), tagged by rank with --tag-output.  When encore-run goes
  * silent or away, the agent SIGKILLs its ranks and exits: a host cut off
  * from the job must not keep stale ranks running.  Each rank gets a private
- * directory in this host's TMPDIR (run/launcher/jobdir.c), all removed when
+ * directory in this host's TMPDIR (run/common/jobdir.c), all removed when
  * the agent exits.  With --shm (the job's size and the ranks this host runs
  * at the start) it owns the host's shared-memory segment (shm/shm.h): every
  * one of those ranks is added before the first is spawned, so each learns
@@ -18,11 +18,12 @@
  * that moves here later from a lost host is not in it and uses TCP.
  */
 #include "enc.h"
-#include "agent/agent_proto.h"
-#include "launcher/launcher.h"
+#include "common/agent_proto.h"
+#include "common/proc.h"
 #include "net/sock.h"
 #include "proto/auth.h"
 #include "proto/frame.h"
+#include "core/procmem.h"
 #include "shm/shm.h"
 
 #include <errno.h>
@@ -33,7 +34,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -47,6 +47,7 @@ struct arank {
     int rank;
     uint32_t inc;
     pid_t pid;                    /* 0: free slot */
+    long private_kb;              /* largest private RSS sampled (-1: none) */
     struct enc_run_stream out, err;
 };
 
@@ -287,6 +288,7 @@ static void do_spawn(struct agent *a, const struct enc_agent_spawn *m)
     } else {
         s->rank = s->out.rank = s->err.rank = (int)m->rank; /* streams got the slot */
         s->inc = m->inc;
+        s->private_kb = -1;
         note(a, ENC_MSG_AGENT_STARTED, m->rank, m->inc, (uint32_t)s->pid, NULL);
     }
     free(env);
@@ -327,34 +329,44 @@ static void kill_all_and_exit(struct agent *a, const char *why)
     exit(1);
 }
 
+/* The rank in slot r exited with wait status `status`: EXITED with its
+ * memory and the segment's. */
+static void exited(struct agent *a, struct arank *r, int status)
+{
+    struct enc_agent_mem mem = {.private_kb = r->private_kb, .shm_used_kb = -1,
+                                .shm_alloc_kb = -1};
+    uint64_t used, alloc;
+    char text[96];
+
+    if (enc_shm_host_usage(&a->shm, &used, &alloc) == ENC_OK) {
+        mem.shm_used_kb = (long)(used / 1024);
+        mem.shm_alloc_kb = (long)(alloc / 1024);
+    }
+    enc_agent_mem_format(&mem, text, sizeof(text));
+    r->pid = 0;
+    note(a, ENC_MSG_AGENT_EXITED, (uint32_t)r->rank, r->inc, (uint32_t)status, text);
+}
+
 static void reap(struct agent *a)
 {
     struct signalfd_siginfo si;
-    struct rusage ru;
-    char rss[32];
     int status;
     pid_t pid;
 
     while (read(a->sfd, &si, sizeof(si)) == sizeof(si))
         if (si.ssi_signo != SIGCHLD)
             kill_all_and_exit(a, "terminated");
-    while ((pid = wait4(-1, &status, WNOHANG, &ru)) > 0) {
-        for (int i = 0; i < AGENT_MAX_RANKS; i++) {
-            if (a->r[i].pid != pid)
-                continue;
-            a->r[i].pid = 0;
-            snprintf(rss, sizeof(rss), "%ld", ru.ru_maxrss);
-            note(a, ENC_MSG_AGENT_EXITED, (uint32_t)a->r[i].rank, a->r[i].inc,
-                 (uint32_t)status, rss);
-        }
-    }
+    while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+        for (int i = 0; i < AGENT_MAX_RANKS; i++)
+            if (a->r[i].pid == pid)
+                exited(a, &a->r[i], status);
 }
 
 static void input(struct agent *a)
 {
-    int got;
+    enc_status_t got;
 
-    while ((got = enc_frame_reader_progress(&a->rd, a->fd)) == 1) {
+    while ((got = enc_frame_reader_progress(&a->rd, a->fd)) == ENC_OK) {
         on_frame(a);
         enc_frame_reader_reset(&a->rd);
     }
@@ -372,6 +384,8 @@ static void timers(struct agent *a)
         a->next_hb = now + ENC_AGENT_HEARTBEAT_MS * 1000000ull;
         if (enc_agent_send(a->fd, ENC_MSG_AGENT_HEARTBEAT, NULL, 0) != ENC_OK)
             kill_all_and_exit(a, "cannot reach encore-run");
+        for (int i = 0; i < AGENT_MAX_RANKS; i++) /* for the job summary */
+            enc_proc_sample_private_rss(a->r[i].pid, &a->r[i].private_kb);
     }
 }
 
@@ -407,21 +421,6 @@ static void loop(struct agent *a)
     }
 }
 
-static void setup_signals(struct agent *a)
-{
-    sigset_t set;
-
-    sigemptyset(&set);
-    sigaddset(&set, SIGCHLD);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGHUP);
-    signal(SIGPIPE, SIG_IGN);
-    sigprocmask(SIG_BLOCK, &set, NULL);
-    if ((a->sfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC)) < 0)
-        die(a, "signalfd: %s", strerror(errno));
-}
-
 int main(int argc, char **argv)
 {
     static struct agent a;
@@ -437,7 +436,8 @@ int main(int argc, char **argv)
     if (enc_tunables_check(ENC_TCLASS_USER, msg, sizeof(msg)) != ENC_OK)
         die(&a, "%s", msg);
     read_secret(&a);
-    setup_signals(&a);
+    if (enc_run_signalfd(&a.sfd) != ENC_OK)
+        exit(1); /* said by enc_run_signalfd */
     connect_back(&a);
     if (enc_run_jobdir_create(a.jobdir, sizeof(a.jobdir)) != ENC_OK)
         die(&a, "cannot create a job directory (see above)");

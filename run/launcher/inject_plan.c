@@ -102,7 +102,8 @@ static enc_status_t fault_field(struct enc_run_inject *in, const char *spec, con
     return rv;
 }
 
-static enc_status_t parse_fault(struct enc_run_opts *o, int kind, const char *spec, char *rest)
+static enc_status_t parse_fault(struct enc_run_opts *o, enum enc_run_inject_kind kind,
+                                const char *spec, char *rest)
 {
     struct enc_run_inject in = {.kind = kind, .rank = -1, .op = -1, .spec = spec};
 

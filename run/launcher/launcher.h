@@ -1,8 +1,9 @@
 /*
  * launcher.h - encore-run's internal contracts: options (args.c), fault
  * injection (inject_plan.c), the rank environment (rank_env.c, preload.c,
- * elf_links.c), processes (spawn.c, tag_output.c), restart policy
- * (restart_policy.c) and the job loop (job.c) that ties them to the
+ * elf_links.c), restart policy
+ * (restart_policy.c) and the job loop (job.c, with job_hooks.c,
+ * job_timers.c and job_summary.c behind job.h) that ties them to the
  * embedded tracker.
  */
 #ifndef ENC_LAUNCHER_LAUNCHER_H
@@ -12,6 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "common/proc.h"
 #include "core/status.h"
 #include "launcher/placement.h"
 #include "tracker/tracker.h"
@@ -27,7 +29,7 @@ enum enc_run_inject_kind { ENC_RUN_INJ_KILL = 1, ENC_RUN_INJ_STOP = 2, ENC_RUN_I
 
 struct enc_run_inject {
     const char *spec;             /* as given, for messages */
-    int kind;
+    enum enc_run_inject_kind kind;
     int rank;
     long op;
     uint32_t incarnation;
@@ -95,31 +97,6 @@ void enc_run_env_free(char **env);
 enc_status_t enc_run_env_rankdir(char ***env, const char *dir);
 /* Sets name=val in env (replacing an earlier value). */
 enc_status_t enc_run_env_add(char ***env, const char *name, const char *val);
-
-/* jobdir.c: the job's private directory under TMPDIR (mkdtemp into out),
- * one fresh subdirectory per rank incarnation, and the removal of it all. */
-enc_status_t enc_run_jobdir_create(char *out, size_t cap);
-enc_status_t enc_run_rankdir(const char *jobdir, int rank, uint32_t inc, char *out, size_t cap);
-void enc_run_jobdir_remove(char *jobdir);
-
-/* tag_output.c: --tag-output line prefixing of one child stream. */
-struct enc_run_stream {
-    int fd;                       /* -1 when closed */
-    int rank;
-    bool is_err;
-    size_t len;
-    char buf[4096];
-};
-/* Reads what fd has; prefixes and writes whole lines.  ENC_INPROGRESS while
- * the stream is open, ENC_OK at EOF (the rest is flushed and fd closed). */
-enc_status_t enc_run_stream_pump(struct enc_run_stream *s);
-
-/* spawn.c: starts one rank; with tag-output, out/err get the pipe ends. */
-enc_status_t enc_run_spawn(const char *path, char **argv, char **env, const char *bind_to,
-                           int rank, bool tag_output, struct enc_run_stream *out,
-                           struct enc_run_stream *err, pid_t *pid);
-/* One line describing a wait status: "exited with status 3", "killed by signal 9 (Killed)". */
-void enc_run_describe_status(int status, char *out, size_t cap);
 
 /* stopped.c: true when pid is in the stopped (T) or traced (t) state. */
 bool enc_run_pid_stopped(pid_t pid);

@@ -7,13 +7,13 @@ encore_run_SOURCES += \
 	run/launcher/elf_links.c \
 	run/launcher/preload.c \
 	run/launcher/rank_env.c \
-	run/launcher/spawn.c \
-	run/launcher/tag_output.c \
 	run/launcher/restart_policy.c \
 	run/launcher/snapshots.c \
-	run/launcher/jobdir.c \
 	run/launcher/stopped.c \
 	run/launcher/job.c \
+	run/launcher/job_hooks.c \
+	run/launcher/job_timers.c \
+	run/launcher/job_summary.c \
 	run/launcher/placement.c \
 	run/launcher/slurm.c \
 	run/launcher/remote.c \
@@ -21,3 +21,4 @@ encore_run_SOURCES += \
 encore_run_CFLAGS = $(AM_CFLAGS) $(HWLOC_CFLAGS) -DENC_LIBDIR=\"$(libdir)\" -DENC_PKGLIBDIR=\"$(pkglibdir)\"
 noinst_HEADERS += run/launcher/placement.h
 noinst_HEADERS += run/launcher/remote.h
+noinst_HEADERS += run/launcher/job.h

@@ -35,7 +35,7 @@
 enum agent_state { A_NONE = 0, A_STARTING, A_UP, A_GONE };
 
 struct agent {
-    int state;
+    enum agent_state state;
     pid_t rsh_pid;
     int fd;
     struct enc_frame_reader rd;
@@ -220,7 +220,7 @@ enc_status_t enc_run_remote_start(struct enc_run_remote **out,
     return ENC_OK;
 }
 
-static void agent_close(struct agent *a, int state)
+static void agent_close(struct agent *a, enum agent_state state)
 {
     if (a->fd >= 0) {
         enc_sock_close(&a->fd);
@@ -356,6 +356,7 @@ static void agent_frame(struct enc_run_remote *rm, int h)
     const struct enc_run_remote_hooks *k = &rm->cfg.hooks;
     struct agent *a = &rm->a[h];
     struct enc_agent_note m;
+    struct enc_agent_mem mem;
 
     a->last_seen = enc_now_ns();
     if (a->rd.hdr.type == ENC_MSG_AGENT_HEARTBEAT)
@@ -369,8 +370,9 @@ static void agent_frame(struct enc_run_remote *rm, int h)
     case ENC_MSG_AGENT_STARTED: if (k->started) k->started(k->arg, (int)m.rank, m.inc, (pid_t)m.value); break;
     case ENC_MSG_AGENT_FAILED: if (k->failed) k->failed(k->arg, h, (int)m.rank, m.inc, m.text); break;
     case ENC_MSG_AGENT_EXITED:
+        enc_agent_mem_parse(m.text, &mem);
         if (k->exited)
-            k->exited(k->arg, (int)m.rank, m.inc, (int)m.value, strtol(m.text, NULL, 10));
+            k->exited(k->arg, (int)m.rank, m.inc, (int)m.value, &mem);
         break;
     default: break;
     }
@@ -379,9 +381,9 @@ static void agent_frame(struct enc_run_remote *rm, int h)
 static void agent_input(struct enc_run_remote *rm, int h)
 {
     struct agent *a = &rm->a[h];
-    int got;
+    enc_status_t got = ENC_INPROGRESS;
 
-    while (a->state == A_UP && (got = enc_frame_reader_progress(&a->rd, a->fd)) == 1) {
+    while (a->state == A_UP && (got = enc_frame_reader_progress(&a->rd, a->fd)) == ENC_OK) {
         agent_frame(rm, h);
         enc_frame_reader_reset(&a->rd);
     }

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "agent/agent_proto.h"
+#include "common/agent_proto.h"
 #include "launcher/placement.h"
 #include "proto/auth.h"
 
@@ -24,7 +24,9 @@ struct enc_run_remote_hooks {
     void (*up)(void *arg, int host);
     void (*started)(void *arg, int rank, uint32_t inc, pid_t pid);
     void (*failed)(void *arg, int host, int rank, uint32_t inc, const char *why);
-    void (*exited)(void *arg, int rank, uint32_t inc, int status, long maxrss_kb);
+    /* mem: what the agent measured of the rank and its host's segment */
+    void (*exited)(void *arg, int rank, uint32_t inc, int status,
+                   const struct enc_agent_mem *mem);
     /* An agent that was up is gone (connection closed, silent). */
     void (*lost)(void *arg, int host, const char *why);
     /* An agent never came up; why is one line naming the host. */

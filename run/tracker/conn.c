@@ -107,12 +107,11 @@ static enc_status_t auth_input(struct enc_tracker *t, struct trk_conn *c)
 
 enc_status_t enc_trk_conn_input(struct enc_tracker *t, struct trk_conn *c)
 {
-    enc_status_t rv;
-    int got;
+    enc_status_t rv, got;
 
     if (c->state == TRK_AUTH)
         return auth_input(t, c);
-    while ((got = enc_frame_reader_progress(&c->rd, c->fd)) == 1) {
+    while ((got = enc_frame_reader_progress(&c->rd, c->fd)) == ENC_OK) {
         if (c->state == TRK_WAIT_REGISTER) {
             if (c->rd.hdr.type != ENC_MSG_REGISTER)
                 return ENC_ERR_PROTO;

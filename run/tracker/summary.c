@@ -7,15 +7,29 @@
 
 #define MIB(kb) ((double)(kb) / 1024.0)
 
+/* A rank's private RSS: the largest of what the launcher sampled and what
+ * the rank reported at MPI_Finalize (-1: neither). */
+static long private_kb(const struct enc_tracker *t, const struct enc_tracker_memory *mem, int i)
+{
+    const struct trk_rank *r = &t->ranks[i];
+    long kb = mem->private_kb[i];
+
+    if (r->has_stats && r->stats.private_rss > 0)
+        kb = ENC_MAX(kb, (long)(r->stats.private_rss / 1024));
+    return kb;
+}
+
 static void rank_line(const struct enc_tracker *t, int i, const int *restarts,
-                      const long *rss_kb, FILE *out)
+                      const struct enc_tracker_memory *mem, FILE *out)
 {
     const struct trk_rank *r = &t->ranks[i];
     int n = restarts != NULL ? restarts[i] : (int)r->incarnation;
     char rss[48] = "";
 
-    if (rss_kb != NULL)
-        snprintf(rss, sizeof(rss), "  peak RSS %.1f MiB", MIB(rss_kb[i]));
+    if (mem != NULL && private_kb(t, mem, i) >= 0)
+        snprintf(rss, sizeof(rss), "  private RSS %.1f MiB", MIB(private_kb(t, mem, i)));
+    else if (mem != NULL)
+        snprintf(rss, sizeof(rss), "  private RSS n/a");
     if (r->has_stats)
         fprintf(out, "  rank %-5d restarts %-3d collectives %-10llu replayed %llu  peak log "
                 "%.1f MiB  peak spill %.1f MiB%s\n", i, n, (unsigned long long)r->stats.completed,
@@ -26,21 +40,52 @@ static void rank_line(const struct enc_tracker *t, int i, const int *restarts,
                 i, n, rss);
 }
 
-/* Peak RSS per rank: the largest, the mean and the sum. */
-static void memory_line(int n, const long *rss_kb, FILE *out)
+/* Private RSS per rank: the largest, the mean and the sum of those sampled. */
+static void private_line(const struct enc_tracker *t, const struct enc_tracker_memory *mem,
+                         FILE *out)
 {
-    long max = 0, sum = 0;
-    int at = 0;
+    long max = 0, sum = 0, kb;
+    int at = 0, known = 0, n = t->cfg.size;
 
     for (int i = 0; i < n; i++) {
-        sum += rss_kb[i];
-        if (rss_kb[i] > max) {
-            max = rss_kb[i];
+        if ((kb = private_kb(t, mem, i)) < 0)
+            continue;
+        known++;
+        sum += kb;
+        if (kb > max) {
+            max = kb;
             at = i;
         }
     }
-    fprintf(out, "  peak RSS per rank: max %.1f MiB (rank %d), mean %.1f MiB, total %.1f MiB\n",
-            MIB(max), at, MIB(sum) / n, MIB(sum));
+    if (known == 0) {
+        fprintf(out, "  private RSS per rank: not sampled\n");
+        return;
+    }
+    fprintf(out, "  private RSS per rank: max %.1f MiB (rank %d), mean %.1f MiB, total %.1f MiB",
+            MIB(max), at, MIB(sum) / known, MIB(sum));
+    if (known < n)
+        fprintf(out, " (%d of %d ranks sampled)", known, n);
+    fputc('\n', out);
+}
+
+/* Each host's shared segment, once for the host whichever ranks map it. */
+static void shared_lines(const struct enc_tracker_memory *mem, FILE *out)
+{
+    int shown = 0;
+
+    for (int h = 0; h < mem->nhosts; h++) {
+        if (mem->shm_alloc_kb[h] < 0)
+            continue;
+        if (mem->host == NULL)
+            fprintf(out, "  shared segment on this host: ");
+        else
+            fprintf(out, "  shared segment on host %s: ", mem->host[h]);
+        fprintf(out, "%.1f MiB in use, %.1f MiB allocated\n", MIB(ENC_MAX(mem->shm_used_kb[h], 0)),
+                MIB(mem->shm_alloc_kb[h]));
+        shown++;
+    }
+    if (shown == 0)
+        fprintf(out, "  shared segment: none\n");
 }
 
 void enc_tracker_print_dropped(const char *prog, int rank, uint64_t first, uint64_t last,
@@ -72,7 +117,7 @@ static void dropped_line(const struct enc_tracker *t, FILE *out)
 }
 
 void enc_tracker_print_summary(const struct enc_tracker *t, const int *restarts,
-                               const long *rss_kb, FILE *out)
+                               const struct enc_tracker_memory *mem, FILE *out)
 {
     int total = 0;
 
@@ -80,11 +125,13 @@ void enc_tracker_print_summary(const struct enc_tracker *t, const int *restarts,
         total += restarts != NULL ? restarts[i] : (int)t->ranks[i].incarnation;
     fprintf(out, "encore: job summary: %d ranks, %d restarts, %d recoveries, final epoch %u\n",
             t->cfg.size, total, t->nrecov, t->epoch);
-    if (rss_kb != NULL)
-        memory_line(t->cfg.size, rss_kb, out);
+    if (mem != NULL) {
+        private_line(t, mem, out);
+        shared_lines(mem, out);
+    }
     dropped_line(t, out);
     for (int i = 0; i < t->cfg.size; i++)
-        rank_line(t, i, restarts, rss_kb, out);
+        rank_line(t, i, restarts, mem, out);
     for (int i = 0; i < t->nrecov; i++) {
         if (t->recov[i].rank < 0)
             fprintf(out, "  recovery %d: every rank restarted (fail-all), epoch %u resumed "

@@ -112,10 +112,24 @@ bool enc_tracker_world_formed(const struct enc_tracker *t);
 void enc_tracker_print_dropped(const char *prog, int rank, uint64_t first, uint64_t last,
                                FILE *out);
 
+/* The memory a job summary shows, in KiB: each rank's private RSS (its
+ * own pages, without the shared segment's) as the launcher sampled it
+ * (< 0: never; the summary also takes what the rank reported at
+ * MPI_Finalize, the larger of the two) and each
+ * host's shared segment, counted once for the host (< 0: none, or not
+ * known).  host: the hosts' names, NULL for a job on this host only. */
+struct enc_tracker_memory {
+    const long *private_kb;
+    int nhosts;
+    const char *const *host;
+    const long *shm_used_kb;
+    const long *shm_alloc_kb;
+};
+
 /* Job summary (ranks, restarts, replayed collectives, recovery times).
  * restarts: per-rank counts known by the launcher, or NULL to use the
- * registered incarnations; rss_kb: per-rank peak RSS in KiB, or NULL. */
+ * registered incarnations; mem: NULL when not known. */
 void enc_tracker_print_summary(const struct enc_tracker *t, const int *restarts,
-                               const long *rss_kb, FILE *out);
+                               const struct enc_tracker_memory *mem, FILE *out);
 
 #endif

@@ -1,4 +1,5 @@
-# shim/core: status codes, logging, tunables, clocks.
+# shim/core: status codes, logging, tunables, clocks, limits, a process's
+# memory.
 libenccore_la_SOURCES += \
 	shim/core/status.c \
 	shim/core/log.c \
@@ -6,6 +7,7 @@ libenccore_la_SOURCES += \
 	shim/core/parse.c \
 	shim/core/limits.c \
 	shim/core/tmpdir.c \
+	shim/core/procmem.c \
 	shim/core/tunables.c
 noinst_HEADERS += \
 	shim/core/status.h \
@@ -14,5 +16,6 @@ noinst_HEADERS += \
 	shim/core/parse.h \
 	shim/core/limits.h \
 	shim/core/tmpdir.h \
+	shim/core/procmem.h \
 	shim/core/tunables.h
 EXTRA_DIST += shim/core/tunables.def

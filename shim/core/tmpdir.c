@@ -2,7 +2,7 @@
  * tmpdir.c - a rank's private directory for Open MPI's session files, so
  * that a rank that exits without MPI_Finalize (tracker lost, job aborted)
  * leaves nothing in TMPDIR; encore-run removes the directories of ranks it
- * had to kill (run/launcher/jobdir.c).
+ * had to kill (run/common/jobdir.c).
  */
 #include "enc.h"
 #include "core/tmpdir.h"

@@ -31,7 +31,7 @@ void enc_rank_tmpdir_remove(void);
 void enc_rank_tmpdir_remove_wait(int owner_wait_ms);
 
 /* A job directory's owner (encore-run, or encore-agent on its host) writes
- * its pid to <jobdir>/.owner (run/launcher/jobdir.c). */
+ * its pid to <jobdir>/.owner (run/common/jobdir.c). */
 #define ENC_JOBDIR_PREFIX "encore-run."
 #define ENC_JOBDIR_OWNER ".owner"
 

@@ -81,8 +81,8 @@ static bool past(const struct enc_shm *s, int r, uint64_t t, bool later_epoch_ok
  * A yield pays when the rank we wait for runs next; when a process that
  * does not wait (a busy program beside the job, or a rank computing) takes
  * a whole time slice instead, yielding only keeps this rank runnable
- * against the one it waits for (4 ms per 8 B allreduce of 4 ranks beside
- * two busy loops, against 46 us sleeping at once): then this rank sleeps
+ * against the one it waits for, far slower than sleeping at once
+ * (bench/README.md): then this rank sleeps
  * in its waits for a while before it tries again.  The while starts at
  * 10 ms, as one slow yield may be a passing stall (a peer's snapshot
  * fork), and doubles up to 1 s each time yielding is slow again soon

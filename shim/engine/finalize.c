@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <poll.h>
 
+#include "core/procmem.h"
 #include "engine/layer.h"
 #include "engine/scratch.h"
 #include "engine/state.h"
@@ -88,6 +89,7 @@ enc_status_t enc_engine_finalize(void)
     struct enc_msg_stats st;
     bool serve = false;
     enc_status_t rv;
+    long kb;
 
     if (!enc_eng.active)
         return ENC_ERR_STATE;
@@ -96,6 +98,8 @@ enc_status_t enc_engine_finalize(void)
      * tracker hears of it (--inject kill:op=<collectives + 2>) */
     enc_inject_check();
     st = (struct enc_msg_stats){.completed = enc_eng.seq};
+    if (enc_proc_private_rss(0, &kb) == ENC_OK) /* for the job summary */
+        st.private_rss = (uint64_t)kb * 1024;
     if (ops && ops->finalize)
         serve = ops->finalize(enc_eng.ops_ctx, &st);
     enc_tclient_send_finalize(enc_eng.tc, &st);

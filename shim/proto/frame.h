@@ -39,7 +39,7 @@ enum enc_msg_type {
     ENC_MSG_FINALIZE = 17,
     ENC_MSG_STATS = 18,
     ENC_MSG_DROPPED = 19,
-    /* encore-run <-> encore-agent (run/agent/agent_proto.h) */
+    /* encore-run <-> encore-agent (run/common/agent_proto.h) */
     ENC_MSG_AGENT_HELLO = 60,
     ENC_MSG_AGENT_SPAWN = 61,
     ENC_MSG_AGENT_KILL = 62,
@@ -79,10 +79,11 @@ enc_status_t enc_frame_recv(int fd, struct enc_frame_hdr *h, void *payload, size
 
 /*
  * Incremental frame reader for poll loops (tracker, engine side channels).
- * enc_frame_reader_progress() reads what the socket has and returns 1 when
- * a complete frame is in r->hdr / r->payload, 0 when it needs more bytes
- * (EAGAIN), or a negative status (peer closed, malformed, too large for
- * max_payload).  After a 1, call enc_frame_reader_reset() before reading on.
+ * enc_frame_reader_progress() reads what the socket has and returns ENC_OK
+ * when a complete frame is in r->hdr / r->payload, ENC_INPROGRESS when it
+ * needs more bytes (EAGAIN), or a negative status (peer closed, malformed,
+ * too large for max_payload).  After ENC_OK, call enc_frame_reader_reset()
+ * before reading on.
  */
 struct enc_frame_reader {
     uint8_t raw[ENC_FRAME_HDR_SIZE];
@@ -94,7 +95,7 @@ struct enc_frame_reader {
 };
 
 void enc_frame_reader_init(struct enc_frame_reader *r, uint64_t max_payload);
-int enc_frame_reader_progress(struct enc_frame_reader *r, int fd);
+enc_status_t enc_frame_reader_progress(struct enc_frame_reader *r, int fd);
 void enc_frame_reader_reset(struct enc_frame_reader *r);
 void enc_frame_reader_fini(struct enc_frame_reader *r);
 

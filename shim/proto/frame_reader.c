@@ -66,16 +66,18 @@ static ssize_t read_step(struct enc_frame_reader *r, int fd)
     return enc_sock_read_some(fd, r->payload + off, (size_t)r->hdr.len - off);
 }
 
-int enc_frame_reader_progress(struct enc_frame_reader *r, int fd)
+enc_status_t enc_frame_reader_progress(struct enc_frame_reader *r, int fd)
 {
+    enc_status_t rv;
     ssize_t n;
-    int rv;
 
     for (;;) {
         if (r->have >= ENC_FRAME_HDR_SIZE && r->have - ENC_FRAME_HDR_SIZE == r->hdr.len)
-            return 1;
-        if ((n = read_step(r, fd)) <= 0)
-            return (int)n;
+            return ENC_OK;
+        if ((n = read_step(r, fd)) < 0)
+            return (enc_status_t)n;
+        if (n == 0)
+            return ENC_INPROGRESS;
         r->have += (size_t)n;
         if (r->have == ENC_FRAME_HDR_SIZE && (rv = take_header(r)) != 0) {
             /* Never leave a length we did not make room for. */

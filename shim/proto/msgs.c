@@ -341,6 +341,7 @@ static void stats_walk(struct codec *c, void *p)
     c_f64(c, &m->recovery_s);
     c_u64(c, &m->log_peak);
     c_u64(c, &m->spill_peak);
+    c_u64(c, &m->private_rss);
 }
 
 static bool stats_valid(const void *p)

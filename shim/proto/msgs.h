@@ -94,6 +94,8 @@ struct enc_msg_stats {
     double recovery_s;
     uint64_t log_peak;               /* most result-log bytes held in memory */
     uint64_t spill_peak;             /* most result-log bytes spilled to disk */
+    uint64_t private_rss;            /* its own resident bytes at MPI_Finalize, without
+                                      * the shared segment's (0: not known) */
 };
 
 /* rank -> tracker: results of collectives first..last were dropped from

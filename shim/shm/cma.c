@@ -12,7 +12,7 @@
  *
  * Off by default: on the paravirtualised machines measured, pinning the
  * peer's pages for each read costs more than the staging copy it saves
- * (allreduce 5 % slower at 2 ranks, 40-60 % at 4; bench/README.md).
+ * (bench/README.md has the figures).
  */
 #include "enc.h"
 

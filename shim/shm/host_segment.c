@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/tunables.h"
@@ -48,15 +49,16 @@ static size_t sized(enum enc_tunable_id id, int nslots, size_t total, size_t lo,
 
 void enc_shm_host_create(struct enc_shm_host *hs, int nslots)
 {
-    /* Every rank maps (and writes once, segment.c) the whole segment, so
-     * its auto sizes shrink as ranks are added. */
+    /* Every rank maps the whole segment, so its auto sizes shrink as ranks
+     * are added. */
     size_t chunk = sized(ENC_TUNE_SHM_CHUNK_BYTES, ENC_MAX(nslots, 1), (size_t)16 << 20,
                          ENC_SHM_CHUNK_MIN, (size_t)1 << 20);
     /* The ring holds results up to a quarter of its size: 1 GiB keeps
-     * 256 MiB results by reference up to 4 ranks (a 256 MiB allreduce of 4
-     * ranks: 490 ms with it, 1750 ms copying into the logs).  Each rank
-     * populates all of it at MPI_Init (about 0.2 s per GiB here), so from
-     * 5 ranks it shrinks to keep a host's total at 4 GiB of mappings, and
+     * 256 MiB results by reference up to 4 ranks (far faster than copying
+     * them into the logs, bench/README.md).  Its memory is reserved at
+     * start (fallocate below) and each rank maps its pages as the ring
+     * fills; from 5 ranks it shrinks to keep a host's total at 4 GiB of
+     * mappings, and
      * it never takes more than a sixteenth of the host's memory. */
     size_t ring = enc_tunable_bool(ENC_TUNE_RECOVERY)
                       ? sized(ENC_TUNE_SHM_LOG_BYTES, ENC_MAX(nslots, 1), (size_t)4 << 30,
@@ -83,7 +85,8 @@ void enc_shm_host_create(struct enc_shm_host *hs, int nslots)
         return no_segment(hs, "cannot size it");
     /* the size never changes again: a rank cannot shrink it under a peer */
     (void)fcntl(hs->memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
-    /* the result ring: allocated once, reused for the whole job */
+    /* the result ring: allocated once (a full tmpfs is told here, and the
+     * host uses TCP, never a SIGBUS in a collective), reused for the job */
     if (hs->h.ring_bytes &&
         fallocate(hs->memfd, 0, (off_t)hs->h.ring_off, (off_t)hs->h.ring_bytes) != 0)
         return no_segment(hs, "cannot allocate its result ring (ENCORE_SHM_LOG_BYTES)");
@@ -132,6 +135,34 @@ bool enc_shm_host_env(const struct enc_shm_host *hs, char *fd_val, size_t fd_cap
     snprintf(fd_val, fd_cap, "%d", hs->memfd);
     *evfds_val = v;
     return true;
+}
+
+/* Written pages are data to SEEK_DATA; pages only reserved by fallocate
+ * read as holes (tmpfs keeps them not up to date until first written). */
+static uint64_t written_bytes(int fd, off_t size)
+{
+    off_t at = 0, data, hole;
+    uint64_t sum = 0;
+
+    while (at < size && (data = lseek(fd, at, SEEK_DATA)) >= 0) {
+        if ((hole = lseek(fd, data, SEEK_HOLE)) < 0)
+            break;
+        sum += (uint64_t)(hole - data);
+        at = hole;
+    }
+    return sum;
+}
+
+enc_status_t enc_shm_host_usage(const struct enc_shm_host *hs, uint64_t *used,
+                                uint64_t *allocated)
+{
+    struct stat st;
+
+    if (hs->memfd < 0 || fstat(hs->memfd, &st) != 0)
+        return ENC_ERR_NOT_FOUND;
+    *allocated = (uint64_t)st.st_blocks * 512;
+    *used = written_bytes(hs->memfd, st.st_size);
+    return ENC_OK;
 }
 
 void enc_shm_host_close(struct enc_shm_host *hs)

@@ -90,13 +90,16 @@ static bool header_valid(const struct enc_shm_header *h, size_t len, int size)
 }
 
 /*
- * Every page of the mapping written once now, so no collective pays for a
- * page's first use in this process: measured on this project's machines
- * (a paravirtualised kernel), the first write to a page of a new mapping
- * costs about 2.5 us even after MAP_POPULATE or MADV_POPULATE_WRITE (64 KiB
- * into fresh ring pages: 40 us instead of 3).  A locked add of zero leaves
- * every byte as it is, so peers already using the segment (a restarted
- * rank attaches while the others run) lose nothing.
+ * The pages every collective uses (header, flags, slots) written once now,
+ * so no collective pays for their first use in this process: on a
+ * paravirtualised kernel the first write to a page of a new mapping is slow
+ * even after MAP_POPULATE or MADV_POPULATE_WRITE (bench/README.md).  A
+ * locked add of zero leaves every byte as it is, so peers already using the
+ * segment (a restarted rank attaches while the others run) lose nothing.
+ * The result ring is left out: it is mapped as it fills, so a job pays only
+ * for the part it uses, and its memory was reserved once by the segment's
+ * owner (fallocate, host_segment.c), so a first write never meets a full
+ * tmpfs.
  */
 static void prefault(uint8_t *p, size_t len)
 {
@@ -115,7 +118,6 @@ static enc_status_t map_segment(struct enc_shm *s, int fd, int size)
     p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED)
         return ENC_ERR_SYS;
-    prefault(p, (size_t)st.st_size);
     s->base = p;
     s->len = (size_t)st.st_size;
     if (!header_valid(p, s->len, size)) {
@@ -123,6 +125,7 @@ static enc_status_t map_segment(struct enc_shm *s, int fd, int size)
         s->base = NULL;
         return ENC_ERR_INVAL;
     }
+    prefault(p, (size_t)((const struct enc_shm_header *)p)->ring_off);
     return ENC_OK;
 }
 

@@ -99,6 +99,12 @@ enc_status_t enc_shm_host_add_rank(struct enc_shm_host *hs, int rank);
  * environment (false when there is no segment). */
 bool enc_shm_host_env(const struct enc_shm_host *hs, char *fd_val, size_t fd_cap,
                       char **evfds_val);
+/* The host's memory the segment holds, counted once however many ranks
+ * map it: *allocated, every page of it (tmpfs), the result ring's
+ * reservation included; *used, the pages ranks or the owner wrote.
+ * ENC_ERR_NOT_FOUND when there is no segment. */
+enc_status_t enc_shm_host_usage(const struct enc_shm_host *hs, uint64_t *used,
+                                uint64_t *allocated);
 void enc_shm_host_close(struct enc_shm_host *hs);
 
 /* ---- rank side ---- */

@@ -117,10 +117,9 @@ static enc_status_t decode_event(struct enc_tclient *c, struct tc_node *n)
 static enc_status_t read_frames(struct enc_tclient *c)
 {
     struct tc_node *n;
-    enc_status_t rv;
-    int got;
+    enc_status_t rv, got;
 
-    while ((got = enc_frame_reader_progress(&c->rd, c->fd)) == 1) {
+    while ((got = enc_frame_reader_progress(&c->rd, c->fd)) == ENC_OK) {
         if ((n = calloc(1, sizeof(*n))) == NULL)
             return ENC_ERR_NOMEM;
         rv = decode_event(c, n);

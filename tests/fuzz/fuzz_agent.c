@@ -1,12 +1,12 @@
 /*
  * fuzz_agent.c - the encore-run <-> encore-agent payload decoders
- * (run/agent/agent_proto.c): a note (HELLO, KILL, STARTED, FAILED, EXITED)
+ * (run/common/agent_proto.c): a note (HELLO, KILL, STARTED, FAILED, EXITED)
  * or a SPAWN.  The first byte picks which, the rest is the payload.
  * Oracle: a payload that decodes re-encodes to one that decodes to the same
  * message; a decoded SPAWN has a program and NULL-terminated vectors.
  */
 #include "enc.h"
-#include "agent/agent_proto.h"
+#include "common/agent_proto.h"
 #include "fuzz.h"
 
 #include <stdlib.h>

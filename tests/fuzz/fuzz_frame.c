@@ -30,7 +30,7 @@ static void read_stream(const uint8_t *data, size_t size, uint64_t max_payload)
     if (fd < 0)
         return;
     enc_frame_reader_init(&r, max_payload);
-    while ((rv = enc_frame_reader_progress(&r, fd)) == 1) {
+    while ((rv = enc_frame_reader_progress(&r, fd)) == ENC_OK) {
         FUZZ_CHECK(r.hdr.len <= max_payload && (r.hdr.len == 0 || r.payload != NULL));
         enc_frame_reader_reset(&r);
     }

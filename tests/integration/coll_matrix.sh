@@ -34,24 +34,15 @@ run_one() {
     _side=$1 _n=$2 _dir=$3
     shift 3
     mkdir -p "$_dir/out" "$_dir/barrier"
-    _t0=$(date +%s)
-    _rc=0
-    if [ "$_side" = native ]; then
-        enc_mpirun "$_n" "$prog" "$@" \
-            --out-dir "$_dir/out" --barrier-dir "$_dir/barrier" \
-            >"$_dir/stdout" 2>"$_dir/stderr" || _rc=$?
-    else
-        enc_second "$_n" "$prog" "$@" \
-            --out-dir "$_dir/out" --barrier-dir "$_dir/barrier" \
-            >"$_dir/stdout" 2>"$_dir/stderr" || _rc=$?
-    fi
-    enc_log "$_side -n $_n $*: exit $_rc, $(enc_seconds_since "$_t0") s"
-    if [ "$_rc" -ne 0 ]; then
-        enc_show "$_dir/stderr"
-        enc_fail "$_side -n $_n coll_check $* exited with status $_rc"
-    fi
-    if [ -s "$_dir/stdout" ]; then
-        enc_show "$_dir/stdout" 5
+    _launch=enc_second
+    [ "$_side" = encore ] || _launch=enc_mpirun
+    _job=${_dir##*/}/job
+    enc_run "$_job" "$_launch" "$_n" "$prog" "$@" \
+        --out-dir "$_dir/out" --barrier-dir "$_dir/barrier"
+    enc_log "$_side -n $_n $*: exit $ENC_RC, $((ENC_MS / 1000)) s"
+    enc_expect_status "$_job" 0
+    if [ -s "$_dir/job.raw" ]; then
+        enc_show "$_dir/job.raw" 5
         enc_fail "$_side -n $_n: coll_check must print nothing on stdout with --out-dir"
     fi
     _files=$(enc_file_count "$_dir/out")
@@ -91,7 +82,7 @@ if [ "${COLL_CMA:-1}" = 1 ]; then
     )
     enc_compare_dirs "$ENC_TMP/native.cma/out" "$ENC_TMP/encore.cma/out" \
         "coll_check -n 3 with ENCORE_SHM_CMA=1: encore-run results differ from native mpirun"
-    _cma=$(enc_count "$ENC_TMP/encore.cma/stderr" "cross-memory attach on")
+    _cma=$(enc_count "$ENC_TMP/encore.cma/job.err" "cross-memory attach on")
     [ "$_cma" -eq 3 ] || enc_fail "ENCORE_SHM_CMA=1: $_cma ranks said cross-memory attach is on, want 3"
     enc_log "-n 3, ENCORE_SHM_CMA=1: results identical"
 fi

@@ -7,7 +7,7 @@
 set -eu
 # shellcheck disable=SC2034 # read by lib.sh
 ENC_LIMIT=60
-. "${top_srcdir:-.}/tests/integration/lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 FAKE="$ENC_PROGRAMS/fake_rank"
 PROG="$ENC_PROGRAMS/scale_loop"
@@ -26,9 +26,9 @@ fails=0
 expect() {
     _want=$1 _line=$2
     shift 2
-    _rc=0
-    enc_bounded "$ENC_LIMIT" "$@" >"$ENC_TMP/out" 2>"$ENC_TMP/err" || _rc=$?
-    _got=$(grep -v '^encore\[' "$ENC_TMP/err" || true)
+    enc_run check enc_bounded "$ENC_LIMIT" "$@"
+    _rc=$ENC_RC
+    _got=$(grep -v '^encore\[' "$ENC_TMP/check.err" || true)
     if [ "$_rc" -ne "$_want" ] || [ "$_got" != "$_line" ]; then
         enc_log "FAIL: $*"
         enc_log "  status $_rc (want $_want)"
@@ -206,8 +206,8 @@ expect 2 "$R -n 256: RLIMIT_NOFILE (open files) hard limit 200 is below the 1088
 hard=$(ulimit -Hn)
 if [ "$hard" != unlimited ] && [ "$hard" -ge 400 ]; then
     expect 0 "" sh -c "ulimit -Sn 100 && exec \"\$0\" -n 40 sh -c 'ulimit -n'" "$ENC_ENCORE_RUN"
-    [ "$(sort -u "$ENC_TMP/out")" = "$hard" ] ||
-        { enc_log "FAIL: ranks see open-file limit '$(sort -u "$ENC_TMP/out")', want $hard"; fails=$((fails + 1)); }
+    [ "$(sort -u "$ENC_TMP/check.raw")" = "$hard" ] ||
+        { enc_log "FAIL: ranks see open-file limit '$(sort -u "$ENC_TMP/check.raw")', want $hard"; fails=$((fails + 1)); }
 fi
 
 [ "$fails" -eq 0 ] || enc_fail "$fails rows failed"

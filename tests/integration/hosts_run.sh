@@ -4,7 +4,8 @@
 # placement puts it, through that host's encore-agent, and the results equal
 # native mpirun's bit for bit:
 #   two       2 hosts, uneven slots (-H h1:2,h2:1), 3 ranks, fill by slot;
-#             --summary shows every rank's peak RSS
+#             --summary shows every rank's private RSS and each host's
+#             shared segment
 #   three     3 hosts, uneven slots (--hostfile: 1, 3, 2 slots), 6 ranks,
 #             --map-by node, --tag-output
 #   tree      ENCORE_LOG=debug prints the ring (host by host) and the tree
@@ -36,9 +37,11 @@ registered() {
 rec_ref it3 3 "$REC_ITER" --iters 30
 rec_run two 3 --rsh "$RSH" -H "$h1:2,$h2" --summary "$REC_ITER" --iters 30
 rec_ok two it3
-# the agents report their ranks' peak memory for the summary
-[ "$(grep -cE '^  rank [0-2] .* peak RSS [1-9][0-9]*\.[0-9] MiB$' "$ENC_TMP/two.err")" -eq 3 ] ||
-    { rec_show two; enc_fail "two: the summary lacks a peak RSS for every rank"; }
+# the agents report their ranks' private memory and their host's segment
+[ "$(grep -cE '^  rank [0-2] .* private RSS [1-9][0-9]*\.[0-9] MiB$' "$ENC_TMP/two.err")" -eq 3 ] ||
+    { rec_show two; enc_fail "two: the summary lacks a private RSS for every rank"; }
+grep -qE "^  shared segment on host $h1: [0-9]+\.[0-9] MiB in use, [1-9][0-9]*\.[0-9] MiB allocated\$" \
+    "$ENC_TMP/two.err" || { rec_show two; enc_fail "two: the summary lacks host $h1's segment"; }
 registered two 0 0 1
 registered two 1 0 1
 registered two 2 0 2

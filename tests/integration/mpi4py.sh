@@ -22,18 +22,9 @@ for n in $ranks; do
     for side in native encore; do
         d="$ENC_TMP/$side.$n"
         mkdir -p "$d/out"
-        rc=0
-        if [ "$side" = native ]; then
-            enc_mpirun "$n" "$MPI4PY_PYTHON" "$prog" "$d/out" \
-                >"$d/stdout" 2>"$d/stderr" || rc=$?
-        else
-            enc_second "$n" "$MPI4PY_PYTHON" "$prog" "$d/out" \
-                >"$d/stdout" 2>"$d/stderr" || rc=$?
-        fi
-        if [ "$rc" -ne 0 ]; then
-            enc_show "$d/stderr"
-            enc_fail "$side -n $n mpi4py_coll.py exited with status $rc"
-        fi
+        launch=enc_second
+        [ "$side" = encore ] || launch=enc_mpirun
+        enc_run_ok "$side.$n/job" "$launch" "$n" "$MPI4PY_PYTHON" "$prog" "$d/out"
         files=$(enc_file_count "$d/out")
         [ "$files" -eq "$n" ] || enc_fail "$side -n $n: $files rank files, expected $n"
     done

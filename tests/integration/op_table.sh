@@ -7,7 +7,7 @@
 # MPI_REPLACE, for one); only pairs native accepts are compared.
 set -eu
 ENC_LIMIT=120
-. "${top_srcdir:-.}/tests/integration/lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 prog="$ENC_PROGRAMS/op_table"
 enc_require_program "$prog"

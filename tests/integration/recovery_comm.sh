@@ -1,6 +1,6 @@
 #!/bin/sh
 # recovery_comm.sh - SIGKILL during collectives on derived communicators and
-# during their creation (issue 10): tests/programs/recov_comm (dup, split,
+# during their creation: tests/programs/recov_comm (dup, split,
 # allreduce / allgather on the split, bcast on the dup, a split made and
 # freed every 5th iteration) must print exactly what the fault-free native
 # run prints.  Collective numbers (encore-run --inject ...:op=K count every
@@ -18,7 +18,7 @@
 # so iteration 1 is ops 11-18 on ranks 1 and 2, 12-20 on ranks 0 and 3.
 set -eu
 ENC_LIMIT=90
-. "${top_srcdir:-.}/tests/integration/lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 prog="$ENC_PROGRAMS/recov_comm"
 enc_require_program "$prog"
@@ -31,16 +31,9 @@ MODE=
 case_run() {
     _n=$1 _name=$2
     shift 2
-    _rc=0
     # shellcheck disable=SC2086 # MODE is one word or none
-    enc_encore "$_n" "$@" "$prog" 40 $MODE >"$ENC_TMP/$_name.out" 2>"$ENC_TMP/$_name.err" ||
-        _rc=$?
-    if [ "$_rc" -ne 0 ]; then
-        tail -n 20 "$ENC_TMP/$_name.err" >&2
-        enc_fail "$_name: encore-run exited with status $_rc"
-    fi
-    sort "$ENC_TMP/$_name.out" >"$ENC_TMP/$_name.sorted"
-    if ! diff "$ENC_TMP/native$MODE.$_n" "$ENC_TMP/$_name.sorted" >&2; then
+    enc_run_ok "$_name" enc_encore "$_n" "$@" "$prog" 40 $MODE
+    if ! diff "$ENC_TMP/native$MODE.$_n" "$ENC_TMP/$_name.out" >&2; then
         enc_fail "$_name: output differs from the fault-free native run"
     fi
     grep -q 'restarting it' "$ENC_TMP/$_name.err" || enc_fail "$_name: no rank was restarted"

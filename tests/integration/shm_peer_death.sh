@@ -61,25 +61,9 @@ start() {
     BG=$!
     START_MS=$(enc_now_ms)
     enc_wait_lines "$ENC_TMP/$1.err" 'rank 0 incarnation 0 .* registered from' 1 "$WAIT_S" "$1"
-    RUN=$(run_pid "$BG")
+    # BG's child is rec_encore's subshell, which runs the bounded encore-run
+    RUN=$(enc_bounded_pid "$(pgrep -P "$BG")")
     [ -n "$RUN" ] || enc_fail "$1: encore-run not found under pid $BG"
-}
-
-# run_pid PID: the encore-run among PID's descendants (a subshell, then
-# timeout(1)), a few levels down; empty when there is none.
-run_pid() {
-    _p_l=$1
-    for _ in 1 2 3 4 5; do
-        _p_n=""
-        for _p_p in $_p_l; do
-            if [ "$(cat "/proc/$_p_p/comm" 2>/dev/null)" = encore-run ]; then
-                echo "$_p_p"
-                return 0
-            fi
-            _p_n="$_p_n $(pgrep -P "$_p_p" | tr '\n' ' ')"
-        done
-        _p_l=$_p_n
-    done
 }
 
 # catch NAME RANK: stops RANK (found with enc_rank_pid) at a moment it is

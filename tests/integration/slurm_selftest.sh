@@ -1,6 +1,6 @@
 #!/bin/sh
 # slurm_selftest.sh - slurm_lib.sh itself, and the Slurm behaviour encore-run
-# relies on (issue 9): a 3-node allocation made with salloc --no-kill, the
+# relies on: a 3-node allocation made with salloc --no-kill, the
 # environment encore-run reads, one agent-like task per node in its own
 # namespace, a second step beside it (--overlap), and the loss of a node:
 # the allocation and (with srun --no-kill) the running step survive, and a

@@ -4,7 +4,7 @@
 # (MPI_ERRORS_ARE_FATAL) the job ends with exit status 1; with
 # MPI_ERRORS_RETURN on the world the program gets
 # MPI_ERR_UNSUPPORTED_OPERATION back and the job exits 0.  On a dup of the
-# world with MPI_ERRORS_RETURN, what issue 10 lets encore refuse
+# world with MPI_ERRORS_RETURN, what encore does not serve
 # (MPI_Alltoallw, intercommunicators, topologies) is refused the same way,
 # each with one line naming the function and the communicator.
 set -eu

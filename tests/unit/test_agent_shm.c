@@ -1,12 +1,13 @@
 /*
- * test_agent_shm.c - encore-agent's --shm argument (run/agent/agent_proto.c):
- * the host's ranks formatted by encore-run and parsed, strictly, by the agent.
+ * test_agent_shm.c - encore-agent's --shm argument (run/common/agent_proto.c):
+ * the host's ranks formatted by encore-run and parsed, strictly, by the agent;
+ * and the memory an EXITED note carries back (enc_agent_mem_*).
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
 
 #include "enc.h"
-#include "agent/agent_proto.h"
+#include "common/agent_proto.h"
 
 static int ranks[8], np, n;
 
@@ -50,4 +51,34 @@ Test(agent_shm, malformed_rejected)
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
         cr_expect_neq(enc_agent_shm_parse(bad[i], 1024, &np, ranks, 4, &n), ENC_OK, "%s",
                       bad[i]);
+}
+
+Test(agent_mem, formatted_and_parsed_back)
+{
+    struct enc_agent_mem m = {.private_kb = 15360, .shm_used_kb = -1, .shm_alloc_kb = 1058816}, got;
+    char s[96];
+
+    enc_agent_mem_format(&m, s, sizeof(s));
+    cr_assert_str_eq(s, "15360 -1 1058816");
+    enc_agent_mem_parse(s, &got);
+    cr_assert_eq(got.private_kb, 15360);
+    cr_assert_eq(got.shm_used_kb, -1);
+    cr_assert_eq(got.shm_alloc_kb, 1058816);
+}
+
+Test(agent_mem, missing_or_malformed_fields_unknown)
+{
+    struct enc_agent_mem got;
+
+    enc_agent_mem_parse("2048", &got);
+    cr_assert_eq(got.private_kb, 2048);
+    cr_assert_eq(got.shm_used_kb, -1);
+    cr_assert_eq(got.shm_alloc_kb, -1);
+    enc_agent_mem_parse("x 5 6", &got);
+    cr_assert_eq(got.private_kb, -1);
+    cr_assert_eq(got.shm_used_kb, -1);
+    enc_agent_mem_parse("1 -7 99999999999999", &got);
+    cr_assert_eq(got.private_kb, 1);
+    cr_assert_eq(got.shm_used_kb, -1);
+    cr_assert_eq(got.shm_alloc_kb, -1);
 }

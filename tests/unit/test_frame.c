@@ -137,7 +137,7 @@ Test(frame, large_payload_send_recv_round_trip, .init = pair_setup, .fini = pair
     struct enc_frame_hdr h = {.type = ENC_MSG_DATA, .len = N};
     static uint8_t out[N], in[N];
     struct enc_frame_reader r;
-    int rv = 0;
+    enc_status_t rv = ENC_INPROGRESS;
     uint64_t deadline = enc_deadline_ms(10000);
 
     for (size_t i = 0; i < N; i++)
@@ -148,13 +148,13 @@ Test(frame, large_payload_send_recv_round_trip, .init = pair_setup, .fini = pair
     uint8_t hdr[ENC_FRAME_HDR_SIZE];
     enc_frame_encode(&h, hdr);
     cr_assert_eq(enc_sock_write_all(sp[0], hdr, sizeof(hdr), deadline), ENC_OK);
-    while (rv == 0 && enc_ms_left(deadline) > 0) {
+    while (rv == ENC_INPROGRESS && enc_ms_left(deadline) > 0) {
         ssize_t n = enc_sock_write_some(sp[0], out + sent, N - sent);
         cr_assert_geq(n, 0);
         sent += (size_t)n;
         rv = enc_frame_reader_progress(&r, sp[1]);
     }
-    cr_assert_eq(rv, 1);
+    cr_assert_eq(rv, ENC_OK);
     cr_assert_eq(r.hdr.len, N);
     memcpy(in, r.payload, N);
     cr_assert_arr_eq(in, out, N);
@@ -205,10 +205,11 @@ Test(frame, reader_assembles_frame_fed_byte_by_byte, .init = pair_setup,
     struct enc_frame_reader r;
 
     enc_frame_reader_init(&r, 1024);
-    cr_assert_eq(enc_frame_reader_progress(&r, sp[1]), 0, "nothing sent yet");
+    cr_assert_eq(enc_frame_reader_progress(&r, sp[1]), ENC_INPROGRESS, "nothing sent yet");
     for (size_t i = 0; i < n; i++) {
         cr_assert_eq(write(sp[0], bytes + i, 1), 1);
-        cr_assert_eq(enc_frame_reader_progress(&r, sp[1]), i + 1 == n ? 1 : 0, "byte %zu", i);
+        cr_assert_eq(enc_frame_reader_progress(&r, sp[1]), i + 1 == n ? ENC_OK : ENC_INPROGRESS,
+                     "byte %zu", i);
     }
     cr_assert_eq(r.hdr.type, ENC_MSG_DATA);
     cr_assert_eq(r.hdr.seq, sample.seq);
@@ -227,25 +228,25 @@ Test(frame, reader_stops_at_frame_boundary, .init = pair_setup, .fini = pair_tea
     enc_frame_encode(&empty, bytes + n);
     cr_assert_eq(write(sp[0], bytes, n + ENC_FRAME_HDR_SIZE), (ssize_t)(n + ENC_FRAME_HDR_SIZE));
     enc_frame_reader_init(&r, 0);
-    cr_assert_eq(enc_frame_reader_progress(&r, sp[1]), 1);
+    cr_assert_eq(enc_frame_reader_progress(&r, sp[1]), ENC_OK);
     cr_assert_eq(r.hdr.type, ENC_MSG_DATA);
-    cr_assert_eq(enc_frame_reader_progress(&r, sp[1]), 1, "complete until reset");
+    cr_assert_eq(enc_frame_reader_progress(&r, sp[1]), ENC_OK, "complete until reset");
     enc_frame_reader_reset(&r);
-    cr_assert_eq(enc_frame_reader_progress(&r, sp[1]), 1);
+    cr_assert_eq(enc_frame_reader_progress(&r, sp[1]), ENC_OK);
     cr_assert_eq(r.hdr.type, ENC_MSG_FINALIZE);
     cr_assert_eq(r.hdr.seq, 9);
     cr_assert_eq(r.hdr.len, 0);
     enc_frame_reader_reset(&r);
-    cr_assert_eq(enc_frame_reader_progress(&r, sp[1]), 0);
+    cr_assert_eq(enc_frame_reader_progress(&r, sp[1]), ENC_INPROGRESS);
     enc_frame_reader_fini(&r);
 }
 
 /* Sends the first n bytes of a frame, closes, and reads what is there. */
-static int truncated_then_eof(size_t n)
+static enc_status_t truncated_then_eof(size_t n)
 {
     uint8_t bytes[ENC_FRAME_HDR_SIZE + 5];
     struct enc_frame_reader r;
-    int first, rv;
+    enc_status_t first, rv;
 
     sample_bytes(bytes);
     cr_assert_eq(write(sp[0], bytes, n), (ssize_t)n);
@@ -254,7 +255,7 @@ static int truncated_then_eof(size_t n)
     enc_sock_close(&sp[0]);
     rv = enc_frame_reader_progress(&r, sp[1]);
     enc_frame_reader_fini(&r);
-    cr_assert_eq(first, 0, "incomplete frame after %zu bytes", n);
+    cr_assert_eq(first, ENC_INPROGRESS, "incomplete frame after %zu bytes", n);
     return rv;
 }
 

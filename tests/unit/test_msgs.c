@@ -33,7 +33,8 @@ static uint64_t resume_done[2] = {10, 12};
 static const struct enc_msg_resume res = {.epoch = 6, .size = 2, .completed = resume_done};
 static const struct enc_msg_abort ab = {.code = 3, .reason = "MPI_Abort from rank 1"};
 static const struct enc_msg_stats stats = {.completed = 100, .replayed = 7, .recovery_s = 1.25,
-                                           .log_peak = 4096, .spill_peak = 8192};
+                                           .log_peak = 4096, .spill_peak = 8192,
+                                           .private_rss = 16384};
 static const struct enc_msg_dropped drop = {.first = 31, .last = 163};
 
 /* One codec per message, behind a common signature, so the malformed-input
@@ -78,7 +79,7 @@ static const struct codec codecs[] = {
     CODEC(status, st, NULL, 4 + 8),
     CODEC(resume, res, resume_rel, 8 + 2 * 8),
     CODEC(abort, ab, NULL, 4 + 2 + 21),
-    CODEC(stats, stats, NULL, 40),
+    CODEC(stats, stats, NULL, 48),
     CODEC(dropped, drop, NULL, 16),
 };
 
@@ -175,13 +176,14 @@ Test(msgs, stats_round_trip)
     struct enc_msg_stats m;
     int n = enc_msg_stats_encode(&stats, buf, sizeof(buf));
 
-    cr_assert_eq(n, 40);
-    cr_assert_eq(enc_msg_stats_decode(&m, buf, 40), ENC_OK);
+    cr_assert_eq(n, 48);
+    cr_assert_eq(enc_msg_stats_decode(&m, buf, 48), ENC_OK);
     cr_assert_eq(m.completed, 100);
     cr_assert_eq(m.replayed, 7);
     cr_assert_eq(m.recovery_s, 1.25);
     cr_assert_eq(m.log_peak, 4096);
     cr_assert_eq(m.spill_peak, 8192);
+    cr_assert_eq(m.private_rss, 16384);
 }
 
 Test(msgs, dropped_range_backwards_rejected)

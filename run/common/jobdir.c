@@ -10,7 +10,7 @@
  */
 #include "enc.h"
 #include "core/tmpdir.h"
-#include "launcher/launcher.h"
+#include "common/proc.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -6,8 +6,8 @@
  * status), HEARTBEAT.  The job secret never travels here: the agent reads
  * it from its standard input and adds it to each rank's environment.
  */
-#ifndef ENC_AGENT_AGENT_PROTO_H
-#define ENC_AGENT_AGENT_PROTO_H
+#ifndef ENC_COMMON_AGENT_PROTO_H
+#define ENC_COMMON_AGENT_PROTO_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -20,8 +20,8 @@
 
 /* HELLO {rank = host index, value = pid, text = host name}, KILL {rank,
  * value = signal}, STARTED {rank, inc, value = pid}, FAILED {rank, inc,
- * text = reason}, EXITED {rank, inc, value = wait status, text = the
- * process's peak RSS in KiB, decimal}. */
+ * text = reason}, EXITED {rank, inc, value = wait status, text = its
+ * memory, enc_agent_mem_format}. */
 struct enc_agent_note {
     uint32_t rank;
     uint32_t inc;
@@ -63,6 +63,19 @@ void enc_agent_spawn_free(struct enc_agent_spawn *m);
 bool enc_agent_shm_format(char *out, size_t cap, int np, const int *host_of, int host);
 enc_status_t enc_agent_shm_parse(const char *s, int max_np, int *np, int *ranks, int cap,
                                  int *n);
+
+/* What an EXITED note says about memory, in KiB (-1: unknown): the
+ * rank's largest private RSS sampled (proc_mem.c), and the host
+ * segment's written and allocated size then (enc_shm_host_usage).
+ * format: "PRIVATE USED ALLOCATED" in decimal; parse: a missing or
+ * malformed field reads as -1. */
+struct enc_agent_mem {
+    long private_kb;
+    long shm_used_kb;
+    long shm_alloc_kb;
+};
+void enc_agent_mem_format(const struct enc_agent_mem *m, char *out, size_t cap);
+void enc_agent_mem_parse(const char *s, struct enc_agent_mem *m);
 
 /* One frame on fd (bounded by the control send timeout). */
 enc_status_t enc_agent_send(int fd, uint8_t type, const void *p, size_t len);

@@ -4,7 +4,7 @@
  * different ranks never interleave mid-line.
  */
 #include "enc.h"
-#include "launcher/launcher.h"
+#include "common/proc.h"
 
 #include <string.h>
 #include <unistd.h>

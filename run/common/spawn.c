@@ -4,7 +4,7 @@
  * with hwloc, exec with the rank's environment.
  */
 #include "enc.h"
-#include "launcher/launcher.h"
+#include "common/proc.h"
 #include "topo/topo.h"
 
 #include <errno.h>

@@ -3,7 +3,7 @@
  * messages (agent_proto.h); every decode is bounds-checked.
  */
 #include "enc.h"
-#include "agent/agent_proto.h"
+#include "common/agent_proto.h"
 #include "proto/frame.h"
 #include "proto/wire.h"
 
@@ -177,6 +177,26 @@ void enc_agent_spawn_free(struct enc_agent_spawn *m)
     free(m->argv);
     free(m->env);
     memset(m, 0, sizeof(*m));
+}
+
+void enc_agent_mem_format(const struct enc_agent_mem *m, char *out, size_t cap)
+{
+    snprintf(out, cap, "%ld %ld %ld", m->private_kb, m->shm_used_kb, m->shm_alloc_kb);
+}
+
+void enc_agent_mem_parse(const char *s, struct enc_agent_mem *m)
+{
+    long v[3] = {-1, -1, -1};
+    char *end;
+
+    for (int i = 0; i < 3; i++, s = end) {
+        v[i] = strtol(s, &end, 10);
+        if (end == s || v[i] < -1 || v[i] > (1L << 40)) {
+            v[i] = -1;
+            break;
+        }
+    }
+    *m = (struct enc_agent_mem){.private_kb = v[0], .shm_used_kb = v[1], .shm_alloc_kb = v[2]};
 }
 
 enc_status_t enc_agent_send(int fd, uint8_t type, const void *p, size_t len)
