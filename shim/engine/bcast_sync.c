@@ -32,7 +32,7 @@ int enc_bcast_sync(struct enc_coll *co)
     struct enc_tree_node t;
     int rv;
 
-    enc_topo_tree(co->ring, co->n, co->root, co->me, &t);
+    enc_topo_tree(co->locality, co->n, co->root, co->me, &t);
     if ((rv = up(co, &t)) != ENC_OK)
         return rv;
     if (t.parent >= 0) {
