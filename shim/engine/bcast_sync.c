@@ -26,7 +26,7 @@ static int up(struct enc_coll *co, const struct enc_tree_node *t)
     return enc_xfer_run(x, 1, &co->ctx);
 }
 
-int enc_bcast_sync(struct enc_coll *co)
+enc_status_t enc_bcast_sync(struct enc_coll *co)
 {
     struct enc_xfer x[ENC_TREE_MAX_CHILDREN];
     struct enc_tree_node t;
