@@ -20,6 +20,12 @@ tests_unit_test_tmpdir_SOURCES = tests/unit/test_tmpdir.c
 tests_unit_test_tmpdir_CFLAGS = $(unit_cflags)
 tests_unit_test_tmpdir_LDADD = $(unit_ldadd)
 
+check_PROGRAMS += tests/unit/test_vec
+TESTS += tests/unit/test_vec
+tests_unit_test_vec_SOURCES = tests/unit/test_vec.c
+tests_unit_test_vec_CFLAGS = $(unit_cflags)
+tests_unit_test_vec_LDADD = $(unit_ldadd)
+
 check_PROGRAMS += tests/unit/test_tunables
 TESTS += tests/unit/test_tunables
 tests_unit_test_tunables_SOURCES = tests/unit/test_tunables.c

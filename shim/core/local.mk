@@ -6,7 +6,8 @@ libenccore_la_SOURCES += \
 	shim/core/parse.c \
 	shim/core/limits.c \
 	shim/core/tmpdir.c \
-	shim/core/tunables.c
+	shim/core/tunables.c \
+	shim/core/vec.c
 noinst_HEADERS += \
 	shim/core/status.h \
 	shim/core/log.h \
@@ -14,5 +15,6 @@ noinst_HEADERS += \
 	shim/core/parse.h \
 	shim/core/limits.h \
 	shim/core/tmpdir.h \
-	shim/core/tunables.h
+	shim/core/tunables.h \
+	shim/core/vec.h
 EXTRA_DIST += shim/core/tunables.def

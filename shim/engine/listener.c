@@ -16,6 +16,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "core/vec.h"
 #include "engine/state.h"
 #include "net/sock.h"
 #include "proto/auth.h"
@@ -33,17 +34,10 @@ static void queue_push(struct enc_listener *l, int fd, const struct enc_auth_id 
     uint64_t one = 1;
 
     pthread_mutex_lock(&l->lock);
-    if (l->nqueue == l->capqueue) {
-        size_t cap = l->capqueue ? 2 * l->capqueue : 16;
-        void *q = realloc(l->queue, cap * sizeof(*l->queue));
-
-        if (q == NULL) {
-            pthread_mutex_unlock(&l->lock);
-            close(fd);
-            return;
-        }
-        l->queue = q;
-        l->capqueue = cap;
+    if (ENC_VEC_RESERVE(l->queue, l->capqueue, l->nqueue + 1) != ENC_OK) {
+        pthread_mutex_unlock(&l->lock);
+        close(fd);
+        return;
     }
     l->queue[l->nqueue].fd = fd;
     l->queue[l->nqueue].id = *id;

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/vec.h"
 #include "engine/coll.h"
 #include "engine/group.h"
 #include "engine/scratch.h"
@@ -128,15 +129,8 @@ static struct cgroup *group_of(uint64_t cid, bool make)
             return &comm_log.g[i];
     if (!make)
         return NULL;
-    if (comm_log.ng == comm_log.capg) {
-        size_t cap = comm_log.capg ? comm_log.capg * 2 : 16;
-        struct cgroup *g = realloc(comm_log.g, cap * sizeof(*g));
-
-        if (g == NULL)
-            return NULL;
-        comm_log.g = g;
-        comm_log.capg = cap;
-    }
+    if (ENC_VEC_RESERVE(comm_log.g, comm_log.capg, comm_log.ng + 1) != ENC_OK)
+        return NULL;
     comm_log.g[comm_log.ng] = (struct cgroup){.cid = cid};
     return &comm_log.g[comm_log.ng++];
 }
@@ -227,16 +221,9 @@ static void add_pos(void *arg, struct enc_group *g)
 {
     enc_status_t *rv = arg;
 
-    if (comm_log.npos == comm_log.cappos) {
-        size_t cap = comm_log.cappos ? comm_log.cappos * 2 : 16;
-        struct cpos *p = realloc(comm_log.pos, cap * sizeof(*p));
-
-        if (p == NULL) {
-            *rv = ENC_ERR_NOMEM;
-            return;
-        }
-        comm_log.pos = p;
-        comm_log.cappos = cap;
+    if (ENC_VEC_RESERVE(comm_log.pos, comm_log.cappos, comm_log.npos + 1) != ENC_OK) {
+        *rv = ENC_ERR_NOMEM;
+        return;
     }
     comm_log.pos[comm_log.npos++] = (struct cpos){enc_group_cid(g), enc_group_seq(g)};
 }

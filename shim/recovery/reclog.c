@@ -27,6 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/vec.h"
 #include "engine/coll.h"
 #include "engine/layer.h"
 #include "recovery/bufpool.h"
@@ -153,19 +154,8 @@ static struct entry *slot(uint64_t seq)
 {
     if (seq < reclog.base)
         return NULL;
-    if (seq - reclog.base >= reclog.cap) {
-        size_t cap = reclog.cap ? reclog.cap * 2 : 256;
-
-        while (seq - reclog.base >= cap)
-            cap *= 2;
-        struct entry *e = realloc(reclog.e, cap * sizeof(*e));
-
-        if (e == NULL)
-            return NULL;
-        memset(e + reclog.cap, 0, (cap - reclog.cap) * sizeof(*e));
-        reclog.e = e;
-        reclog.cap = cap;
-    }
+    if (ENC_VEC_RESERVE(reclog.e, reclog.cap, seq - reclog.base + 1) != ENC_OK)
+        return NULL;
     if (seq >= reclog.end)
         reclog.end = seq + 1;
     return &reclog.e[seq - reclog.base];
@@ -315,15 +305,8 @@ static bool keep_aside(struct entry *x)
 {
     if (!to_private(x))
         return false;
-    if (reclog.nboot == reclog.capboot) {
-        size_t cap = reclog.capboot ? 2 * reclog.capboot : 16;
-        struct entry *b = realloc(reclog.boot, cap * sizeof(*b));
-
-        if (b == NULL)
-            return false;
-        reclog.boot = b;
-        reclog.capboot = cap;
-    }
+    if (ENC_VEC_RESERVE(reclog.boot, reclog.capboot, reclog.nboot + 1) != ENC_OK)
+        return false;
     reclog.boot[reclog.nboot++] = *x;
     enc_bufpool_keep_on_fork(x->data, x->cap, true); /* asked for by call site */
     memset(x, 0, sizeof(*x));
