@@ -24,8 +24,8 @@
  * (ENC_ERR_EPOCH), a TCP peer failure returns its status, enc_coll_run
  * regroups and re-runs; the re-run's tickets carry the new epoch, so what
  * a dead rank left in its slot is never read.  Each rank ends a collective
- * that staged data by posting STEP_DONE; its slot is rewritten only once
- * every rank of its host posted that (enc_coll_shm_slot_free).
+ * that staged data by posting ENC_SHM_STEP_DONE; its slot is rewritten
+ * only once every rank of its host posted that (enc_coll_shm_slot_free).
  *
  * With a layer that keeps results, a large result's last phase within the
  * host goes through the host's result buffer (resbuf_bcast_from): the leader
@@ -41,11 +41,11 @@
 
 #include "core/tunables.h"
 #include "engine/coll.h"
+#include "engine/shm_wait.h"
 #include "engine/state.h"
 #include "shm/shm.h"
 
-#define STEP_DONE 0xffffu
-#define MAX_CHUNKS 16000 /* 4 steps per chunk at most, below STEP_DONE */
+#define MAX_CHUNKS 16000 /* 4 steps per chunk at most, below ENC_SHM_STEP_DONE */
 
 /* The hosts of the current epoch, as this rank sees them. */
 static struct {
@@ -313,8 +313,8 @@ static enc_status_t local_bcast_from(struct enc_coll *co, int from, unsigned *st
 /* The end of a collective that staged data in the slots. */
 static void shm_done(const struct enc_coll *co)
 {
-    post(co, STEP_DONE);
-    enc_coll_shm_staged(co, STEP_DONE);
+    post(co, ENC_SHM_STEP_DONE);
+    enc_coll_shm_staged(co, ENC_SHM_STEP_DONE);
 }
 
 static enc_status_t allreduce_shm(struct enc_coll *co)

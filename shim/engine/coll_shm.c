@@ -41,11 +41,11 @@
 #include <string.h>
 
 #include "engine/coll.h"
+#include "engine/shm_wait.h"
 #include "engine/state.h"
 #include "engine/turns.h"
 #include "shm/shm.h"
 
-#define STEP_DONE 0xffffu
 #define SMALL_BYTES 4096   /* below: one step, each rank combines it all */
 _Static_assert(SMALL_BYTES <= ENC_SHM_CHUNK_MIN / 2, "small inputs fit half a buffer");
 #define WAKE_CHECK_MS 1000 /* re-check tickets even without a wake-up */
@@ -73,8 +73,9 @@ static bool past(const struct enc_shm *s, int r, uint64_t t, bool later_epoch_ok
 {
     uint64_t v = atomic_load_explicit(&s->flags[r].ticket, memory_order_acquire);
 
-    if ((v >> 48) != (t >> 48))
-        return later_epoch_ok && (int16_t)(uint16_t)((v >> 48) - (t >> 48)) > 0;
+    if (enc_shm_ticket_epoch(v) != enc_shm_ticket_epoch(t))
+        return later_epoch_ok &&
+               (int16_t)(uint16_t)(enc_shm_ticket_epoch(v) - enc_shm_ticket_epoch(t)) > 0;
     return v >= t;
 }
 
@@ -169,7 +170,7 @@ enc_status_t enc_coll_shm_wait(const int *set, int n, uint64_t t, bool later_epo
             continue;
         if (rv == ENC_ERR_TIMEOUT)
             ENC_ERROR("shm", "rank %d made no progress in %d ms (seq %llu)", set[i],
-                      enc_eng.coll_timeout_ms, (unsigned long long)((t >> 16) & 0xffffffffu));
+                      enc_eng.coll_timeout_ms, (unsigned long long)enc_shm_ticket_seq(t));
         if (rv != ENC_OK)
             return rv;
     }
@@ -193,7 +194,7 @@ static enc_status_t wait_all(const struct enc_coll *co, unsigned step)
  * earlier epoch: the regroup that ended it ended their reads too). */
 static enc_status_t wait_done(uint64_t done, const int *set, int n)
 {
-    if (done == 0 || (done >> 48) != (enc_eng.epoch & 0xffffu))
+    if (done == 0 || enc_shm_ticket_epoch(done) != (enc_eng.epoch & 0xffffu))
         return ENC_OK; /* nothing staged in this epoch */
     return enc_coll_shm_wait(set, n, done, true);
 }
@@ -453,8 +454,8 @@ static enc_status_t allreduce_chunks(struct enc_coll *co, const uint8_t *src)
             memcpy(dst + (off + a) * esz, combined(co, j, off, a), (b - a) * esz);
         }
     }
-    enc_shm_post(s, ticket(co, STEP_DONE));
-    enc_coll_shm_staged(co, STEP_DONE);
+    enc_shm_post(s, ticket(co, ENC_SHM_STEP_DONE));
+    enc_coll_shm_staged(co, ENC_SHM_STEP_DONE);
     return ENC_OK;
 }
 
@@ -621,7 +622,7 @@ enc_algo_fn enc_coll_shm_algo(const struct enc_coll *co)
             longest = ENC_MAX(longest, co->recvbytes[j]);
     }
     /* two steps per chunk must fit in a ticket's 16 bits */
-    if (longest / s->chunk >= (STEP_DONE - 2) / 2)
+    if (longest / s->chunk >= (ENC_SHM_STEP_DONE - 2) / 2)
         return NULL;
     switch (co->sig->kind) {
     case ENC_COLL_ALLREDUCE:

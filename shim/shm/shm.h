@@ -156,6 +156,10 @@ static inline uint64_t enc_shm_ticket(uint32_t epoch, uint64_t seq, unsigned ste
 {
     return (uint64_t)(epoch & 0xffffu) << 48 | (seq & 0xffffffffull) << 16 | (step & 0xffffu);
 }
+/* Its parts: the low 16 bits of the epoch, the low 32 of the seq, the step. */
+static inline unsigned enc_shm_ticket_epoch(uint64_t t) { return (unsigned)(t >> 48); }
+static inline uint32_t enc_shm_ticket_seq(uint64_t t) { return (uint32_t)(t >> 16); }
+static inline unsigned enc_shm_ticket_step(uint64_t t) { return (unsigned)(t & 0xffffu); }
 
 /* Publishes this rank's ticket (after the data it covers) and wakes the
  * peers that sleep. */
@@ -165,7 +169,7 @@ static inline bool enc_shm_reached(const struct enc_shm *s, int rank, uint64_t t
 {
     uint64_t t = atomic_load_explicit(&s->flags[rank].ticket, memory_order_acquire);
 
-    return (t >> 48) == (ticket >> 48) && t >= ticket;
+    return enc_shm_ticket_epoch(t) == enc_shm_ticket_epoch(ticket) && t >= ticket;
 }
 /* Before sleeping on this rank's eventfd: announce it (then re-check the
  * condition); after waking: drain the eventfd and clear the flag. */
