@@ -74,21 +74,21 @@ static void progress_pending(struct enc_listener *l, struct pending *p, int *np,
 {
     for (int i = *np - 1; i >= 0; i--) {
         struct enc_auth_id id;
-        int rv = 0;
+        enc_status_t rv = ENC_INPROGRESS;
 
         if (pfd[i].revents)
             rv = enc_auth_server_progress(&p[i].auth, p[i].fd, &id);
-        if (rv == 0 && enc_ms_left(p[i].deadline) == 0) {
+        if (rv == ENC_INPROGRESS && enc_ms_left(p[i].deadline) == 0) {
             ENC_WARN("listener", "closing connection: no handshake within the connect timeout");
             rv = ENC_ERR_TIMEOUT;
         }
-        if (rv == 1 && id.role != ENC_ROLE_DATA && id.role != ENC_ROLE_LOG) {
+        if (rv == ENC_OK && id.role != ENC_ROLE_DATA && id.role != ENC_ROLE_LOG) {
             ENC_WARN("listener", "closing connection: role %u is not a rank link", id.role);
             rv = ENC_ERR_AUTH;
         }
-        if (rv == 0)
+        if (rv == ENC_INPROGRESS)
             continue;
-        if (rv == 1)
+        if (rv == ENC_OK)
             queue_push(l, p[i].fd, &id);
         else
             close(p[i].fd);
