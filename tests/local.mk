@@ -72,7 +72,8 @@ unit_tests = \
 	tests/unit/test_recovery_parts \
 	tests/unit/test_tracker \
 	tests/unit/test_placement \
-	tests/unit/test_agent_shm
+	tests/unit/test_agent_shm \
+	tests/unit/test_vec
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 # The link of every program that names none: the unit tests'.

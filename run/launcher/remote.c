@@ -334,12 +334,12 @@ static void agent_in(struct enc_run_remote *rm, int i, const struct enc_auth_id 
 static void pending_input(struct enc_run_remote *rm, int i)
 {
     struct enc_auth_id id;
-    int done = enc_auth_server_progress(&rm->p[i].auth, rm->p[i].fd, &id);
+    enc_status_t rv = enc_auth_server_progress(&rm->p[i].auth, rm->p[i].fd, &id);
 
-    if (done < 0)
-        pending_drop(rm, i, true); /* the handshake logged why */
-    else if (done > 0)
+    if (rv == ENC_OK)
         agent_in(rm, i, &id);
+    else if (rv != ENC_INPROGRESS)
+        pending_drop(rm, i, true); /* the handshake logged why */
 }
 
 static void host_lost(struct enc_run_remote *rm, int h, const char *why)

@@ -93,12 +93,12 @@ void enc_trk_conn_drop(struct enc_tracker *t, struct trk_conn *c)
 
 static enc_status_t auth_input(struct enc_tracker *t, struct trk_conn *c)
 {
-    int done = enc_auth_server_progress(&c->auth, c->fd, &c->id);
+    enc_status_t rv = enc_auth_server_progress(&c->auth, c->fd, &c->id);
 
-    if (done < 0)
-        return (enc_status_t)done;
-    if (done == 0)
+    if (rv == ENC_INPROGRESS)
         return ENC_OK; /* more of the handshake later */
+    if (rv != ENC_OK)
+        return rv;
     if (c->id.role != ENC_ROLE_CONTROL)
         return ENC_ERR_PROTO;
     c->state = TRK_WAIT_REGISTER;

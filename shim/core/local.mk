@@ -8,7 +8,8 @@ libenccore_la_SOURCES += \
 	shim/core/limits.c \
 	shim/core/tmpdir.c \
 	shim/core/procmem.c \
-	shim/core/tunables.c
+	shim/core/tunables.c \
+	shim/core/vec.c
 noinst_HEADERS += \
 	shim/core/status.h \
 	shim/core/log.h \
@@ -17,5 +18,6 @@ noinst_HEADERS += \
 	shim/core/limits.h \
 	shim/core/tmpdir.h \
 	shim/core/procmem.h \
-	shim/core/tunables.h
+	shim/core/tunables.h \
+	shim/core/vec.h
 EXTRA_DIST += shim/core/tunables.def

@@ -395,7 +395,7 @@ int enc_tunables_warn_unknown(const char *prefix, FILE *out)
     return n;
 }
 
-static void print_class(FILE *out, int cls)
+static void print_class(FILE *out, enum enc_tunable_class cls)
 {
     for (int i = 0; i < ENC_TUNE_COUNT; i++) {
         const struct enc_tunable *t = &enc_tunables[i];

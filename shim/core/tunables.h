@@ -35,8 +35,8 @@ enum enc_tunable_type {
 };
 
 struct enc_tunable {
-    int cls;                      /* enum enc_tunable_class */
-    int type;                     /* enum enc_tunable_type */
+    enum enc_tunable_class cls;
+    enum enc_tunable_type type;
     const char *name;             /* the environment variable */
     const char *def;              /* "" with no value: unset */
     const char *allowed;          /* "min..max", "a|b|c", "auto|0..9" or "" */

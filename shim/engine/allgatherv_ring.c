@@ -16,13 +16,13 @@ static int mod(int a, int n) { return ((a % n) + n) % n; }
 enc_status_t enc_allgatherv_ring(struct enc_coll *co)
 {
     int n = co->n;
-    int pos = enc_topo_pos(co->ring, n, co->me);
-    int next = co->ring[mod(pos + 1, n)], prev = co->ring[mod(pos - 1, n)];
+    int pos = enc_topo_pos(co->locality, n, co->me);
+    int next = co->locality[mod(pos + 1, n)], prev = co->locality[mod(pos - 1, n)];
     uint8_t *base = co->recvbuf;
     enc_status_t rv;
 
     for (int k = 0; k < n - 1; k++) {
-        int s = co->ring[mod(pos - k, n)], r = co->ring[mod(pos - k - 1, n)];
+        int s = co->locality[mod(pos - k, n)], r = co->locality[mod(pos - k - 1, n)];
         struct enc_xfer x[2] = {
             enc_xfer_send(next, base + co->displs[s], co->recvbytes[s]),
             enc_xfer_recv(prev, base + co->displs[r], co->recvbytes[r]),

@@ -53,9 +53,9 @@ enc_status_t enc_allreduce_ring(struct enc_coll *co)
     void *tmp;
     enc_status_t rv;
 
-    g.pos = enc_topo_pos(co->ring, g.n, co->me);
-    g.next = co->ring[mod(g.pos + 1, g.n)];
-    g.prev = co->ring[mod(g.pos - 1, g.n)];
+    g.pos = enc_topo_pos(co->locality, g.n, co->me);
+    g.next = co->locality[mod(g.pos + 1, g.n)];
+    g.prev = co->locality[mod(g.pos - 1, g.n)];
     if ((tmp = enc_scratch_get(ENC_SCRATCH_ALGO, block_len(co, &g, 0) * g.esz)) == NULL)
         return ENC_ERR_NOMEM;
     for (int k = 0; k < g.n - 1; k++) {

@@ -3,7 +3,7 @@
  *
  * For small messages (latency bound): 2 * depth steps, each edge carries
  * the whole message once in each direction.  Commutative ops use the
- * locality tree (ring order, mostly intra-host edges); non-commutative ops
+ * locality tree (locality order, mostly intra-host edges); non-commutative ops
  * the tree over rank order rooted at rank 0, where each child subtree is the
  * next contiguous run of ranks, so combining self, then children in order
  * reduces in rank order as MPI requires.
@@ -66,7 +66,7 @@ static enc_status_t up_and_down(struct enc_coll *co, const struct enc_tree_node 
 
 enc_status_t enc_allreduce_tree(struct enc_coll *co)
 {
-    const int *order = co->r && !co->r->commutative ? co->order : co->ring;
+    const int *order = co->r && !co->r->commutative ? co->order : co->locality;
     struct enc_tree_node t;
     uint8_t *tmp;
     enc_status_t rv;

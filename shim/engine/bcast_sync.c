@@ -26,13 +26,13 @@ static int up(struct enc_coll *co, const struct enc_tree_node *t)
     return enc_xfer_run(x, 1, &co->ctx);
 }
 
-int enc_bcast_sync(struct enc_coll *co)
+enc_status_t enc_bcast_sync(struct enc_coll *co)
 {
     struct enc_xfer x[ENC_TREE_MAX_CHILDREN];
     struct enc_tree_node t;
     int rv;
 
-    enc_topo_tree(co->ring, co->n, co->root, co->me, &t);
+    enc_topo_tree(co->locality, co->n, co->root, co->me, &t);
     if ((rv = up(co, &t)) != ENC_OK)
         return rv;
     if (t.parent >= 0) {

@@ -18,7 +18,7 @@ enc_status_t enc_bcast_tree(struct enc_coll *co)
     const size_t *ready = NULL;
     int n = 0;
 
-    enc_topo_tree(co->ring, co->n, co->root, co->me, &t);
+    enc_topo_tree(co->locality, co->n, co->root, co->me, &t);
     if (t.parent >= 0) {
         x[n] = enc_xfer_recv(t.parent, co->recvbuf, co->bytes);
         ready = &x[n].done;

@@ -23,11 +23,11 @@ static enc_status_t run_once(struct enc_coll *co, bool replaying)
 {
     enc_status_t rv;
 
-    co->in_ring = false; /* set again by a live run that leaves it in the ring */
+    co->in_resbuf = false; /* set again by a live run that leaves it in the result buffer */
     if ((rv = enc_engine_poll_tracker()) != ENC_OK)
         return rv;
     if (replaying)
-        return enc_eng.ops->replay(enc_eng.ops_ctx, co);
+        return enc_eng.ops->replay(enc_eng.ops_arg, co);
     return enc_coll_live(co);
 }
 
@@ -67,12 +67,12 @@ enc_status_t enc_coll_run(struct enc_coll *co)
         return enc_group_run(co);
     co->n = enc_eng.size;
     co->me = enc_eng.rank;
-    co->ring = enc_eng.ring;
+    co->locality = enc_eng.locality;
     co->order = enc_eng.identity;
     enc_inject_check();
     co->ctx.check = enc_callsig_check(co->sig);
     if (ops && ops->begin)
-        ops->begin(enc_eng.ops_ctx, co);
+        ops->begin(enc_eng.ops_arg, co);
     for (;;) {
         co->ctx.seq = enc_eng.seq;
         co->epoch = enc_eng.epoch;
@@ -82,12 +82,12 @@ enc_status_t enc_coll_run(struct enc_coll *co)
         enc_coll_recover_or_fail(co, rv);
     }
     if (ops && ops->record)
-        (void)ops->record(enc_eng.ops_ctx, co, replayed);
+        (void)ops->record(enc_eng.ops_arg, co, replayed);
     enc_eng.seq++;
     enc_tclient_set_progress(enc_eng.tc, enc_eng.seq);
     enc_coll_log_finished(co, t0, replayed);
     if (ops && ops->after && co->sig->kind != ENC_COLL_FINALIZE)
-        ops->after(enc_eng.ops_ctx, co);
+        ops->after(enc_eng.ops_arg, co);
     return ENC_OK;
 }
 

@@ -16,7 +16,7 @@ struct enc_coll {
     struct enc_coll_ctx ctx;
     /* the communicator, in its own ranks (0..n-1): the algorithms' view */
     int n, me;
-    const int *ring;            /* ranks in locality order */
+    const int *locality;        /* ranks in locality order */
     const int *order;           /* ranks in rank order (identity) */
     bool replayed;              /* out: answered from the log */
     uint32_t epoch;             /* epoch of the current attempt */
@@ -33,10 +33,10 @@ struct enc_coll {
     void *result;
     bool layer;                 /* run by the layer's exchange op */
     /* out: the result (packed, as enc_coll_result_pack) also stays in the
-     * host's shared-memory result ring at position ring_at, where the
+     * host's shared-memory result buffer at position resbuf_at, where the
      * layer may keep it (engine/layer.h) */
-    bool in_ring;
-    uint64_t ring_at;
+    bool in_resbuf;
+    uint64_t resbuf_at;
 };
 
 /* Runs it live in the current epoch: input in place, trivial cases, then
@@ -67,24 +67,6 @@ enc_status_t enc_allgatherv_ring(struct enc_coll *co); /* allgatherv_ring.c */
 /* coll_shm.c: the shared-memory algorithm for world collective co when
  * every rank of the world shares this host's segment, else NULL. */
 enc_algo_fn enc_coll_shm_algo(const struct enc_coll *co);
-/* Also coll_shm.c, for coll_hier.c: waits until every rank of set[0..n)
- * but this one posted ticket t or more (see past() there); waits until
- * the ranks of set finished reading what this rank staged last; records
- * that what this rank stages now is read once every peer posted step
- * done_step of co. */
-enc_status_t enc_coll_shm_wait(const int *set, int n, uint64_t t, bool later_epoch_ok);
-enc_status_t enc_coll_shm_slot_free(const int *set, int n);
-void enc_coll_shm_staged(const struct enc_coll *co, unsigned done_step);
-/* The host's result ring (coll_shm.c): whether co's result goes there
- * (the same answer on every rank of the host); this rank's next position
- * and oldest kept entry, published before its first post of co; and,
- * once every rank of set published, the place of co's result (co->in_ring,
- * co->ring_at), the same on each of them.  True when this rank had to copy
- * entries out of the way: so did every rank of set, and they must all
- * have done so before anyone writes the entry. */
-bool enc_coll_shm_ring_wanted(const struct enc_coll *co);
-void enc_coll_shm_ring_publish(const struct enc_coll *co);
-bool enc_coll_shm_ring_place(struct enc_coll *co, const int *set, int n);
 /* coll_hier.c: the hierarchical algorithm for co when the world's ranks
  * span hosts and co is a world collective it serves, else NULL. */
 enc_algo_fn enc_coll_hier_algo(const struct enc_coll *co);

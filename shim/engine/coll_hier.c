@@ -24,11 +24,11 @@
  * (ENC_ERR_EPOCH), a TCP peer failure returns its status, enc_coll_run
  * regroups and re-runs; the re-run's tickets carry the new epoch, so what
  * a dead rank left in its slot is never read.  Each rank ends a collective
- * that staged data by posting STEP_DONE; its slot is rewritten only once
- * every rank of its host posted that (enc_coll_shm_slot_free).
+ * that staged data by posting ENC_SHM_STEP_DONE; its slot is rewritten
+ * only once every rank of its host posted that (enc_coll_shm_slot_free).
  *
  * With a layer that keeps results, a large result's last phase within the
- * host goes through the host's result ring (ring_bcast_from): the leader
+ * host goes through the host's result buffer (resbuf_bcast_from): the leader
  * (or a broadcast's root) writes it there once, the others copy it out,
  * and that entry is every local rank's log entry: one copy per host, none
  * by the log.  Every host computes the result, so each has its own copy
@@ -41,11 +41,11 @@
 
 #include "core/tunables.h"
 #include "engine/coll.h"
+#include "engine/shm_wait.h"
 #include "engine/state.h"
 #include "shm/shm.h"
 
-#define STEP_DONE 0xffffu
-#define MAX_CHUNKS 16000 /* 4 steps per chunk at most, below STEP_DONE */
+#define MAX_CHUNKS 16000 /* 4 steps per chunk at most, below ENC_SHM_STEP_DONE */
 
 /* The hosts of the current epoch, as this rank sees them. */
 static struct {
@@ -168,7 +168,7 @@ static struct enc_coll leaders_view(const struct enc_coll *co)
 
     v.n = H.nhosts;
     v.me = H.my_host;
-    v.ring = v.order = H.hosts;
+    v.locality = v.order = H.hosts;
     v.ctx.peers = H.leaders;
     v.sendbuf = NULL;
     v.root = co->root >= 0 ? H.host_of[co->root] : -1;
@@ -181,7 +181,7 @@ static struct enc_coll local_view(const struct enc_coll *co, int root)
 
     v.n = H.nlocal;
     v.me = H.my_local;
-    v.ring = v.order = enc_eng.identity; /* 0..nlocal-1 */
+    v.locality = v.order = enc_eng.identity; /* 0..nlocal-1 */
     v.ctx.peers = H.local;
     v.sendbuf = NULL;
     v.root = root;
@@ -266,12 +266,12 @@ static enc_status_t shm_bcast_from(struct enc_coll *co, int root, unsigned *step
     return ENC_OK;
 }
 
-/* Phase 3 through the ring: everyone meets once, so that every rank of
+/* Phase 3 through the result buffer: everyone meets once, so that every rank of
  * the host published where it would put the entry, agrees on its place
  * (and meets again if entries had to be copied out of the way); then
  * `from` writes the result into the entry chunk by chunk and the others
  * copy each chunk as soon as it is posted. */
-static enc_status_t ring_bcast_from(struct enc_coll *co, int from, unsigned *step)
+static enc_status_t resbuf_bcast_from(struct enc_coll *co, int from, unsigned *step)
 {
     const struct enc_shm *s = &enc_eng.shm;
     uint8_t *buf = co->recvbuf, *entry;
@@ -280,12 +280,12 @@ static enc_status_t ring_bcast_from(struct enc_coll *co, int from, unsigned *ste
     post(co, ++*step);
     if ((rv = wait_local(co, *step)) != ENC_OK)
         return rv;
-    if (enc_coll_shm_ring_place(co, H.local, H.nlocal)) {
+    if (enc_coll_shm_resbuf_place(co, H.local, H.nlocal)) {
         post(co, ++*step);
         if ((rv = wait_local(co, *step)) != ENC_OK)
             return rv;
     }
-    entry = enc_shm_ring_at(s, co->ring_at);
+    entry = enc_shm_resbuf_at(s, co->resbuf_at);
     for (size_t off = 0; off < co->bytes; off += s->chunk) {
         size_t c = ENC_MIN(s->chunk, co->bytes - off);
 
@@ -301,20 +301,20 @@ static enc_status_t ring_bcast_from(struct enc_coll *co, int from, unsigned *ste
     return ENC_OK;
 }
 
-/* The host's last phase: from `from` to the others, through the ring
+/* The host's last phase: from `from` to the others, through the result buffer
  * when the result is to be kept there. */
 static enc_status_t local_bcast_from(struct enc_coll *co, int from, unsigned *step)
 {
-    if (enc_coll_shm_ring_wanted(co))
-        return ring_bcast_from(co, from, step);
+    if (enc_coll_shm_resbuf_wanted(co))
+        return resbuf_bcast_from(co, from, step);
     return shm_bcast_from(co, from, step);
 }
 
 /* The end of a collective that staged data in the slots. */
 static void shm_done(const struct enc_coll *co)
 {
-    post(co, STEP_DONE);
-    enc_coll_shm_staged(co, STEP_DONE);
+    post(co, ENC_SHM_STEP_DONE);
+    enc_coll_shm_staged(co, ENC_SHM_STEP_DONE);
 }
 
 static enc_status_t allreduce_shm(struct enc_coll *co)
@@ -325,7 +325,7 @@ static enc_status_t allreduce_shm(struct enc_coll *co)
 
     if ((rv = enc_coll_shm_slot_free(H.local, H.nlocal)) != ENC_OK)
         return rv;
-    enc_coll_shm_ring_publish(co);
+    enc_coll_shm_resbuf_publish(co);
     if ((rv = shm_reduce(co, src, &step)) != ENC_OK || (rv = leaders_allreduce(co)) != ENC_OK ||
         (rv = local_bcast_from(co, H.local[0], &step)) != ENC_OK)
         return rv;
@@ -341,7 +341,7 @@ static enc_status_t bcast_shm(struct enc_coll *co, bool root_host)
 
     if ((rv = enc_coll_shm_slot_free(H.local, H.nlocal)) != ENC_OK)
         return rv;
-    enc_coll_shm_ring_publish(co);
+    enc_coll_shm_resbuf_publish(co);
     if (root_host && (rv = local_bcast_from(co, co->root, &step)) != ENC_OK)
         return rv;
     if (leader() && (rv = enc_bcast_tree(&v)) != ENC_OK)

@@ -91,7 +91,7 @@ static enc_algo_fn choose(const struct enc_coll *co)
 
 /* World collectives through the host's segment: flat when every rank of
  * the world shares it (coll_shm.c), hierarchical when the ranks span hosts
- * (coll_hier.c, built on coll_shm.c's waits and ring); NULL for TCP. */
+ * (coll_hier.c, built on coll_shm.c's waits and result buffer); NULL for TCP. */
 static enc_algo_fn host_algo(const struct enc_coll *co)
 {
     if (co->n <= 1 || co->sig->grp != NULL || co->layer)
@@ -112,7 +112,7 @@ enc_status_t enc_coll_live(struct enc_coll *co)
                               co->sig->kind != ENC_COLL_FINALIZE && !co->layer))
         return ENC_OK;
     if (co->layer)
-        return enc_eng.ops->exchange(enc_eng.ops_ctx, co);
+        return enc_eng.ops->exchange(enc_eng.ops_arg, co);
     return (shm ? shm : choose(co))(co);
 }
 
@@ -120,7 +120,7 @@ static uint32_t layer_version(void)
 {
     const struct enc_engine_ops *ops = enc_eng.ops;
 
-    return ops && ops->version ? ops->version(enc_eng.ops_ctx) : 0;
+    return ops && ops->version ? ops->version(enc_eng.ops_arg) : 0;
 }
 
 void enc_coll_log_finished(const struct enc_coll *co, double t0, bool replayed)
@@ -162,7 +162,7 @@ void enc_coll_recover_or_fail(const struct enc_coll *co, enc_status_t rv)
         return; /* another collective of this process regrouped while this
                  * one waited for its turn: run it again in the new epoch */
     enc_eng.regrouping = true;
-    rv = ops->recover(enc_eng.ops_ctx);
+    rv = ops->recover(enc_eng.ops_arg);
     enc_eng.regrouping = false;
     if (rv != ENC_OK)
         fail(co, rv);

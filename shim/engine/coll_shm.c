@@ -27,12 +27,13 @@
  * read.
  *
  * With a layer that keeps results (recovery), a large result is written
- * straight into the host's result ring and copied out from there: the ring
- * entry is the log entry, so logging costs no copy.  Where the next entry
- * goes is agreed at the first step (every rank publishes where it would
- * put it and the oldest entry its log still uses); when the entry would
- * overwrite one still in use, every rank first copies its entries out
- * (ring_evict) and they meet once more before anyone writes.
+ * straight into the host's circular result buffer and copied out from
+ * there: the buffer's entry is the log entry, so logging costs no copy.
+ * Where the next entry goes is agreed at the first step (every rank
+ * publishes where it would put it and the oldest entry its log still
+ * uses); when the entry would overwrite one still in use, every rank first
+ * copies its entries out (resbuf_evict) and they meet once more before
+ * anyone writes.
  */
 #include "enc.h"
 
@@ -40,16 +41,16 @@
 #include <string.h>
 
 #include "engine/coll.h"
+#include "engine/shm_wait.h"
 #include "engine/state.h"
 #include "engine/turns.h"
 #include "shm/shm.h"
 
-#define STEP_DONE 0xffffu
 #define SMALL_BYTES 4096   /* below: one step, each rank combines it all */
 _Static_assert(SMALL_BYTES <= ENC_SHM_CHUNK_MIN / 2, "small inputs fit half a buffer");
 #define WAKE_CHECK_MS 1000 /* re-check tickets even without a wake-up */
-#define RING_MIN_BYTES 65536 /* smaller results: the log's own copy is cheap */
-#define RING_ALIGN 64
+#define RESBUF_MIN_BYTES 65536 /* smaller results: the log's own copy is cheap */
+#define RESBUF_ALIGN 64
 #define CMA_MIN_BYTES (1u << 20) /* below: a system call per peer costs more than a copy */
 
 static inline void cpu_relax(void)
@@ -72,8 +73,9 @@ static bool past(const struct enc_shm *s, int r, uint64_t t, bool later_epoch_ok
 {
     uint64_t v = atomic_load_explicit(&s->flags[r].ticket, memory_order_acquire);
 
-    if ((v >> 48) != (t >> 48))
-        return later_epoch_ok && (int16_t)(uint16_t)((v >> 48) - (t >> 48)) > 0;
+    if (enc_shm_ticket_epoch(v) != enc_shm_ticket_epoch(t))
+        return later_epoch_ok &&
+               (int16_t)(uint16_t)(enc_shm_ticket_epoch(v) - enc_shm_ticket_epoch(t)) > 0;
     return v >= t;
 }
 
@@ -168,7 +170,7 @@ enc_status_t enc_coll_shm_wait(const int *set, int n, uint64_t t, bool later_epo
             continue;
         if (rv == ENC_ERR_TIMEOUT)
             ENC_ERROR("shm", "rank %d made no progress in %d ms (seq %llu)", set[i],
-                      enc_eng.coll_timeout_ms, (unsigned long long)((t >> 16) & 0xffffffffu));
+                      enc_eng.coll_timeout_ms, (unsigned long long)enc_shm_ticket_seq(t));
         if (rv != ENC_OK)
             return rv;
     }
@@ -192,7 +194,7 @@ static enc_status_t wait_all(const struct enc_coll *co, unsigned step)
  * earlier epoch: the regroup that ended it ended their reads too). */
 static enc_status_t wait_done(uint64_t done, const int *set, int n)
 {
-    if (done == 0 || (done >> 48) != (enc_eng.epoch & 0xffffu))
+    if (done == 0 || enc_shm_ticket_epoch(done) != (enc_eng.epoch & 0xffffu))
         return ENC_OK; /* nothing staged in this epoch */
     return enc_coll_shm_wait(set, n, done, true);
 }
@@ -217,87 +219,87 @@ void enc_coll_shm_staged(const struct enc_coll *co, unsigned done_step)
 
 /* Same answer on every rank of a host: it depends only on the call, the
  * job and the host's segment. */
-bool enc_coll_shm_ring_wanted(const struct enc_coll *co)
+bool enc_coll_shm_resbuf_wanted(const struct enc_coll *co)
 {
     const struct enc_engine_ops *ops = enc_eng.ops;
 
-    return enc_eng.shm.ring != NULL && ops != NULL && ops->ring_keep != NULL &&
-           ops->ring_evict != NULL && co->bytes >= RING_MIN_BYTES &&
+    return enc_eng.shm.ring != NULL && ops != NULL && ops->resbuf_keep != NULL &&
+           ops->resbuf_evict != NULL && co->bytes >= RESBUF_MIN_BYTES &&
            co->bytes <= enc_eng.shm.ring_bytes / 4;
 }
 
-/* Before the first post of a collective that may use the ring. */
-void enc_coll_shm_ring_publish(const struct enc_coll *co)
+/* Before the first post of a collective that may use the result buffer. */
+void enc_coll_shm_resbuf_publish(const struct enc_coll *co)
 {
     struct enc_shm *s = &enc_eng.shm;
     struct enc_shm_flags *f = &s->flags[s->me];
 
-    if (!enc_coll_shm_ring_wanted(co))
+    if (!enc_coll_shm_resbuf_wanted(co))
         return;
     unsigned h = (unsigned)(co->ctx.seq & 1);
 
-    atomic_store_explicit(&f->ring_next[h], enc_eng.ring_next, memory_order_relaxed);
-    atomic_store_explicit(&f->ring_keep[h], enc_eng.ops->ring_keep(enc_eng.ops_ctx),
+    atomic_store_explicit(&f->resbuf_next[h], enc_eng.resbuf_next, memory_order_relaxed);
+    atomic_store_explicit(&f->resbuf_keep[h], enc_eng.ops->resbuf_keep(enc_eng.ops_arg),
                           memory_order_relaxed);
 }
 
-static void ring_raise_low(uint64_t low)
+static void resbuf_raise_low(uint64_t low)
 {
-    _Atomic uint64_t *p = &enc_eng.shm.common->ring_low;
+    _Atomic uint64_t *p = &enc_eng.shm.common->resbuf_low;
     uint64_t cur = atomic_load(p);
 
     while (cur < low && !atomic_compare_exchange_weak(p, &cur, low))
         ;
 }
 
-bool enc_coll_shm_ring_place(struct enc_coll *co, const int *set, int n)
+bool enc_coll_shm_resbuf_place(struct enc_coll *co, const int *set, int n)
 {
     struct enc_shm *s = &enc_eng.shm;
     uint64_t v = 0, keep = UINT64_MAX, len, low;
     unsigned h = (unsigned)(co->ctx.seq & 1);
 
-    len = (co->bytes + RING_ALIGN - 1) / RING_ALIGN * RING_ALIGN;
+    len = (co->bytes + RESBUF_ALIGN - 1) / RESBUF_ALIGN * RESBUF_ALIGN;
     for (int i = 0; i < n; i++) {
         const struct enc_shm_flags *f = &s->flags[set[i]];
 
-        v = ENC_MAX(v, atomic_load_explicit(&f->ring_next[h], memory_order_relaxed));
-        keep = ENC_MIN(keep, atomic_load_explicit(&f->ring_keep[h], memory_order_relaxed));
+        v = ENC_MAX(v, atomic_load_explicit(&f->resbuf_next[h], memory_order_relaxed));
+        keep = ENC_MIN(keep, atomic_load_explicit(&f->resbuf_keep[h], memory_order_relaxed));
     }
     if (v % s->ring_bytes + len > s->ring_bytes) /* no entry wraps */
         v += s->ring_bytes - v % s->ring_bytes;
     low = v + len > s->ring_bytes ? v + len - s->ring_bytes : 0;
     if (low > keep)
-        enc_eng.ops->ring_evict(enc_eng.ops_ctx, low);
-    ring_raise_low(low);
-    enc_eng.ring_next = v + len;
-    co->in_ring = true;
-    co->ring_at = v;
+        enc_eng.ops->resbuf_evict(enc_eng.ops_arg, low);
+    resbuf_raise_low(low);
+    enc_eng.resbuf_next = v + len;
+    co->in_resbuf = true;
+    co->resbuf_at = v;
     return low > keep;
 }
 
 /* After every rank's first post (wait_all(1) returned): place the result
- * in the ring, the same place on every rank; when entries had to be copied
+ * in the result buffer, the same place on every rank; when entries had to be copied
  * out first, everyone meets once more before anyone writes. */
-static enc_status_t ring_place(struct enc_coll *co, unsigned *step)
+static enc_status_t resbuf_place(struct enc_coll *co, unsigned *step)
 {
-    if (!enc_coll_shm_ring_wanted(co) ||
-        !enc_coll_shm_ring_place(co, enc_eng.identity, enc_eng.size))
+    if (!enc_coll_shm_resbuf_wanted(co) ||
+        !enc_coll_shm_resbuf_place(co, enc_eng.identity, enc_eng.size))
         return ENC_OK;
     enc_shm_post(&enc_eng.shm, ticket(co, ++*step));
     return wait_all(co, *step);
 }
 
-const void *enc_engine_ring_data(uint64_t at)
+const void *enc_engine_resbuf_data(uint64_t at)
 {
-    return enc_eng.shm.ring ? enc_shm_ring_at(&enc_eng.shm, at) : NULL;
+    return enc_eng.shm.ring ? enc_shm_resbuf_at(&enc_eng.shm, at) : NULL;
 }
 
-uint64_t enc_engine_ring_low(void)
+uint64_t enc_engine_resbuf_low(void)
 {
-    return enc_eng.shm.ring ? atomic_load(&enc_eng.shm.common->ring_low) : UINT64_MAX;
+    return enc_eng.shm.ring ? atomic_load(&enc_eng.shm.common->resbuf_low) : UINT64_MAX;
 }
 
-uint64_t enc_engine_ring_bytes(void)
+uint64_t enc_engine_resbuf_bytes(void)
 {
     return enc_eng.shm.ring ? enc_eng.shm.ring_bytes : 0;
 }
@@ -356,13 +358,13 @@ static enc_status_t allreduce_small(struct enc_coll *co, const uint8_t *src)
 }
 
 /* Where slice [a, ...) of the chunk at element off is combined: in the
- * result's ring entry, else in rank j's output buffer. */
+ * result's entry in the result buffer, else in rank j's output buffer. */
 static uint8_t *combined(const struct enc_coll *co, int j, size_t off, size_t a)
 {
     size_t esz = co->r->elem_size;
 
-    if (co->in_ring)
-        return (uint8_t *)enc_shm_ring_at(&enc_eng.shm, co->ring_at) + (off + a) * esz;
+    if (co->in_resbuf)
+        return (uint8_t *)enc_shm_resbuf_at(&enc_eng.shm, co->resbuf_at) + (off + a) * esz;
     return enc_shm_out(&enc_eng.shm, j) + a * esz;
 }
 
@@ -418,7 +420,7 @@ static enc_status_t allreduce_chunks(struct enc_coll *co, const uint8_t *src)
 
     if ((rv = slot_free()) != ENC_OK)
         return rv;
-    enc_coll_shm_ring_publish(co);
+    enc_coll_shm_resbuf_publish(co);
     if (cma) /* read by peers once they see this rank's first step */
         atomic_store_explicit(&s->flags[s->me].src, (uint64_t)(uintptr_t)src,
                               memory_order_relaxed);
@@ -432,7 +434,7 @@ static enc_status_t allreduce_chunks(struct enc_coll *co, const uint8_t *src)
             memcpy(enc_shm_in(s, co->me, 0), src + off * esz, c * esz);
         enc_shm_post(s, ticket(co, ++step));
         if ((rv = wait_all(co, step)) != ENC_OK ||
-            (off == 0 && (rv = ring_place(co, &step)) != ENC_OK))
+            (off == 0 && (rv = resbuf_place(co, &step)) != ENC_OK))
             return rv;
         if (!cma)
             combine(co, combined(co, co->me, off, lo), lo, hi - lo);
@@ -442,7 +444,7 @@ static enc_status_t allreduce_chunks(struct enc_coll *co, const uint8_t *src)
         enc_shm_post(s, ticket(co, ++step));
         if ((rv = wait_all(co, step)) != ENC_OK)
             return rv;
-        if (co->in_ring) { /* the slices are contiguous there */
+        if (co->in_resbuf) { /* the slices are contiguous there */
             memcpy(dst + off * esz, combined(co, 0, off, 0), c * esz);
             continue;
         }
@@ -452,8 +454,8 @@ static enc_status_t allreduce_chunks(struct enc_coll *co, const uint8_t *src)
             memcpy(dst + (off + a) * esz, combined(co, j, off, a), (b - a) * esz);
         }
     }
-    enc_shm_post(s, ticket(co, STEP_DONE));
-    enc_coll_shm_staged(co, STEP_DONE);
+    enc_shm_post(s, ticket(co, ENC_SHM_STEP_DONE));
+    enc_coll_shm_staged(co, ENC_SHM_STEP_DONE);
     return ENC_OK;
 }
 
@@ -468,30 +470,30 @@ static enc_status_t shm_allreduce(struct enc_coll *co)
 
 /* Everyone's first step, then the entry placed: *step is the last step
  * posted. */
-static enc_status_t ring_meet(struct enc_coll *co, unsigned *step)
+static enc_status_t resbuf_meet(struct enc_coll *co, unsigned *step)
 {
     enc_status_t rv;
 
-    enc_coll_shm_ring_publish(co);
+    enc_coll_shm_resbuf_publish(co);
     enc_shm_post(&enc_eng.shm, ticket(co, 1));
     *step = 1;
     if ((rv = wait_all(co, 1)) != ENC_OK)
         return rv;
-    return ring_place(co, step);
+    return resbuf_place(co, step);
 }
 
-/* Through the ring: everyone meets once to place it, then the root writes
+/* Through the result buffer: everyone meets once to place it, then the root writes
  * chunk after chunk and the others copy each as soon as it is posted. */
-static enc_status_t bcast_ring(struct enc_coll *co)
+static enc_status_t bcast_resbuf(struct enc_coll *co)
 {
     struct enc_shm *s = &enc_eng.shm;
     unsigned step, base;
     uint8_t *entry;
     enc_status_t rv;
 
-    if ((rv = ring_meet(co, &step)) != ENC_OK)
+    if ((rv = resbuf_meet(co, &step)) != ENC_OK)
         return rv;
-    entry = enc_shm_ring_at(s, co->ring_at);
+    entry = enc_shm_resbuf_at(s, co->resbuf_at);
     base = step;
     for (size_t off = 0, k = 1; off < co->bytes; off += s->chunk, k++) {
         size_t c = ENC_MIN(s->chunk, co->bytes - off);
@@ -515,8 +517,8 @@ static enc_status_t shm_bcast(struct enc_coll *co)
     unsigned step = 0;
     enc_status_t rv;
 
-    if (enc_coll_shm_ring_wanted(co))
-        return bcast_ring(co);
+    if (enc_coll_shm_resbuf_wanted(co))
+        return bcast_resbuf(co);
     if (co->me == co->root && (rv = slot_free()) != ENC_OK)
         return rv;
     for (size_t off = 0; off < co->bytes; off += s->chunk) {
@@ -546,9 +548,9 @@ static enc_status_t shm_barrier(struct enc_coll *co)
     return wait_all(co, 1);
 }
 
-/* Through the ring: every block goes to its place in the entry (packed in
+/* Through the result buffer: every block goes to its place in the entry (packed in
  * rank order, as the log keeps it), and everyone copies the others'. */
-static enc_status_t allgatherv_ring(struct enc_coll *co)
+static enc_status_t allgatherv_resbuf(struct enc_coll *co)
 {
     struct enc_shm *s = &enc_eng.shm;
     size_t at = 0;
@@ -556,9 +558,9 @@ static enc_status_t allgatherv_ring(struct enc_coll *co)
     uint8_t *entry;
     enc_status_t rv;
 
-    if ((rv = ring_meet(co, &step)) != ENC_OK)
+    if ((rv = resbuf_meet(co, &step)) != ENC_OK)
         return rv;
-    entry = enc_shm_ring_at(s, co->ring_at);
+    entry = enc_shm_resbuf_at(s, co->resbuf_at);
     for (int j = 0; j < co->me; j++)
         at += co->recvbytes[j];
     memcpy(entry + at, (uint8_t *)co->recvbuf + co->displs[co->me], co->recvbytes[co->me]);
@@ -582,8 +584,8 @@ static enc_status_t shm_allgatherv(struct enc_coll *co)
     unsigned step = 0;
     enc_status_t rv;
 
-    if (enc_coll_shm_ring_wanted(co))
-        return allgatherv_ring(co);
+    if (enc_coll_shm_resbuf_wanted(co))
+        return allgatherv_resbuf(co);
     for (int j = 0; j < co->n; j++)
         longest = ENC_MAX(longest, co->recvbytes[j]);
     if ((rv = slot_free()) != ENC_OK)
@@ -620,7 +622,7 @@ enc_algo_fn enc_coll_shm_algo(const struct enc_coll *co)
             longest = ENC_MAX(longest, co->recvbytes[j]);
     }
     /* two steps per chunk must fit in a ticket's 16 bits */
-    if (longest / s->chunk >= (STEP_DONE - 2) / 2)
+    if (longest / s->chunk >= (ENC_SHM_STEP_DONE - 2) / 2)
         return NULL;
     switch (co->sig->kind) {
     case ENC_COLL_ALLREDUCE:

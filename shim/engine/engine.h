@@ -59,13 +59,13 @@ struct enc_group; /* engine/group.h: a communicator's members */
  * replay.
  */
 struct enc_callsig {
-    uint8_t kind;           /* enum enc_coll_kind */
+    enum enc_coll_kind kind;
     uint64_t count;         /* elements; total bytes for allgatherv */
     uint32_t dtype;         /* enum enc_type or ENC_SIG_DTYPE_* */
     uint32_t op;            /* enum enc_op, ENC_SIG_OP_USER + n, or ENC_SIG_OP_NONE */
     int32_t root;           /* -1 when the collective has no root */
     const void *site;       /* return address of the MPI entry point's caller */
-    uint8_t what;           /* MPI-level operation when not kind (0: kind) */
+    enum enc_coll_kind what; /* MPI-level operation when not kind (0: kind) */
     const struct enc_group *grp; /* communicator derived from the world; NULL: world */
 };
 

@@ -101,7 +101,7 @@ enc_status_t enc_engine_finalize(void)
     if (enc_proc_private_rss(0, &kb) == ENC_OK) /* for the job summary */
         st.private_rss = (uint64_t)kb * 1024;
     if (ops && ops->finalize)
-        serve = ops->finalize(enc_eng.ops_ctx, &st);
+        serve = ops->finalize(enc_eng.ops_arg, &st);
     enc_tclient_send_finalize(enc_eng.tc, &st);
     if (serve)
         wait_done();
@@ -110,7 +110,7 @@ enc_status_t enc_engine_finalize(void)
     enc_links_close_all();
     enc_tclient_close(enc_eng.tc);
     if (ops && ops->fini)
-        ops->fini(enc_eng.ops_ctx);
+        ops->fini(enc_eng.ops_arg);
     enc_scratch_release_all();
     return rv;
 }

@@ -1,4 +1,4 @@
-/* group.c - communicator groups: members, rank translation, context ids. */
+/* group.c - communicator groups: members, rank translation, communicator ids (cid). */
 #include "enc.h"
 
 #include <stdlib.h>
@@ -49,7 +49,7 @@ static int check_members(const int *members, int n, uint8_t *seen)
     return ENC_OK;
 }
 
-enc_status_t enc_group_new(uint64_t ctx, const int *members, int n, int live,
+enc_status_t enc_group_new(uint64_t cid, const int *members, int n, int live,
                            struct enc_group **out)
 {
     struct enc_group *g = calloc(1, sizeof(*g));
@@ -58,11 +58,11 @@ enc_status_t enc_group_new(uint64_t ctx, const int *members, int n, int live,
 
     if (g == NULL || seen == NULL || (g->members = malloc(sizeof(int) * (size_t)n + 1)) == NULL ||
         (g->order = malloc(sizeof(int) * (size_t)n + 1)) == NULL ||
-        (g->ring = malloc(sizeof(int) * (size_t)n + 1)) == NULL)
+        (g->locality = malloc(sizeof(int) * (size_t)n + 1)) == NULL)
         goto fail;
     if ((rv = check_members(members, n, seen)) != ENC_OK)
         goto fail;
-    g->ctx = ctx;
+    g->cid = cid;
     g->size = n;
     g->rank = -1;
     for (int i = 0; i < n; i++) {
@@ -71,7 +71,7 @@ enc_status_t enc_group_new(uint64_t ctx, const int *members, int n, int live,
         if (members[i] == enc_eng.rank)
             g->rank = i;
     }
-    g->ring_epoch = ENC_GROUP_UNCERTAIN;
+    g->locality_epoch = ENC_GROUP_UNCERTAIN;
     g->live_epoch = live ? enc_eng.epoch : ENC_GROUP_UNCERTAIN;
     free(seen);
     link_group(g);
@@ -90,7 +90,7 @@ void enc_group_free(struct enc_group *g)
     unlink_group(g);
     free(g->members);
     free(g->order);
-    free(g->ring);
+    free(g->locality);
     free(g);
 }
 
@@ -129,7 +129,7 @@ int enc_group_world_rank(const struct enc_group *g, int r)
     return g ? g->members[r] : r;
 }
 
-uint64_t enc_group_ctx_derive(uint64_t parent, uint64_t seq, uint64_t salt)
+uint64_t enc_group_cid_derive(uint64_t parent, uint64_t seq, uint64_t salt)
 {
     uint64_t v[3] = {parent, seq, salt}, h = 1469598103934665603ull;
 
@@ -141,9 +141,9 @@ uint64_t enc_group_ctx_derive(uint64_t parent, uint64_t seq, uint64_t salt)
     return h ? h : 1;
 }
 
-uint64_t enc_group_ctx(const struct enc_group *g)
+uint64_t enc_group_cid(const struct enc_group *g)
 {
-    return g ? g->ctx : 0;
+    return g ? g->cid : 0;
 }
 
 uint64_t enc_group_seq(const struct enc_group *g)
@@ -151,18 +151,18 @@ uint64_t enc_group_seq(const struct enc_group *g)
     return g ? g->seq : enc_eng.seq;
 }
 
-const int *enc_group_ring(struct enc_group *g)
+const int *enc_group_locality(struct enc_group *g)
 {
     int k = 0;
 
-    if (g->ring_epoch == enc_eng.epoch)
-        return g->ring;
+    if (g->locality_epoch == enc_eng.epoch)
+        return g->locality;
     for (int pos = 0; pos < enc_eng.size; pos++)
         for (int i = 0; i < g->size; i++)
-            if (g->members[i] == enc_eng.ring[pos])
-                g->ring[k++] = i;
-    g->ring_epoch = enc_eng.epoch;
-    return g->ring;
+            if (g->members[i] == enc_eng.locality[pos])
+                g->locality[k++] = i;
+    g->locality_epoch = enc_eng.epoch;
+    return g->locality;
 }
 
 const char *enc_group_host(int world_rank)

@@ -1,10 +1,11 @@
 /*
  * group.h - communicators derived from the encore world, as the engine
  * sees them: members (world ranks in communicator rank order), this rank's
- * place, a context id and the communicator's own collective sequence.
+ * place, a communicator id (cid) and the communicator's own collective
+ * sequence.
  *
- * Context ids are deterministic across ranks and incarnations: a child's id
- * is a hash of its parent's id, the parent's sequence number of the
+ * Communicator ids are deterministic across ranks and incarnations: a
+ * child's id is a hash of its parent's id, the parent's sequence number of the
  * creating collective and a salt (split colour, group digest), so a
  * restarted rank that replays the creating call gets the same id.  Every
  * data frame of a group collective carries (id, sequence), so traffic of
@@ -20,13 +21,13 @@
 #include "core/status.h"
 
 struct enc_group {
-    uint64_t ctx;          /* context id (never 0: 0 is the world) */
+    uint64_t cid;          /* communicator id (never 0: 0 is the world) */
     int size;              /* members */
     int rank;              /* this rank's place, -1 when not a member */
     int *members;          /* members[i] = world rank of rank i */
     int *order;            /* 0 .. size-1 */
-    int *ring;             /* ranks in the world's locality order */
-    uint32_t ring_epoch;   /* epoch ring was computed in */
+    int *locality;         /* ranks in the world's locality order */
+    uint32_t locality_epoch; /* epoch locality was computed in */
     uint64_t seq;          /* collectives completed on this communicator */
     /* epoch in which this communicator's last collective ran live; any
      * other value (a new epoch, a replayed creation) means "ask the other
@@ -40,7 +41,7 @@ struct enc_group {
 /* New group of n world ranks (members[i] is rank i); live says whether
  * the creating collective ran live (else the group starts uncertain).
  * ENC_ERR_INVAL for an out-of-range or repeated rank. */
-enc_status_t enc_group_new(uint64_t ctx, const int *members, int n, int live,
+enc_status_t enc_group_new(uint64_t cid, const int *members, int n, int live,
                            struct enc_group **out);
 void enc_group_free(struct enc_group *g);
 /* fn(arg, g) for every group this rank is a member of (in creation order). */
@@ -55,14 +56,14 @@ int enc_group_my_rank(const struct enc_group *g);
 int enc_group_my_size(const struct enc_group *g);
 /* World rank of rank r of g. */
 int enc_group_world_rank(const struct enc_group *g, int r);
-/* Context id of a child: parent's id (0 for the world), the parent's
+/* Communicator id of a child: parent's id (0 for the world), the parent's
  * sequence number of the creating collective, and a salt. */
-uint64_t enc_group_ctx_derive(uint64_t parent, uint64_t seq, uint64_t salt);
-/* Context id and collectives completed so far on g (NULL: the world). */
-uint64_t enc_group_ctx(const struct enc_group *g);
+uint64_t enc_group_cid_derive(uint64_t parent, uint64_t seq, uint64_t salt);
+/* Communicator id and collectives completed so far on g (NULL: the world). */
+uint64_t enc_group_cid(const struct enc_group *g);
 uint64_t enc_group_seq(const struct enc_group *g);
-/* Ring of g in the current epoch's locality order (refreshed per epoch). */
-const int *enc_group_ring(struct enc_group *g);
+/* Members of g in the current epoch's locality order (refreshed per epoch). */
+const int *enc_group_locality(struct enc_group *g);
 /* Host identity of world rank r (the address the launcher registered). */
 const char *enc_group_host(int world_rank);
 

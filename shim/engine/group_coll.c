@@ -2,7 +2,7 @@
  * group_coll.c - the dispatcher for collectives on communicators derived
  * from the world.
  *
- * Each communicator numbers its own collectives; frames carry (context id,
+ * Each communicator numbers its own collectives; frames carry (communicator id,
  * number).  Every algorithm used on a group lets no member finish before
  * all members entered in the current epoch (tree allreduce, ring
  * allgatherv, bcast_sync).  So after a failure, when the group is
@@ -19,11 +19,11 @@
 #include "engine/state.h"
 #include "engine/layer.h"
 
-/* 24 bits of context id above 40 bits of sequence (the world's frames have
+/* 24 bits of communicator id above 40 bits of sequence (the world's frames have
  * id 0: plain sequence numbers). */
 static uint64_t frame_seq(const struct enc_group *g)
 {
-    uint64_t id = g->ctx & 0xffffffu;
+    uint64_t id = g->cid & 0xffffffu;
 
     return (id ? id : 1) << 40 | (g->seq & ((1ull << 40) - 1));
 }
@@ -32,7 +32,7 @@ static void view(struct enc_coll *co, struct enc_group *g)
 {
     co->n = g->size;
     co->me = g->rank;
-    co->ring = enc_group_ring(g);
+    co->locality = enc_group_locality(g);
     co->order = g->order;
     co->ctx.peers = g->members;
 }
@@ -47,7 +47,7 @@ static enc_status_t run_once(struct enc_coll *co, struct enc_group *g)
     view(co, g);
     co->replayed = false;
     if (ops && ops->group_replay && g->live_epoch != enc_eng.epoch) {
-        rv = ops->group_replay(enc_eng.ops_ctx, co, g->ctx, g->seq);
+        rv = ops->group_replay(enc_eng.ops_arg, co, g->cid, g->seq);
         if (rv != ENC_ERR_NOT_FOUND) {
             co->replayed = rv == ENC_OK;
             return rv;
@@ -69,7 +69,7 @@ enc_status_t enc_group_run(struct enc_coll *co)
     enc_inject_check();
     co->ctx.check = enc_callsig_check(co->sig);
     if (ops && ops->begin)
-        ops->begin(enc_eng.ops_ctx, co);
+        ops->begin(enc_eng.ops_arg, co);
     for (;;) {
         co->ctx.seq = frame_seq(g);
         co->epoch = enc_eng.epoch;
@@ -80,7 +80,7 @@ enc_status_t enc_group_run(struct enc_coll *co)
     if (!co->replayed)
         g->live_epoch = enc_eng.epoch;
     if (ops && ops->group_record &&
-        (rv = ops->group_record(enc_eng.ops_ctx, co, g->ctx, g->seq)) != ENC_OK)
+        (rv = ops->group_record(enc_eng.ops_arg, co, g->cid, g->seq)) != ENC_OK)
         enc_coll_recover_or_fail(co, rv);
     g->seq++;
     enc_coll_log_finished(co, t0, co->replayed);

@@ -21,7 +21,7 @@ void enc_inject_parse(void)
     unsigned long long at;
     char kind[12];
 
-    enc_eng.inject_kind = 0;
+    enc_eng.inject_kind = ENC_INJECT_NONE;
     enc_eng.inject_calls = 0;
     if (*s == '\0')
         return;
@@ -32,7 +32,9 @@ void enc_inject_parse(void)
                  "snapkill:K)", s);
         return;
     }
-    enc_eng.inject_kind = strcmp(kind, "snapkill") == 0 ? 'f' : kind[0];
+    enc_eng.inject_kind = strcmp(kind, "kill") == 0   ? ENC_INJECT_KILL
+                          : strcmp(kind, "stop") == 0 ? ENC_INJECT_STOP
+                                                      : ENC_INJECT_SNAPKILL;
     enc_eng.inject_at = at;
 }
 
@@ -43,16 +45,17 @@ void enc_inject_check(void)
 {
     uint64_t nth = ++enc_eng.inject_calls;
 
-    if ((enc_eng.inject_kind != 'k' && enc_eng.inject_kind != 's') || nth != enc_eng.inject_at)
+    if ((enc_eng.inject_kind != ENC_INJECT_KILL && enc_eng.inject_kind != ENC_INJECT_STOP) ||
+        nth != enc_eng.inject_at)
         return;
     ENC_INFO("inject", "injecting SIG%s at collective %llu",
-             enc_eng.inject_kind == 'k' ? "KILL" : "STOP", (unsigned long long)nth);
-    raise(enc_eng.inject_kind == 'k' ? SIGKILL : SIGSTOP);
+             enc_eng.inject_kind == ENC_INJECT_KILL ? "KILL" : "STOP", (unsigned long long)nth);
+    raise(enc_eng.inject_kind == ENC_INJECT_KILL ? SIGKILL : SIGSTOP);
 }
 
 bool enc_inject_snapshot(uint64_t nth)
 {
-    if (enc_eng.inject_kind != 'f' || nth != enc_eng.inject_at)
+    if (enc_eng.inject_kind != ENC_INJECT_SNAPKILL || nth != enc_eng.inject_at)
         return false;
     ENC_INFO("inject", "injecting SIGKILL right after the fork of snapshot %llu",
              (unsigned long long)nth);

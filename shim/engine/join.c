@@ -93,7 +93,7 @@ static enc_status_t register_with_tracker(const char *tracker)
 
     local_addr(tracker, reg.addr, sizeof(reg.addr));
     if (enc_locality_detect(&reg.loc) != ENC_OK)
-        ENC_DEBUG("engine", "hwloc locality unknown; ring order by host only");
+        ENC_DEBUG("engine", "hwloc locality unknown; locality order by host only");
     return enc_tclient_open(&enc_eng.tc, tracker, &enc_eng.secret, &reg, deadline);
 }
 
@@ -116,9 +116,9 @@ static enc_status_t alloc_world(void)
 {
     size_t n = (size_t)enc_eng.size;
 
-    enc_eng.ring = malloc(n * sizeof(int));
+    enc_eng.locality = malloc(n * sizeof(int));
     enc_eng.identity = malloc(n * sizeof(int));
-    if (!enc_eng.ring || !enc_eng.identity)
+    if (!enc_eng.locality || !enc_eng.identity)
         return ENC_ERR_NOMEM;
     for (size_t i = 0; i < n; i++)
         enc_eng.identity[i] = (int)i;
@@ -126,12 +126,12 @@ static enc_status_t alloc_world(void)
     return enc_links_alloc(enc_eng.size);
 }
 
-enc_status_t enc_engine_register(const struct enc_engine_ops *ops, void *ctx)
+enc_status_t enc_engine_register(const struct enc_engine_ops *ops, void *arg)
 {
     if (enc_eng.active)
         return ENC_ERR_STATE;
     enc_eng.ops = ops;
-    enc_eng.ops_ctx = ctx;
+    enc_eng.ops_arg = arg;
     ENC_DEBUG("engine", "layer %s registered", ops && ops->name ? ops->name : "(none)");
     return ENC_OK;
 }

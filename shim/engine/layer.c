@@ -30,33 +30,33 @@ void enc_engine_report_dropped(uint64_t first, uint64_t last)
         ENC_DEBUG("engine", "cannot report dropped results to the tracker");
 }
 
-void enc_engine_ring_neighbours(int *next, int *prev)
+void enc_engine_locality_neighbours(int *next, int *prev)
 {
-    int n = enc_eng.size, pos = enc_topo_pos(enc_eng.ring, n, enc_eng.rank);
+    int n = enc_eng.size, pos = enc_topo_pos(enc_eng.locality, n, enc_eng.rank);
 
-    *next = enc_eng.ring[(pos + 1) % n];
-    *prev = enc_eng.ring[(pos + n - 1) % n];
+    *next = enc_eng.locality[(pos + 1) % n];
+    *prev = enc_eng.locality[(pos + n - 1) % n];
 }
 
 bool enc_coll_behind(uint64_t seq)
 {
     const struct enc_engine_ops *ops = enc_eng.ops;
 
-    return ops && ops->behind && ops->replay && ops->behind(enc_eng.ops_ctx, seq);
+    return ops && ops->behind && ops->replay && ops->behind(enc_eng.ops_arg, seq);
 }
 
 int enc_layer_pollfds(struct pollfd *p, int cap)
 {
     const struct enc_engine_ops *ops = enc_eng.ops;
 
-    return ops && ops->pollfds ? ops->pollfds(enc_eng.ops_ctx, p, cap) : 0;
+    return ops && ops->pollfds ? ops->pollfds(enc_eng.ops_arg, p, cap) : 0;
 }
 
 enc_status_t enc_layer_serve(const struct pollfd *p, int n)
 {
     const struct enc_engine_ops *ops = enc_eng.ops;
 
-    return n > 0 && ops->serve ? ops->serve(enc_eng.ops_ctx, p, n) : ENC_OK;
+    return n > 0 && ops->serve ? ops->serve(enc_eng.ops_arg, p, n) : ENC_OK;
 }
 
 enc_status_t enc_engine_wait_readable(int fd, uint64_t deadline)

@@ -29,60 +29,60 @@ struct enc_engine_ops {
     const char *name;
     /* The world is adopted at MPI_Init; resume holds every rank's progress
      * when this rank joined a later epoch (a restart), else NULL. */
-    enc_status_t (*join)(void *ctx, const struct enc_msg_resume *resume);
+    enc_status_t (*join)(void *arg, const struct enc_msg_resume *resume);
     /* Once per collective call, before it runs (not again on a re-run). */
-    void (*begin)(void *ctx, const struct enc_coll *co);
+    void (*begin)(void *arg, const struct enc_coll *co);
     /* True while this rank is behind the others at collective seq. */
-    bool (*behind)(void *ctx, uint64_t seq);
+    bool (*behind)(void *arg, uint64_t seq);
     /* Answers co (co->ctx.seq) while behind, instead of running it. */
-    enc_status_t (*replay)(void *ctx, struct enc_coll *co);
+    enc_status_t (*replay)(void *arg, struct enc_coll *co);
     /* After every result; replayed when replay answered it.  A failure
      * only costs recoverability later (reported then), so the engine goes
      * on. */
-    enc_status_t (*record)(void *ctx, const struct enc_coll *co, bool replayed);
+    enc_status_t (*record)(void *arg, const struct enc_coll *co, bool replayed);
     /* Collectives on a communicator derived from the world (engine/group.h)
-     * are numbered per communicator: gctx is its context id, gseq the
+     * are numbered per communicator: cid identifies it, gseq is the
      * collective's number on it.  group_replay answers co from another
      * member's log when the communicator is uncertain after a failure
      * (ENC_ERR_NOT_FOUND: no member has it, run it live); group_record
      * keeps every result.  A failure of group_record ends the job. */
-    enc_status_t (*group_replay)(void *ctx, struct enc_coll *co, uint64_t gctx, uint64_t gseq);
-    enc_status_t (*group_record)(void *ctx, const struct enc_coll *co, uint64_t gctx,
+    enc_status_t (*group_replay)(void *arg, struct enc_coll *co, uint64_t cid, uint64_t gseq);
+    enc_status_t (*group_record)(void *arg, const struct enc_coll *co, uint64_t cid,
                                  uint64_t gseq);
     /* After every collective but finalize, its result recorded and seq
      * advanced, just before it returns to the program: the one point where
      * the program's state is a clean collective boundary (snapshots). */
-    void (*after)(void *ctx, const struct enc_coll *co);
+    void (*after)(void *arg, const struct enc_coll *co);
     /* A peer failed or the tracker announced a death inside a collective:
      * regroup (enc_engine_regroup) so the collective can be run again. */
-    enc_status_t (*recover)(void *ctx);
+    enc_status_t (*recover)(void *arg);
     /* Poll entries the progress loop watches for the layer: at most cap,
      * returns how many were written. */
-    int (*pollfds)(void *ctx, struct pollfd *p, int cap);
+    int (*pollfds)(void *arg, struct pollfd *p, int cap);
     /* Serves the ready ones among the n entries pollfds wrote. */
-    enc_status_t (*serve)(void *ctx, const struct pollfd *p, int n);
+    enc_status_t (*serve)(void *arg, const struct pollfd *p, int n);
     /* The algorithm of a layer collective (enc_layer_coll), such as
      * recovery's checkpoint exchange; it uses the algorithm interface of
      * engine/coll.h and engine/xfer.h. */
-    enc_status_t (*exchange)(void *ctx, struct enc_coll *co);
-    /* The host's result ring (shm/shm.h).  A layer that defines ring_keep
-     * gets large shared-memory results left in the ring (co->ring) instead
-     * of copying them: ring_keep returns the oldest ring position it still
-     * uses (UINT64_MAX: none), and ring_evict must copy out every entry it
-     * keeps below position `below` before the ring is overwritten there. */
-    uint64_t (*ring_keep)(void *ctx);
-    void (*ring_evict)(void *ctx, uint64_t below);
+    enc_status_t (*exchange)(void *arg, struct enc_coll *co);
+    /* The host's circular result buffer (shm/shm.h).  A layer that defines resbuf_keep
+     * gets large shared-memory results left in the result buffer (co->resbuf_at) instead
+     * of copying them: resbuf_keep returns the oldest result-buffer position it still
+     * uses (UINT64_MAX: none), and resbuf_evict must copy out every entry it
+     * keeps below position `below` before the result buffer is overwritten there. */
+    uint64_t (*resbuf_keep)(void *arg);
+    void (*resbuf_evict)(void *arg, uint64_t below);
     /* The number log lines print as "version" (0 without a layer). */
-    uint32_t (*version)(void *ctx);
+    uint32_t (*version)(void *arg);
     /* At MPI_Finalize: fills the layer's part of the statistics; true when
      * this rank must keep serving (pollfds) until every rank finished. */
-    bool (*finalize)(void *ctx, struct enc_msg_stats *st);
+    bool (*finalize)(void *arg, struct enc_msg_stats *st);
     /* Last call: release everything. */
-    void (*fini)(void *ctx);
+    void (*fini)(void *arg);
 };
 
 /* Registers the layer (before enc_engine_init); ENC_ERR_STATE once joined. */
-enc_status_t enc_engine_register(const struct enc_engine_ops *ops, void *ctx);
+enc_status_t enc_engine_register(const struct enc_engine_ops *ops, void *arg);
 
 /* Runs a collective of kind sig->kind whose algorithm is the layer's
  * exchange op, with the engine's sequencing, injection and re-run. */
@@ -104,16 +104,16 @@ uint64_t enc_engine_log_floor(void);
 int enc_engine_coll_timeout_ms(void);
 /* Tells the tracker that results first..last were dropped from the log. */
 void enc_engine_report_dropped(uint64_t first, uint64_t last);
-/* The bytes at result-ring position at (valid while the layer keeps it). */
-const void *enc_engine_ring_data(uint64_t at);
-/* Ring positions below this may have been overwritten (a snapshot image's
+/* The bytes at result-buffer position at (valid while the layer keeps it). */
+const void *enc_engine_resbuf_data(uint64_t at);
+/* Result-buffer positions below this may have been overwritten (a snapshot image's
  * references there are stale). */
-uint64_t enc_engine_ring_low(void);
-/* The result ring's size in bytes (0: no ring). */
-uint64_t enc_engine_ring_bytes(void);
+uint64_t enc_engine_resbuf_low(void);
+/* The result buffer's size in bytes (0: none). */
+uint64_t enc_engine_resbuf_bytes(void);
 
-/* This rank's neighbours in the locality ring. */
-void enc_engine_ring_neighbours(int *next, int *prev);
+/* This rank's neighbours in the locality order (which wraps around). */
+void enc_engine_locality_neighbours(int *next, int *prev);
 /* peer_host.c: the host of a peer in the current world (its published
  * address; "" before the first world).  Equal strings: same host. */
 const char *enc_engine_peer_host(int rank);

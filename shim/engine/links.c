@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/vec.h"
 #include "engine/layer.h"
 #include "engine/link_io.h"
 #include "engine/state.h"
@@ -33,16 +34,9 @@ enc_status_t enc_links_alloc(int size)
 
 static void stash_future(const struct enc_accepted *a)
 {
-    if (enc_eng.nfuture == enc_eng.capfuture) {
-        size_t cap = enc_eng.capfuture ? 2 * enc_eng.capfuture : 8;
-        void *p = realloc(enc_eng.future, cap * sizeof(*a));
-
-        if (p == NULL) {
-            close(a->fd);
-            return;
-        }
-        enc_eng.future = p;
-        enc_eng.capfuture = cap;
+    if (ENC_VEC_RESERVE(enc_eng.future, enc_eng.capfuture, enc_eng.nfuture + 1) != ENC_OK) {
+        close(a->fd);
+        return;
     }
     enc_eng.future[enc_eng.nfuture++] = *a;
 }

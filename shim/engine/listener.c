@@ -16,6 +16,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "core/vec.h"
 #include "engine/state.h"
 #include "net/sock.h"
 #include "proto/auth.h"
@@ -33,17 +34,10 @@ static void queue_push(struct enc_listener *l, int fd, const struct enc_auth_id 
     uint64_t one = 1;
 
     pthread_mutex_lock(&l->lock);
-    if (l->nqueue == l->capqueue) {
-        size_t cap = l->capqueue ? 2 * l->capqueue : 16;
-        void *q = realloc(l->queue, cap * sizeof(*l->queue));
-
-        if (q == NULL) {
-            pthread_mutex_unlock(&l->lock);
-            close(fd);
-            return;
-        }
-        l->queue = q;
-        l->capqueue = cap;
+    if (ENC_VEC_RESERVE(l->queue, l->capqueue, l->nqueue + 1) != ENC_OK) {
+        pthread_mutex_unlock(&l->lock);
+        close(fd);
+        return;
     }
     l->queue[l->nqueue].fd = fd;
     l->queue[l->nqueue].id = *id;
@@ -80,21 +74,21 @@ static void progress_pending(struct enc_listener *l, struct pending *p, int *np,
 {
     for (int i = *np - 1; i >= 0; i--) {
         struct enc_auth_id id;
-        int rv = 0;
+        enc_status_t rv = ENC_INPROGRESS;
 
         if (pfd[i].revents)
             rv = enc_auth_server_progress(&p[i].auth, p[i].fd, &id);
-        if (rv == 0 && enc_ms_left(p[i].deadline) == 0) {
+        if (rv == ENC_INPROGRESS && enc_ms_left(p[i].deadline) == 0) {
             ENC_WARN("listener", "closing connection: no handshake within the connect timeout");
             rv = ENC_ERR_TIMEOUT;
         }
-        if (rv == 1 && id.role != ENC_ROLE_DATA && id.role != ENC_ROLE_LOG) {
+        if (rv == ENC_OK && id.role != ENC_ROLE_DATA && id.role != ENC_ROLE_LOG) {
             ENC_WARN("listener", "closing connection: role %u is not a rank link", id.role);
             rv = ENC_ERR_AUTH;
         }
-        if (rv == 0)
+        if (rv == ENC_INPROGRESS)
             continue;
-        if (rv == 1)
+        if (rv == ENC_OK)
             queue_push(l, p[i].fd, &id);
         else
             close(p[i].fd);

@@ -35,4 +35,5 @@ noinst_HEADERS += \
 	shim/engine/turns.h \
 	shim/engine/coll.h \
 	shim/engine/scratch.h \
+	shim/engine/shm_wait.h \
 	shim/engine/group.h

@@ -4,7 +4,7 @@
  *
  * The tracker announces deaths (a new epoch begins), then, once every rank
  * of that epoch is registered and has said where it stands, the new WORLD
- * (addresses, ring) and RESUME (collectives completed per rank).
+ * (addresses, locality order) and RESUME (collectives completed per rank).
  */
 #include "enc.h"
 #include "core/tmpdir.h"
@@ -148,7 +148,7 @@ enc_status_t enc_world_adopt(void)
     enc_eng.peers = w->peers;
     w->peers = NULL;
     for (int i = 0; i < enc_eng.size; i++)
-        enc_eng.ring[i] = (int)w->ring[i];
+        enc_eng.locality[i] = (int)w->ring[i];
     enc_eng.epoch = w->epoch;
     spin_configure();
     enc_msg_world_free(w);

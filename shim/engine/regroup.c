@@ -75,7 +75,7 @@ enc_status_t enc_engine_join_world(void)
         return rv;
     take_resume(&r);
     if (ops && ops->join)
-        rv = ops->join(enc_eng.ops_ctx, r.size ? &r : NULL);
+        rv = ops->join(enc_eng.ops_arg, r.size ? &r : NULL);
     enc_msg_resume_free(&r);
     return rv;
 }

@@ -36,6 +36,15 @@ struct enc_listener {
     bool running;
 };
 
+/* ENCORE_INJECT (inject.c): what a rank does to itself at its K-th
+ * collective, or right after the fork of its K-th snapshot. */
+enum enc_inject_kind {
+    ENC_INJECT_NONE,
+    ENC_INJECT_KILL,     /* kill:K, SIGKILL */
+    ENC_INJECT_STOP,     /* stop:K, SIGSTOP */
+    ENC_INJECT_SNAPKILL, /* snapkill:K */
+};
+
 struct enc_engine {
     bool active;
     int rank, size;
@@ -48,7 +57,7 @@ struct enc_engine {
     struct enc_listener lst;
 
     struct enc_world_peer *peers; /* size entries, current epoch */
-    int *ring;                /* ring[pos] = rank, locality order */
+    int *locality;            /* locality[pos] = rank, locality order */
     int *identity;            /* identity[pos] = pos, rank order */
     int *link_fd;             /* data link per peer rank, -1 if none */
     int *log_fd;              /* log-service connection to peer, -1 if none */
@@ -69,11 +78,11 @@ struct enc_engine {
     bool shm_world;           /* every rank of the world is in it */
     uint64_t shm_done;        /* ticket peers reach once done with our slot */
     uint64_t shm_small_done[2]; /* the same for the small inputs, by seq parity */
-    uint64_t ring_next;       /* result-ring position of the next result */
+    uint64_t resbuf_next;     /* result-buffer position of the next result */
 
     /* the layer above (recovery), NULL for the plain engine */
     const struct enc_engine_ops *ops;
-    void *ops_ctx;
+    void *ops_arg;
 
     /* tunables, read once */
     size_t tree_max_bytes;
@@ -84,7 +93,7 @@ struct enc_engine {
     uint64_t yield_ns;        /* then sched_yield() polls (shared memory) */
     int connect_timeout_ms;
 
-    int inject_kind;          /* 0 none, 'k' SIGKILL, 's' SIGSTOP, 'f' snapkill */
+    enum enc_inject_kind inject_kind;
     uint64_t inject_at;       /* at this 1-based collective */
     uint64_t inject_calls;    /* collectives this incarnation entered */
 };
@@ -114,7 +123,7 @@ enc_status_t enc_link_fd(int peer, int *fd);
 void enc_links_close_all(void);
 void enc_links_promote_future(void);
 
-/* membership.c: adopt the pending WORLD (peers, ring) as the current epoch. */
+/* membership.c: adopt the pending WORLD (peers, locality order) as the current epoch. */
 enc_status_t enc_world_adopt(void);
 /* Handle one tracker event; ENC_ERR_EPOCH when a new epoch began.  WORLD
  * and RESUME are kept as pending until the engine adopts them. */

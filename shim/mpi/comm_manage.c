@@ -7,7 +7,7 @@
  * communicators in one call), checked for agreement among the members.
  * MPI_Comm_create_group is collective over the group only: its first
  * collective, on the new communicator itself, is that same check; its
- * context id derives from the parent's, the tag, the group and how often
+ * communicator id derives from the parent's, the tag, the group and how often
  * this rank made that same (parent, tag, group) before.
  */
 #include "enc.h"
@@ -113,13 +113,13 @@ static uint64_t digest(const struct enc_mpi_group *g)
 }
 
 /* A shell with the parent's error handler, registered over g's members. */
-static int make_comm(const char *fn, const struct enc_mpi_comm *p, uint64_t ctx,
+static int make_comm(const char *fn, const struct enc_mpi_comm *p, uint64_t cid,
                      const struct enc_mpi_group *g, int live, MPI_Comm *newcomm)
 {
     MPI_Comm shell;
     int rv = enc_mpi_comm_blank_shell(fn, p, &shell);
 
-    return rv != MPI_SUCCESS ? rv : enc_mpi_comm_adopt(fn, ctx, g->w, g->n, live, shell, newcomm);
+    return rv != MPI_SUCCESS ? rv : enc_mpi_comm_adopt(fn, cid, g->w, g->n, live, shell, newcomm);
 }
 
 /* Every member of g is a member of the parent. */
@@ -208,7 +208,7 @@ int enc_mpi_Comm_create(const void *site, MPI_Comm comm, MPI_Group group, MPI_Co
     *newcomm = MPI_COMM_NULL;
     if (rv != MPI_SUCCESS || enc_mpi_group_rank_of(g, enc_engine_rank()) == MPI_UNDEFINED)
         return rv;
-    return make_comm(fn, p, enc_group_ctx_derive(enc_group_ctx(p->g), seq, digest(g)), g,
+    return make_comm(fn, p, enc_group_cid_derive(enc_group_cid(p->g), seq, digest(g)), g,
                      enc_group_last_live(p->g), newcomm);
 }
 
@@ -263,9 +263,9 @@ int enc_mpi_Comm_create_group(const void *site, MPI_Comm comm, MPI_Group group, 
         return MPI_SUCCESS;
     if ((g = group_arg(fn, group, &v, &rv)) == NULL || (rv = check_subset(fn, p, g)) != MPI_SUCCESS)
         return rv;
-    key = enc_group_ctx_derive(enc_group_ctx(p->g), (uint64_t)(unsigned)tag, digest(g));
+    key = enc_group_cid_derive(enc_group_cid(p->g), (uint64_t)(unsigned)tag, digest(g));
     /* a new group starts uncertain: its first collective asks the members */
-    if ((rv = make_comm(fn, p, enc_group_ctx_derive(key, occurrence(key), 'G'), g, 0,
+    if ((rv = make_comm(fn, p, enc_group_cid_derive(key, occurrence(key), 'G'), g, 0,
                         newcomm)) != MPI_SUCCESS)
         return rv;
     c = enc_mpi_comm_get(*newcomm);

@@ -6,7 +6,7 @@
  * replayed like any other, what = COMM_DUP / COMM_SPLIT): dup is a
  * barrier, split an allgather of every rank's (colour, key).  On replay the
  * logged (colour, key) of this rank must equal this call's, else the job
- * stops with a replay divergence.  The child's context id derives from the
+ * stops with a replay divergence.  The child's communicator id derives from the
  * parent's, the parent's sequence number of the creating collective and the
  * colour (engine/group.h).
  */
@@ -23,13 +23,13 @@
 #include "mpi/icoll.h"
 #include "mpi/mpi_layer.h"
 
-int enc_mpi_comm_adopt(const char *fn, uint64_t ctx, const int *members, int n, int live,
+int enc_mpi_comm_adopt(const char *fn, uint64_t cid, const int *members, int n, int live,
                        MPI_Comm shell, MPI_Comm *newcomm)
 {
     struct enc_group *g = NULL;
     enc_status_t rv;
 
-    if ((rv = enc_group_new(ctx, members, n, live, &g)) != ENC_OK ||
+    if ((rv = enc_group_new(cid, members, n, live, &g)) != ENC_OK ||
         (rv = enc_mpi_comm_add(shell, g)) != ENC_OK) {
         if (rv != ENC_ERR_INVAL)
             enc_group_free(g);
@@ -69,7 +69,7 @@ static int *parent_members(const struct enc_mpi_comm *p, int *n)
 static int dup_comm(const char *fn, const void *site, MPI_Comm comm, MPI_Comm *newcomm)
 {
     struct enc_mpi_comm *p = enc_mpi_comm_get(comm);
-    uint64_t ctx = enc_group_ctx_derive(enc_group_ctx(p->g), enc_group_seq(p->g), 'D');
+    uint64_t cid = enc_group_cid_derive(enc_group_cid(p->g), enc_group_seq(p->g), 'D');
     struct enc_callsig sig = enc_mpi_csig(p, ENC_COLL_BARRIER, ENC_COLL_COMM_DUP, 0,
                                           ENC_SIG_DTYPE_BYTES, ENC_SIG_OP_NONE, -1, site);
     MPI_Comm shell;
@@ -85,7 +85,7 @@ static int dup_comm(const char *fn, const void *site, MPI_Comm comm, MPI_Comm *n
         enc_real_Comm_free(&shell);
         return enc_mpi_raise(MPI_ERR_NO_MEM, "%s: out of memory", fn);
     }
-    rv = enc_mpi_comm_adopt(fn, ctx, m, n, enc_group_last_live(p->g), shell, newcomm);
+    rv = enc_mpi_comm_adopt(fn, cid, m, n, enc_group_last_live(p->g), shell, newcomm);
     free(m);
     return rv;
 }
@@ -209,7 +209,7 @@ static int split(const char *fn, const void *site, MPI_Comm comm, int color, int
         goto out;
     }
     if ((rv = enc_mpi_comm_blank_shell(fn, p, &shell)) == MPI_SUCCESS)
-        rv = enc_mpi_comm_adopt(fn, enc_group_ctx_derive(enc_group_ctx(p->g), seq,
+        rv = enc_mpi_comm_adopt(fn, enc_group_cid_derive(enc_group_cid(p->g), seq,
                                                          (uint64_t)color + 1),
                                 m, n, enc_group_last_live(p->g), shell, newcomm);
 out:

@@ -22,13 +22,15 @@
 
 #include <mpi.h>
 
+#include "core/vec.h"
 #include "engine/group.h"
 #include "mpi/mpi_layer.h"
 
 static struct {
     pthread_rwlock_t lock;
     struct enc_mpi_comm **c;
-    int n, cap;
+    int n;
+    size_t cap;
 } table = {.lock = PTHREAD_RWLOCK_INITIALIZER};
 
 static struct enc_mpi_comm world = {.g = NULL};
@@ -77,17 +79,10 @@ enc_status_t enc_mpi_comm_add(MPI_Comm h, struct enc_group *g)
     if (c == NULL)
         return ENC_ERR_NOMEM;
     pthread_rwlock_wrlock(&table.lock);
-    if (table.n == table.cap) {
-        int cap = table.cap ? 2 * table.cap : 16;
-        struct enc_mpi_comm **a = realloc(table.c, (size_t)cap * sizeof(*a));
-
-        if (a == NULL) {
-            pthread_rwlock_unlock(&table.lock);
-            free(c);
-            return ENC_ERR_NOMEM;
-        }
-        table.c = a;
-        table.cap = cap;
+    if (ENC_VEC_RESERVE(table.c, table.cap, (size_t)table.n + 1) != ENC_OK) {
+        pthread_rwlock_unlock(&table.lock);
+        free(c);
+        return ENC_ERR_NOMEM;
     }
     c->h = h;
     c->g = g;

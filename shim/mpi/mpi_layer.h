@@ -59,7 +59,7 @@ int enc_mpi_comm_size(const struct enc_mpi_comm *c);
 /* comm_new.c: a fresh shell with no attributes and parent's error handler;
  * registering a shell as the communicator over members (world ranks). */
 int enc_mpi_comm_blank_shell(const char *fn, const struct enc_mpi_comm *parent, MPI_Comm *shell);
-int enc_mpi_comm_adopt(const char *fn, uint64_t ctx, const int *members, int n, int live,
+int enc_mpi_comm_adopt(const char *fn, uint64_t cid, const int *members, int n, int live,
                        MPI_Comm shell, MPI_Comm *newcomm);
 int enc_mpi_comm_rank(const struct enc_mpi_comm *c);
 
@@ -201,7 +201,7 @@ static inline struct enc_callsig enc_mpi_sig(enum enc_coll_kind kind, uint64_t c
                                              uint32_t dtype, uint32_t op, int root,
                                              const void *site)
 {
-    struct enc_callsig s = { .kind = (uint8_t)kind, .count = count, .dtype = dtype,
+    struct enc_callsig s = { .kind = kind, .count = count, .dtype = dtype,
                              .op = op, .root = root, .site = site };
     return s;
 }
@@ -215,7 +215,7 @@ static inline struct enc_callsig enc_mpi_csig(const struct enc_mpi_comm *c,
 {
     struct enc_callsig s = enc_mpi_sig(kind, count, dtype, op, root, site);
 
-    s.what = (uint8_t)what;
+    s.what = what;
     s.grp = c->g;
     return s;
 }

@@ -57,17 +57,17 @@ enc_status_t enc_auth_client(int fd, const struct enc_secret *s, const struct en
 
 /* Server side as a non-blocking state machine for poll loops:
  * enc_auth_server_start() sends the challenge; call
- * enc_auth_server_progress() when fd is readable: 1 = authenticated (peer
- * filled in), 0 = needs more input, < 0 = failed. */
+ * enc_auth_server_progress() when fd is readable: ENC_OK = authenticated
+ * (peer filled in), ENC_INPROGRESS = needs more input, else failed. */
 struct enc_auth_server {
     const struct enc_secret *secret;
     uint8_t nonce[ENC_NONCE_LEN];
     uint8_t buf[ENC_FRAME_HDR_SIZE + 128];
     size_t have;
-    int done;
+    enc_status_t done;
 };
 
 enc_status_t enc_auth_server_start(struct enc_auth_server *a, int fd, const struct enc_secret *s);
-int enc_auth_server_progress(struct enc_auth_server *a, int fd, struct enc_auth_id *peer);
+enc_status_t enc_auth_server_progress(struct enc_auth_server *a, int fd, struct enc_auth_id *peer);
 
 #endif

@@ -55,6 +55,7 @@ enc_status_t enc_auth_server_start(struct enc_auth_server *a, int fd, const stru
 
     memset(a, 0, sizeof(*a));
     a->secret = s;
+    a->done = ENC_INPROGRESS;
     if (RAND_bytes(a->nonce, ENC_NONCE_LEN) == 1)
         rv = send_now(fd, ENC_MSG_CHALLENGE, a->nonce, ENC_NONCE_LEN, &why);
     if (rv != 0) {
@@ -81,7 +82,8 @@ static int check_header(const struct enc_auth_server *a, const char **why)
     return ENC_OK;
 }
 
-/* Reads what is there, never past the AUTH frame: 1 complete, 0 more. */
+/* Reads what is there, never past the AUTH frame: ENC_OK complete,
+ * ENC_INPROGRESS more to come. */
 static int read_auth(struct enc_auth_server *a, int fd, const char **why)
 {
     ssize_t n;
@@ -89,7 +91,9 @@ static int read_auth(struct enc_auth_server *a, int fd, const char **why)
 
     while (a->have < ENC_AUTH_FRAME_LEN) {
         size_t want = a->have < ENC_FRAME_HDR_SIZE ? ENC_FRAME_HDR_SIZE : ENC_AUTH_FRAME_LEN;
-        if ((n = enc_sock_read_some(fd, a->buf + a->have, want - a->have)) <= 0) {
+        if ((n = enc_sock_read_some(fd, a->buf + a->have, want - a->have)) == 0)
+            return ENC_INPROGRESS;
+        if (n < 0) {
             *why = n == ENC_ERR_PEER_CLOSED ? "closed during the handshake"
                                             : encore_strerror((int)n);
             return (int)n;
@@ -98,7 +102,7 @@ static int read_auth(struct enc_auth_server *a, int fd, const char **why)
         if (a->have == ENC_FRAME_HDR_SIZE && (rv = check_header(a, why)) != 0)
             return rv;
     }
-    return 1;
+    return ENC_OK;
 }
 
 /* Checks the client's proof and answers with ours. */
@@ -130,20 +134,20 @@ static int verify(struct enc_auth_server *a, int fd, struct enc_auth_id *peer,
     if ((rv = send_now(fd, ENC_MSG_AUTH_OK, want, ENC_MAC_LEN, why)) != 0)
         return rv;
     *peer = id;
-    return 1;
+    return ENC_OK;
 }
 
-/* a->done: 0 while running, then the final result (1 or a negative
- * status), returned again by later calls. */
-int enc_auth_server_progress(struct enc_auth_server *a, int fd, struct enc_auth_id *peer)
+/* a->done: ENC_INPROGRESS while running, then the final result (ENC_OK
+ * or an error), returned again by later calls. */
+enc_status_t enc_auth_server_progress(struct enc_auth_server *a, int fd, struct enc_auth_id *peer)
 {
     const char *why = "internal error";
     int rv;
 
-    if (a->done != 0)
+    if (a->done != ENC_INPROGRESS)
         return a->done;
     rv = read_auth(a, fd, &why);
-    if (rv == 1)
+    if (rv == ENC_OK)
         rv = verify(a, fd, peer, &why);
     if (rv < 0)
         log_reject(fd, why);

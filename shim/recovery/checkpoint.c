@@ -2,7 +2,7 @@
  * checkpoint.c - the checkpoint API (include/encore.h) as recovery serves it
  * (mpi/ckpt_api.c adds the MPI layer's rules around it).
  *
- * A checkpoint is a collective: local states go to both ring neighbours,
+ * A checkpoint is a collective: local states go to both locality neighbours,
  * a barrier closes phase one, then every rank commits the new version and
  * truncates its result log below the checkpoint (phase two).  A restarted
  * rank's encore_load_checkpoint() fetches the newest committed version from

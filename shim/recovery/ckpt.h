@@ -3,7 +3,7 @@
  * shim/recovery).
  *
  * Every rank keeps the committed checkpoint: the global state (identical on
- * all ranks), its own local state, and replicas of its two ring
+ * all ranks), its own local state, and replicas of its two locality
  * neighbours' local states, so a restarted rank can load both from
  * survivors.
  */
@@ -38,7 +38,7 @@ const void *enc_ckpt_replica(const struct enc_ckpt *c, int rank, size_t *len);
 enc_status_t enc_ckpt_fetch(struct enc_ckpt *out);
 /* ckpt_exchange.c: the checkpoint's collective part (the exchange op). */
 struct enc_coll;
-enc_status_t enc_ckpt_exchange(void *ctx, struct enc_coll *co);
+enc_status_t enc_ckpt_exchange(void *arg, struct enc_coll *co);
 
 /* reclog.c: drop logged results below seq, except bootstrap ones. */
 void enc_reclog_truncate_below(uint64_t seq);

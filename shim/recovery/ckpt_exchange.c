@@ -1,7 +1,7 @@
 /*
  * ckpt_exchange.c - the collective part of encore_checkpoint().
  *
- * Phase one: each rank sends its local state to both ring neighbours
+ * Phase one: each rank sends its local state to both locality neighbours
  * (length first, then bytes) and keeps theirs as replicas; then a barrier.
  * Only when the barrier completed does the caller commit (phase two) and
  * truncate the log, so a rank never drops a result that a rank still in
@@ -44,16 +44,16 @@ static enc_status_t swap_with(struct enc_coll *co, struct enc_ckpt *ck, int to, 
     return enc_xfer_run(x, 2, &co->ctx);
 }
 
-enc_status_t enc_ckpt_exchange(void *ctx, struct enc_coll *co)
+enc_status_t enc_ckpt_exchange(void *arg, struct enc_coll *co)
 {
-    struct enc_ckpt *ck = ((struct enc_recovery *)ctx)->taking;
+    struct enc_ckpt *ck = ((struct enc_recovery *)arg)->taking;
     struct enc_coll barrier = *co;
     int next, prev;
     enc_status_t rv;
 
     if (ck == NULL)
         return ENC_ERR_STATE;
-    enc_engine_ring_neighbours(&next, &prev);
+    enc_engine_locality_neighbours(&next, &prev);
     ck->replicas_in = false;
     /* one direction at a time: with two ranks next == prev, and a link
      * carries one message per direction at a time */

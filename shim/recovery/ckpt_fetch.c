@@ -3,7 +3,7 @@
  *
  * Any survivor that committed version v proves every rank finished phase
  * one of v, so the newest version any survivor reports is safe to load:
- * its global state from that survivor, this rank's local state from a ring
+ * its global state from that survivor, this rank's local state from a locality
  * neighbour's replica.
  *
  * Another rank may die while we fetch (a neighbour SIGSTOPped, then
@@ -57,7 +57,7 @@ static enc_status_t fetch_global(int who, struct enc_ckpt *out)
     return rv;
 }
 
-/* Our local state lives on both ring neighbours; either will do. */
+/* Our local state lives on both locality neighbours; either will do. */
 static enc_status_t fetch_local(struct enc_ckpt *out)
 {
     int nb[2];
@@ -66,7 +66,7 @@ static enc_status_t fetch_local(struct enc_ckpt *out)
     struct enc_sigrec sig;
     enc_status_t rv, worst = ENC_ERR_LOST;
 
-    enc_engine_ring_neighbours(&nb[0], &nb[1]);
+    enc_engine_locality_neighbours(&nb[0], &nb[1]);
     for (int i = 0; i < 2; i++) {
         rv = enc_log_fetch(nb[i], &q, &sig, NULL, ENC_LOG_ANY_LEN, &out->local);
         if (rv == ENC_OK) {
@@ -93,7 +93,7 @@ static enc_status_t fetch_replicas(struct enc_ckpt *out)
     struct enc_sigrec sig;
     enc_status_t rv;
 
-    enc_engine_ring_neighbours(&nb[1], &nb[0]);
+    enc_engine_locality_neighbours(&nb[1], &nb[0]);
     for (int i = 0; i < 2; i++) {
         struct enc_logreq q = {.what = ENC_LOGREQ_CKPT_LOCAL, .version = out->version,
                                .rank = (uint32_t)nb[i]};

@@ -1,6 +1,6 @@
 /*
  * commlog.c - the result log of collectives on communicators derived from
- * the world, keyed by (context id, sequence number on that communicator).
+ * the world, keyed by (communicator id, sequence number on that communicator).
  *
  * Trimmed like the world's log (reclog.c): result s of a communicator of n
  * members is held by ENCORE_REPLICAS consecutive members starting at
@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/vec.h"
 #include "engine/coll.h"
 #include "engine/group.h"
 #include "engine/scratch.h"
@@ -29,7 +30,7 @@
 #include "recovery/recovery.h"
 
 struct centry {
-    uint64_t ctx, seq;          /* ctx 0: a free slot */
+    uint64_t cid, seq;          /* cid 0: a free slot */
     struct enc_sigrec sig;
     void *data;
     bool holder;
@@ -37,7 +38,7 @@ struct centry {
 
 /* What this rank knows of one communicator's log. */
 struct cgroup {
-    uint64_t ctx;
+    uint64_t cid;
     uint64_t lo;                /* below: dropped by a checkpoint (bootstrap ones aside) */
     uint64_t done;              /* below: every member completed them */
     uint64_t end;               /* one past the newest recorded */
@@ -46,7 +47,7 @@ struct cgroup {
 
 /* A communicator's position at the committed checkpoint. */
 struct cpos {
-    uint64_t ctx, seq;
+    uint64_t cid, seq;
 };
 
 static struct {
@@ -60,25 +61,25 @@ static struct {
     int replicas;
 } comm_log;
 
-static size_t hash(uint64_t ctx, uint64_t seq)
+static size_t hash(uint64_t cid, uint64_t seq)
 {
-    uint64_t h = (ctx ^ (seq * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
+    uint64_t h = (cid ^ (seq * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
 
     return (size_t)(h ^ (h >> 29));
 }
 
-static struct centry *probe(struct centry *e, size_t cap, uint64_t ctx, uint64_t seq)
+static struct centry *probe(struct centry *e, size_t cap, uint64_t cid, uint64_t seq)
 {
-    for (size_t i = hash(ctx, seq) & (cap - 1);; i = (i + 1) & (cap - 1))
-        if (e[i].ctx == 0 || (e[i].ctx == ctx && e[i].seq == seq))
+    for (size_t i = hash(cid, seq) & (cap - 1);; i = (i + 1) & (cap - 1))
+        if (e[i].cid == 0 || (e[i].cid == cid && e[i].seq == seq))
             return &e[i];
 }
 
-static struct centry *find(uint64_t ctx, uint64_t seq)
+static struct centry *find(uint64_t cid, uint64_t seq)
 {
     struct centry *x;
 
-    if (comm_log.cap == 0 || (x = probe(comm_log.e, comm_log.cap, ctx, seq))->ctx == 0)
+    if (comm_log.cap == 0 || (x = probe(comm_log.e, comm_log.cap, cid, seq))->cid == 0)
         return NULL;
     return x;
 }
@@ -91,8 +92,8 @@ static enc_status_t grow(void)
     if (e == NULL)
         return ENC_ERR_NOMEM;
     for (size_t i = 0; i < comm_log.cap; i++)
-        if (comm_log.e[i].ctx != 0)
-            *probe(e, cap, comm_log.e[i].ctx, comm_log.e[i].seq) = comm_log.e[i];
+        if (comm_log.e[i].cid != 0)
+            *probe(e, cap, comm_log.e[i].cid, comm_log.e[i].seq) = comm_log.e[i];
     free(comm_log.e);
     comm_log.e = e;
     comm_log.cap = cap;
@@ -108,9 +109,9 @@ static void drop(struct centry *x)
     free(x->data);
     for (;;) {
         j = (j + 1) & mask;
-        if (comm_log.e[j].ctx == 0)
+        if (comm_log.e[j].cid == 0)
             break;
-        size_t k = hash(comm_log.e[j].ctx, comm_log.e[j].seq) & mask;
+        size_t k = hash(comm_log.e[j].cid, comm_log.e[j].seq) & mask;
 
         if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
             continue; /* its home lies after the hole: it stays */
@@ -121,23 +122,16 @@ static void drop(struct centry *x)
     comm_log.n--;
 }
 
-static struct cgroup *group_of(uint64_t ctx, bool make)
+static struct cgroup *group_of(uint64_t cid, bool make)
 {
     for (size_t i = 0; i < comm_log.ng; i++)
-        if (comm_log.g[i].ctx == ctx)
+        if (comm_log.g[i].cid == cid)
             return &comm_log.g[i];
     if (!make)
         return NULL;
-    if (comm_log.ng == comm_log.capg) {
-        size_t cap = comm_log.capg ? comm_log.capg * 2 : 16;
-        struct cgroup *g = realloc(comm_log.g, cap * sizeof(*g));
-
-        if (g == NULL)
-            return NULL;
-        comm_log.g = g;
-        comm_log.capg = cap;
-    }
-    comm_log.g[comm_log.ng] = (struct cgroup){.ctx = ctx};
+    if (ENC_VEC_RESERVE(comm_log.g, comm_log.capg, comm_log.ng + 1) != ENC_OK)
+        return NULL;
+    comm_log.g[comm_log.ng] = (struct cgroup){.cid = cid};
     return &comm_log.g[comm_log.ng++];
 }
 
@@ -156,7 +150,7 @@ static bool is_holder(uint64_t seq, int me, int n)
 static void all_done_below(struct cgroup *g, uint64_t seq)
 {
     for (uint64_t s = ENC_MAX(g->done, g->lo); s < seq; s++) {
-        struct centry *x = find(g->ctx, s);
+        struct centry *x = find(g->cid, s);
 
         if (x != NULL && !x->holder)
             drop(x);
@@ -178,21 +172,21 @@ static enc_status_t store(struct cgroup *g, struct centry *x, const struct enc_c
     return ENC_OK;
 }
 
-enc_status_t enc_commlog_record(void *rc, const struct enc_coll *co, uint64_t ctx,
+enc_status_t enc_commlog_record(void *rc, const struct enc_coll *co, uint64_t cid,
                                 uint64_t seq)
 {
-    struct cgroup *g = group_of(ctx, true);
+    struct cgroup *g = group_of(cid, true);
     struct centry *x;
 
     (void)rc;
     if (g == NULL || (2 * (comm_log.n + 1) > comm_log.cap && grow() != ENC_OK))
         return ENC_ERR_NOMEM;
-    x = probe(comm_log.e, comm_log.cap, ctx, seq);
-    if (x->ctx == 0)
+    x = probe(comm_log.e, comm_log.cap, cid, seq);
+    if (x->cid == 0)
         comm_log.n++;
     else
         free(x->data);
-    x->ctx = ctx;
+    x->cid = cid;
     x->seq = seq;
     g->end = ENC_MAX(g->end, seq + 1);
     if (!co->replayed) /* it ran live: every member entered it */
@@ -200,11 +194,11 @@ enc_status_t enc_commlog_record(void *rc, const struct enc_coll *co, uint64_t ct
     return store(g, x, co);
 }
 
-enc_status_t enc_commlog_find(uint64_t ctx, uint64_t seq, struct enc_sigrec *sig, const void **data,
+enc_status_t enc_commlog_find(uint64_t cid, uint64_t seq, struct enc_sigrec *sig, const void **data,
                      size_t *len)
 {
-    const struct cgroup *g = group_of(ctx, false);
-    struct centry *x = find(ctx, seq);
+    const struct cgroup *g = group_of(cid, false);
+    struct centry *x = find(cid, seq);
 
     if (x != NULL) {
         *sig = x->sig;
@@ -227,18 +221,11 @@ static void add_pos(void *arg, struct enc_group *g)
 {
     enc_status_t *rv = arg;
 
-    if (comm_log.npos == comm_log.cappos) {
-        size_t cap = comm_log.cappos ? comm_log.cappos * 2 : 16;
-        struct cpos *p = realloc(comm_log.pos, cap * sizeof(*p));
-
-        if (p == NULL) {
-            *rv = ENC_ERR_NOMEM;
-            return;
-        }
-        comm_log.pos = p;
-        comm_log.cappos = cap;
+    if (ENC_VEC_RESERVE(comm_log.pos, comm_log.cappos, comm_log.npos + 1) != ENC_OK) {
+        *rv = ENC_ERR_NOMEM;
+        return;
     }
-    comm_log.pos[comm_log.npos++] = (struct cpos){enc_group_ctx(g), enc_group_seq(g)};
+    comm_log.pos[comm_log.npos++] = (struct cpos){enc_group_cid(g), enc_group_seq(g)};
 }
 
 /* Remembers where every live communicator stands at checkpoint version. */
@@ -252,10 +239,10 @@ static enc_status_t note_positions(uint32_t version)
     return rv;
 }
 
-static bool is_live(uint64_t ctx)
+static bool is_live(uint64_t cid)
 {
     for (size_t i = 0; i < comm_log.npos; i++)
-        if (comm_log.pos[i].ctx == ctx)
+        if (comm_log.pos[i].cid == cid)
             return true;
     return false;
 }
@@ -265,7 +252,7 @@ static bool is_live(uint64_t ctx)
 static bool trim_group(struct cgroup *g, size_t *dropped)
 {
     for (uint64_t s = g->lo; s < g->end; s++) {
-        struct centry *x = find(g->ctx, s);
+        struct centry *x = find(g->cid, s);
 
         if (x != NULL && !x->sig.bootstrap) {
             drop(x);
@@ -273,7 +260,7 @@ static bool trim_group(struct cgroup *g, size_t *dropped)
         }
     }
     g->lo = g->done = g->end;
-    return g->bootstrap || is_live(g->ctx);
+    return g->bootstrap || is_live(g->cid);
 }
 
 void enc_commlog_checkpoint(uint32_t version)
@@ -290,18 +277,18 @@ void enc_commlog_checkpoint(uint32_t version)
     if (comm_log.ng == 0 && dropped == 0)
         return; /* a program on the world alone */
     for (size_t i = 0; i < comm_log.cap; i++)
-        bytes += comm_log.e[i].ctx ? comm_log.e[i].sig.len : 0;
+        bytes += comm_log.e[i].cid ? comm_log.e[i].sig.len : 0;
     ENC_INFO("commlog", "checkpoint %u: dropped %zu communicator results, kept %zu "
              "(%zu bytes) on %zu communicators", version, dropped, comm_log.n, bytes,
              comm_log.ng);
 }
 
-enc_status_t enc_commlog_position(uint64_t ctx, uint32_t version, struct enc_sigrec *sig)
+enc_status_t enc_commlog_position(uint64_t cid, uint32_t version, struct enc_sigrec *sig)
 {
     if (version == 0 || version != comm_log.pos_version)
         return ENC_ERR_NOT_FOUND;
     for (size_t i = 0; i < comm_log.npos; i++) {
-        if (comm_log.pos[i].ctx == ctx) {
+        if (comm_log.pos[i].cid == cid) {
             memset(sig, 0, sizeof(*sig));
             sig->kind = ENC_COLL_CHECKPOINT;
             sig->count = comm_log.pos[i].seq;
@@ -315,7 +302,7 @@ enc_status_t enc_commlog_position(uint64_t ctx, uint32_t version, struct enc_sig
 static void rebase_one(void *arg, struct enc_group *g)
 {
     const uint32_t *version = arg;
-    struct enc_logreq q = {.what = ENC_LOGREQ_COMM_POS, .site_off = enc_group_ctx(g),
+    struct enc_logreq q = {.what = ENC_LOGREQ_COMM_POS, .site_off = enc_group_cid(g),
                            .version = *version};
     struct enc_sigrec sig;
 
@@ -403,18 +390,18 @@ static enc_status_t ask_members(const struct enc_coll *co, const struct enc_logr
     return dropped ? ENC_ERR_LOST : ENC_ERR_NOT_FOUND;
 }
 
-static enc_status_t lost(const struct enc_coll *co, uint64_t ctx, uint64_t seq)
+static enc_status_t lost(const struct enc_coll *co, uint64_t cid, uint64_t seq)
 {
     ENC_ERROR("replay", "the result of collective #%llu on communicator %016llx (rank %d of "
               "%d) is lost: every member that kept it died, and the others dropped it (set "
               "ENCORE_REPLICAS higher, or checkpoint)", (unsigned long long)seq,
-              (unsigned long long)ctx, co->me, co->n);
+              (unsigned long long)cid, co->me, co->n);
     return ENC_ERR_LOST;
 }
 
-enc_status_t enc_commlog_replay(void *rc, struct enc_coll *co, uint64_t ctx, uint64_t seq)
+enc_status_t enc_commlog_replay(void *rc, struct enc_coll *co, uint64_t cid, uint64_t seq)
 {
-    struct enc_logreq q = {.what = ENC_LOGREQ_COMM, .seq = seq, .site_off = ctx};
+    struct enc_logreq q = {.what = ENC_LOGREQ_COMM, .seq = seq, .site_off = cid};
     int gather = co->sig->kind == ENC_COLL_ALLGATHERV;
     uint8_t *dst = gather ? enc_scratch_get(ENC_SCRATCH_ALGO, co->bytes) : co->result;
     struct enc_sigrec mine, logged;
@@ -426,7 +413,7 @@ enc_status_t enc_commlog_replay(void *rc, struct enc_coll *co, uint64_t ctx, uin
     memset(&logged, 0, sizeof(logged));
     rv = ask_members(co, &q, dst, &logged);
     if (rv == ENC_ERR_LOST)
-        return lost(co, ctx, seq);
+        return lost(co, cid, seq);
     enc_sigrec_from_coll(&mine, co, &enc_rec.cur, co->bytes);
     if (rv == ENC_ERR_DIVERGED || (rv == ENC_OK && !enc_sigrec_same_call(&mine, &logged)))
         diverged(co, &logged);

@@ -23,7 +23,7 @@ enum enc_logreq_what {
                                 * LOG_RESULT + data for each, then LOG_MISSING for the
                                 * first one it does not send */
     ENC_LOGREQ_COMM = 7,       /* the result of collective `seq` of the derived
-                                * communicator whose context id is `site_off`;
+                                * communicator whose id is `site_off`;
                                 * kind ENC_COLL_CHECKPOINT without data: every
                                 * member completed it and this one dropped it */
     ENC_LOGREQ_COMM_POS = 8,   /* the position (count: its next collective) of

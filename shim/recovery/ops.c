@@ -15,9 +15,9 @@
 
 struct enc_recovery enc_rec = {.committed = {.rep_rank = {-1, -1}}};
 
-static enc_status_t join(void *ctx, const struct enc_msg_resume *resume)
+static enc_status_t join(void *arg, const struct enc_msg_resume *resume)
 {
-    struct enc_recovery *rc = ctx;
+    struct enc_recovery *rc = arg;
 
     free(rc->peer_completed); /* a restored snapshot joins again */
     rc->peer_completed = calloc((size_t)enc_engine_size(), sizeof(uint64_t));
@@ -28,62 +28,62 @@ static enc_status_t join(void *ctx, const struct enc_msg_resume *resume)
     return resume ? enc_recovery_apply_resume(resume) : ENC_OK;
 }
 
-static void begin(void *ctx, const struct enc_coll *co)
+static void begin(void *arg, const struct enc_coll *co)
 {
-    struct enc_recovery *rc = ctx;
+    struct enc_recovery *rc = arg;
 
     enc_sitekey_of(&rc->cur, co);
     enc_snapshot_begin(co);
 }
 
-static void after(void *ctx, const struct enc_coll *co)
+static void after(void *arg, const struct enc_coll *co)
 {
-    (void)ctx;
+    (void)arg;
     enc_snapshot_after(co);
 }
 
-static bool behind(void *ctx, uint64_t seq)
+static bool behind(void *arg, uint64_t seq)
 {
-    const struct enc_recovery *rc = ctx;
+    const struct enc_recovery *rc = arg;
 
     return seq < rc->replay_until;
 }
 
-static enc_status_t replay(void *ctx, struct enc_coll *co)
+static enc_status_t replay(void *arg, struct enc_coll *co)
 {
-    (void)ctx;
+    (void)arg;
     return enc_replay(co);
 }
 
-static enc_status_t record(void *ctx, const struct enc_coll *co, bool replayed)
+static enc_status_t record(void *arg, const struct enc_coll *co, bool replayed)
 {
     enc_status_t rv = enc_reclog_record(co); /* a replayed result re-fills this rank's share */
 
-    (void)ctx;
+    (void)arg;
     if (!replayed && co->sig->kind != ENC_COLL_BCAST)
         enc_reclog_all_done_below(co->ctx.seq); /* everyone entered this one */
     enc_reclog_trim_below(enc_engine_log_floor(), enc_rec.committed.version > 0);
     return rv;
 }
 
-static enc_status_t recover(void *ctx)
+static enc_status_t recover(void *arg)
 {
-    (void)ctx;
+    (void)arg;
     return enc_recover();
 }
 
-static uint32_t version(void *ctx)
+static uint32_t version(void *arg)
 {
-    const struct enc_recovery *rc = ctx;
+    const struct enc_recovery *rc = arg;
 
     return rc->committed.version;
 }
 
 /* Survivors keep serving the log after MPI_Finalize: a rank that dies
  * now replays the whole program from it. */
-static bool finalize(void *ctx, struct enc_msg_stats *st)
+static bool finalize(void *arg, struct enc_msg_stats *st)
 {
-    const struct enc_recovery *rc = ctx;
+    const struct enc_recovery *rc = arg;
 
     st->replayed = rc->replayed;
     st->recovery_s = rc->recovery_s;
@@ -93,9 +93,9 @@ static bool finalize(void *ctx, struct enc_msg_stats *st)
     return true;
 }
 
-static void fini(void *ctx)
+static void fini(void *arg)
 {
-    struct enc_recovery *rc = ctx;
+    struct enc_recovery *rc = arg;
 
     enc_reclog_fini();
     enc_commlog_fini();
@@ -103,16 +103,16 @@ static void fini(void *ctx)
     rc->peer_completed = NULL;
 }
 
-static uint64_t ring_keep(void *ctx)
+static uint64_t resbuf_keep(void *arg)
 {
-    (void)ctx;
-    return enc_reclog_ring_keep();
+    (void)arg;
+    return enc_reclog_resbuf_keep();
 }
 
-static void ring_evict(void *ctx, uint64_t below)
+static void resbuf_evict(void *arg, uint64_t below)
 {
-    (void)ctx;
-    enc_reclog_ring_evict(below);
+    (void)arg;
+    enc_reclog_resbuf_evict(below);
 }
 
 static const struct enc_engine_ops recovery_ops = {
@@ -129,8 +129,8 @@ static const struct enc_engine_ops recovery_ops = {
     .pollfds = enc_serve_pollfds,
     .serve = enc_serve_ready,
     .exchange = enc_ckpt_exchange,
-    .ring_keep = ring_keep,
-    .ring_evict = ring_evict,
+    .resbuf_keep = resbuf_keep,
+    .resbuf_evict = resbuf_evict,
     .version = version,
     .finalize = finalize,
     .fini = fini,

@@ -27,6 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/vec.h"
 #include "engine/coll.h"
 #include "engine/layer.h"
 #include "recovery/bufpool.h"
@@ -44,8 +45,8 @@ struct entry {
     bool holder;
     bool present;
     bool refill;             /* wiped in this snapshot image: fetch it again */
-    bool in_ring;            /* data is the host's result-ring entry at ring_at */
-    uint64_t ring_at;
+    bool in_resbuf;          /* data is the host's result-buffer entry at resbuf_at */
+    uint64_t resbuf_at;
 };
 
 struct enc_reclog {
@@ -55,9 +56,9 @@ struct enc_reclog {
     uint64_t all_done;       /* every rank completed every seq below */
     uint64_t mem_oldest;     /* no held in-memory entry below this */
     size_t mem, mem_max, mem_peak;
-    size_t ring_mem;         /* bytes of the host's result ring the log uses */
+    size_t resbuf_mem;       /* bytes of the host's result buffer the log uses */
     uint64_t recorded;       /* bytes ever copied into this rank's memory */
-    uint64_t ring_recorded;  /* bytes ever kept by reference in the ring */
+    uint64_t resbuf_recorded; /* bytes ever kept by reference in the result buffer */
     struct entry *boot;      /* bootstrap entries below base */
     size_t nboot, capboot;
     int replicas;
@@ -65,7 +66,7 @@ struct enc_reclog {
     uint64_t drop_lo, drop_hi;
     uint64_t drop_sent_hi;   /* drop_hi as last reported to the tracker */
     double drop_sent_at;
-    uint64_t ring_first;     /* no entry below this seq is in the ring */
+    uint64_t resbuf_first;   /* no entry below this seq is in the result buffer */
 };
 
 static struct enc_reclog reclog;
@@ -117,16 +118,16 @@ enc_status_t enc_reclog_init(void)
     return enc_spill_open();
 }
 
-/* Peak log size: own memory plus the ring entries it uses. */
+/* Peak log size: own memory plus the result-buffer entries it uses. */
 static void note_peak(void)
 {
-    reclog.mem_peak = ENC_MAX(reclog.mem_peak, reclog.mem + reclog.ring_mem);
+    reclog.mem_peak = ENC_MAX(reclog.mem_peak, reclog.mem + reclog.resbuf_mem);
 }
 
 static void entry_clear(struct entry *x)
 {
-    if (x->present && x->in_ring)
-        reclog.ring_mem -= x->sig.len;
+    if (x->present && x->in_resbuf)
+        reclog.resbuf_mem -= x->sig.len;
     if (x->data) {
         reclog.mem -= x->sig.len;
         enc_bufpool_put(x->data, x->cap);
@@ -153,19 +154,8 @@ static struct entry *slot(uint64_t seq)
 {
     if (seq < reclog.base)
         return NULL;
-    if (seq - reclog.base >= reclog.cap) {
-        size_t cap = reclog.cap ? reclog.cap * 2 : 256;
-
-        while (seq - reclog.base >= cap)
-            cap *= 2;
-        struct entry *e = realloc(reclog.e, cap * sizeof(*e));
-
-        if (e == NULL)
-            return NULL;
-        memset(e + reclog.cap, 0, (cap - reclog.cap) * sizeof(*e));
-        reclog.e = e;
-        reclog.cap = cap;
-    }
+    if (ENC_VEC_RESERVE(reclog.e, reclog.cap, seq - reclog.base + 1) != ENC_OK)
+        return NULL;
     if (seq >= reclog.end)
         reclog.end = seq + 1;
     return &reclog.e[seq - reclog.base];
@@ -251,12 +241,12 @@ enc_status_t enc_reclog_record(const struct enc_coll *co)
     x->holder = enc_reclog_is_holder(co->ctx.seq,
                                      co->sig->kind == ENC_COLL_BCAST ? co->sig->root : -1,
                                      enc_engine_rank());
-    if (co->in_ring) { /* the collective left it in the host's ring: no copy */
-        reclog.ring_recorded += len;
-        x->in_ring = true;
-        x->ring_at = co->ring_at;
+    if (co->in_resbuf) { /* the collective left it in the host's result buffer: no copy */
+        reclog.resbuf_recorded += len;
+        x->in_resbuf = true;
+        x->resbuf_at = co->resbuf_at;
         x->present = true;
-        reclog.ring_mem += len;
+        reclog.resbuf_mem += len;
         note_peak();
         return ENC_OK;
     }
@@ -290,20 +280,20 @@ void enc_reclog_all_done_below(uint64_t seq)
         reclog.all_done = seq;
 }
 
-/* A ring entry becomes the log's own copy (the ring will be overwritten
+/* A result-buffer entry becomes the log's own copy (the buffer will be overwritten
  * there); false when out of memory. */
 static bool to_private(struct entry *x)
 {
     size_t len = x->sig.len;
 
-    if (!x->in_ring)
+    if (!x->in_resbuf)
         return true;
     if (len > 0 && (x->data = enc_bufpool_get(len, &x->cap)) == NULL)
         return false;
     if (len > 0)
-        memcpy(x->data, enc_engine_ring_data(x->ring_at), len);
-    x->in_ring = false;
-    reclog.ring_mem -= len;
+        memcpy(x->data, enc_engine_resbuf_data(x->resbuf_at), len);
+    x->in_resbuf = false;
+    reclog.resbuf_mem -= len;
     reclog.recorded += len;
     reclog.mem += len;
     note_peak();
@@ -315,15 +305,8 @@ static bool keep_aside(struct entry *x)
 {
     if (!to_private(x))
         return false;
-    if (reclog.nboot == reclog.capboot) {
-        size_t cap = reclog.capboot ? 2 * reclog.capboot : 16;
-        struct entry *b = realloc(reclog.boot, cap * sizeof(*b));
-
-        if (b == NULL)
-            return false;
-        reclog.boot = b;
-        reclog.capboot = cap;
-    }
+    if (ENC_VEC_RESERVE(reclog.boot, reclog.capboot, reclog.nboot + 1) != ENC_OK)
+        return false;
     reclog.boot[reclog.nboot++] = *x;
     enc_bufpool_keep_on_fork(x->data, x->cap, true); /* asked for by call site */
     memset(x, 0, sizeof(*x));
@@ -378,30 +361,30 @@ static void keep_recent(bool keep)
 void enc_reclog_fork_prepare(void) { keep_recent(true); }
 void enc_reclog_fork_parent(void) { keep_recent(false); }
 
-uint64_t enc_reclog_ring_keep(void)
+uint64_t enc_reclog_resbuf_keep(void)
 {
-    uint64_t s = ENC_MAX(reclog.ring_first, reclog.base);
+    uint64_t s = ENC_MAX(reclog.resbuf_first, reclog.base);
 
     for (; s < reclog.end; s++) {
         struct entry *x = &reclog.e[s - reclog.base];
 
-        if (x->present && x->in_ring)
+        if (x->present && x->in_resbuf)
             break;
     }
-    reclog.ring_first = s; /* entries are recorded in ring order */
-    return s < reclog.end ? reclog.e[s - reclog.base].ring_at : UINT64_MAX;
+    reclog.resbuf_first = s; /* entries are recorded in result-buffer order */
+    return s < reclog.end ? reclog.e[s - reclog.base].resbuf_at : UINT64_MAX;
 }
 
-void enc_reclog_ring_evict(uint64_t below)
+void enc_reclog_resbuf_evict(uint64_t below)
 {
     bool copied = false;
 
-    for (uint64_t s = ENC_MAX(reclog.ring_first, reclog.base); s < reclog.end; s++) {
+    for (uint64_t s = ENC_MAX(reclog.resbuf_first, reclog.base); s < reclog.end; s++) {
         struct entry *x = &reclog.e[s - reclog.base];
 
-        if (!x->present || !x->in_ring)
+        if (!x->present || !x->in_resbuf)
             continue;
-        if (x->ring_at >= below)
+        if (x->resbuf_at >= below)
             break;
         if (!to_private(x)) { /* out of memory: the entry is gone */
             note_drop(s, ENC_ERR_NOMEM);
@@ -413,18 +396,18 @@ void enc_reclog_ring_evict(uint64_t below)
         enforce_cap();
 }
 
-/* In a restored image: ring entries overwritten while it was parked. */
-static size_t forget_stale_ring(void)
+/* In a restored image: result-buffer entries overwritten while it was parked. */
+static size_t forget_stale_resbuf(void)
 {
-    uint64_t low = enc_engine_ring_low();
+    uint64_t low = enc_engine_resbuf_low();
     size_t n = 0;
 
     for (uint64_t s = reclog.base; s < reclog.end; s++) {
         struct entry *x = &reclog.e[s - reclog.base];
 
-        if (x->present && x->in_ring && x->ring_at < low) {
-            reclog.ring_mem -= x->sig.len;
-            x->present = x->in_ring = false;
+        if (x->present && x->in_resbuf && x->resbuf_at < low) {
+            reclog.resbuf_mem -= x->sig.len;
+            x->present = x->in_resbuf = false;
             x->refill = x->holder || s >= reclog.all_done;
             n++;
         }
@@ -435,7 +418,7 @@ static size_t forget_stale_ring(void)
 size_t enc_reclog_forget_wiped(void)
 {
     uint64_t top = ENC_MIN(ENC_MAX(reclog.all_done, reclog.base), reclog.end);
-    size_t n = forget_stale_ring();
+    size_t n = forget_stale_resbuf();
 
     for (uint64_t s = reclog.base; s < top; s++) {
         struct entry *x = &reclog.e[s - reclog.base];
@@ -501,7 +484,7 @@ bool enc_reclog_dropped(uint64_t seq, uint64_t *lo, uint64_t *hi)
     return reclog.dropped && seq >= reclog.drop_lo && seq <= reclog.drop_hi;
 }
 uint64_t enc_reclog_recorded(void) { return reclog.recorded; }
-uint64_t enc_reclog_ring_recorded(void) { return reclog.ring_recorded; }
+uint64_t enc_reclog_resbuf_recorded(void) { return reclog.resbuf_recorded; }
 
 static struct entry *aside(uint64_t seq)
 {
@@ -544,10 +527,10 @@ static enc_status_t entry_data(struct entry *x, struct enc_sigrec *sig, const vo
 {
     static void *spill_buf;
 
-    if (x->present && x->in_ring) {
+    if (x->present && x->in_resbuf) {
         *sig = x->sig;
         *len = x->sig.len;
-        *data = enc_engine_ring_data(x->ring_at);
+        *data = enc_engine_resbuf_data(x->resbuf_at);
         return ENC_OK;
     }
     if (!x->present || (x->data == NULL && x->spill_off < 0 && x->sig.len > 0))

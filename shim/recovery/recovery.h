@@ -116,10 +116,10 @@ void enc_reclog_report_drops(bool force);
 /* That range in *lo..*hi; true when it holds seq. */
 bool enc_reclog_dropped(uint64_t seq, uint64_t *lo, uint64_t *hi);
 /* Result bytes recorded so far (running totals): copied into this rank's
- * own memory (ring entries it had to copy out included), and kept by
- * reference in the host's result ring. */
+ * own memory (result-buffer entries it had to copy out included), and kept by
+ * reference in the host's result buffer. */
 uint64_t enc_reclog_recorded(void);
-uint64_t enc_reclog_ring_recorded(void);
+uint64_t enc_reclog_resbuf_recorded(void);
 /* Around a snapshot's fork (bufpool.h): entries not yet completed by every
  * rank are kept in the image as they are, the others' large buffers are
  * wiped there. */
@@ -128,10 +128,10 @@ void enc_reclog_fork_parent(void);
 /* In the image: forgets the entries the fork wiped (how many); those it
  * holds are to be fetched again from their other holders. */
 size_t enc_reclog_forget_wiped(void);
-/* The host's result ring (engine/layer.h ring_keep, ring_evict): the
+/* The host's result buffer (engine/layer.h resbuf_keep, resbuf_evict): the
  * oldest position the log still uses, and copying out entries below one. */
-uint64_t enc_reclog_ring_keep(void);
-void enc_reclog_ring_evict(uint64_t below);
+uint64_t enc_reclog_resbuf_keep(void);
+void enc_reclog_resbuf_evict(uint64_t below);
 /* The first forgotten held entry at or after from (false: none). */
 struct enc_sigrec;
 bool enc_reclog_forgotten(uint64_t from, uint64_t *seq, struct enc_sigrec *sig);
@@ -180,25 +180,25 @@ enc_status_t enc_prefetch_get(uint64_t seq, int root, const struct enc_sigrec **
 void enc_prefetch_clear(void);
 
 /* commlog.c: results of collectives on derived communicators, keyed by
- * (context id, sequence number on the communicator); the group_record and
+ * (communicator id, sequence number on the communicator); the group_record and
  * group_replay ops. */
-enc_status_t enc_commlog_record(void *ctx, const struct enc_coll *co, uint64_t gctx,
+enc_status_t enc_commlog_record(void *arg, const struct enc_coll *co, uint64_t cid,
                                 uint64_t gseq);
 /* Answers co from another member's log; ENC_ERR_NOT_FOUND when no member
  * has it (it then runs live), a peer failure or ENC_ERR_EPOCH to recover
  * first.  A different logged call ends the job (replay divergence). */
-enc_status_t enc_commlog_replay(void *ctx, struct enc_coll *co, uint64_t gctx, uint64_t gseq);
+enc_status_t enc_commlog_replay(void *arg, struct enc_coll *co, uint64_t cid, uint64_t gseq);
 /* The entry, for the log service.  An entry every member completed and
  * this rank dropped is ENC_OK with a signature of kind ENC_COLL_CHECKPOINT
  * and no data (logreq.h). */
-enc_status_t enc_commlog_find(uint64_t gctx, uint64_t gseq, struct enc_sigrec *sig,
+enc_status_t enc_commlog_find(uint64_t cid, uint64_t gseq, struct enc_sigrec *sig,
                               const void **data, size_t *len);
 /* A checkpoint committed: drop every result but the bootstrap ones, and
  * note where each communicator stands. */
 void enc_commlog_checkpoint(uint32_t version);
-/* The position of communicator gctx at checkpoint version (sig->count), for
+/* The position of communicator cid at checkpoint version (sig->count), for
  * the log service; ENC_ERR_NOT_FOUND when not known here. */
-enc_status_t enc_commlog_position(uint64_t gctx, uint32_t version, struct enc_sigrec *sig);
+enc_status_t enc_commlog_position(uint64_t cid, uint32_t version, struct enc_sigrec *sig);
 /* This (restarted) rank loaded checkpoint version: each of its
  * communicators continues where the other members stood at it. */
 void enc_commlog_rebase(uint32_t version);

@@ -19,11 +19,11 @@
 #include "recovery/recovery.h"
 #include "recovery/serve.h"
 
-int enc_serve_pollfds(void *ctx, struct pollfd *p, int cap)
+int enc_serve_pollfds(void *arg, struct pollfd *p, int cap)
 {
     int n = 0;
 
-    (void)ctx;
+    (void)arg;
     for (int i = 0; i < enc_engine_size() && n < cap; i++)
         if (enc_log_served_fd(i) >= 0)
             p[n++] = (struct pollfd){.fd = enc_log_served_fd(i), .events = POLLIN};
@@ -196,9 +196,9 @@ static enc_status_t serve_one(int fd)
     return send_result(fd, h.seq, &sig, data, deadline);
 }
 
-enc_status_t enc_serve_ready(void *ctx, const struct pollfd *p, int n)
+enc_status_t enc_serve_ready(void *arg, const struct pollfd *p, int n)
 {
-    (void)ctx;
+    (void)arg;
     for (int i = 0; i < n; i++) {
         if (!p[i].revents)
             continue;

@@ -11,8 +11,8 @@
 
 /* Writes poll entries (at most cap) for log-service connections; returns
  * how many. */
-int enc_serve_pollfds(void *ctx, struct pollfd *p, int cap);
+int enc_serve_pollfds(void *arg, struct pollfd *p, int cap);
 /* Serves the ready ones among the n entries written above. */
-enc_status_t enc_serve_ready(void *ctx, const struct pollfd *p, int n);
+enc_status_t enc_serve_ready(void *arg, const struct pollfd *p, int n);
 
 #endif

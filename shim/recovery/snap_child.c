@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/vec.h"
 #include "engine/engine.h"
 #include "engine/layer.h"
 #include "proto/snapmsg.h"
@@ -50,7 +51,7 @@ void enc_snap_note_offsets(void)
     DIR *d = opendir("/proc/self/fd");
     struct dirent *e;
     struct stat st;
-    int cap = 0;
+    size_t cap = 0;
 
     enc_snap_forget_offsets();
     if (d == NULL)
@@ -62,13 +63,8 @@ void enc_snap_note_offsets(void)
         if (e->d_name[0] == '.' || fd <= STDERR_FILENO || fd == dirfd(d) || fstat(fd, &st) != 0 ||
             !S_ISREG(st.st_mode) || (off = lseek(fd, 0, SEEK_CUR)) < 0)
             continue;
-        if (noffs == cap) {
-            struct offset *p = realloc(offs, (size_t)(cap = cap ? 2 * cap : 16) * sizeof(*p));
-
-            if (p == NULL)
-                break;
-            offs = p;
-        }
+        if (ENC_VEC_RESERVE(offs, cap, (size_t)noffs + 1) != ENC_OK)
+            break;
         offs[noffs++] = (struct offset){fd, off};
     }
     closedir(d);

@@ -12,8 +12,8 @@
  * the log has copied ENCORE_LOG_MEM_MAX / SNAP_LOG_SHARE bytes into the
  * rank's memory since the last (peak log memory stays near that, whatever
  * the cost estimate says: the fault count includes the log's own growth
- * and can only overstate), or has kept half the host's result ring by
- * reference (trimmed before the ring comes round, its entries are never
+ * and can only overstate), or has kept half the host's result buffer by
+ * reference (trimmed before the buffer comes round, its entries are never
  * copied out).
  */
 #include "enc.h"
@@ -50,7 +50,7 @@ static struct {
     int pidfd;                /* the newest snapshot, -1 none */
     uint64_t taken, forks;
     uint64_t log_at;          /* enc_reclog_recorded() at the last snapshot */
-    uint64_t ring_at;         /* enc_reclog_ring_recorded() then */
+    uint64_t resbuf_at;         /* enc_reclog_resbuf_recorded() then */
     char skipped[200];        /* the reason last reported, to report once */
 } sn = {.pidfd = -1};
 
@@ -157,7 +157,7 @@ static void become_rank(uint64_t seq)
     if (sn.pidfd >= 0)
         close(sn.pidfd);
     sn = (typeof(sn)){.on = sn.on, .adaptive = sn.adaptive, .log_share = sn.log_share,
-                      .interval = sn.interval, .pidfd = -1, .log_at = sn.log_at, .ring_at = sn.ring_at,
+                      .interval = sn.interval, .pidfd = -1, .log_at = sn.log_at, .resbuf_at = sn.resbuf_at,
                       .next_at = enc_now_s() + sn.interval};
     if (spare > 0)
         sn.pidfd = (int)syscall(SYS_pidfd_open, spare, 0);
@@ -199,10 +199,10 @@ void enc_snapshot_begin(const struct enc_coll *co)
 
 static bool log_grown(void)
 {
-    uint64_t ring = enc_engine_ring_bytes();
+    uint64_t resbuf = enc_engine_resbuf_bytes();
 
     return sn.adaptive && (enc_reclog_recorded() - sn.log_at >= sn.log_share ||
-                           (ring > 0 && enc_reclog_ring_recorded() - sn.ring_at >= ring / 2));
+                           (resbuf > 0 && enc_reclog_resbuf_recorded() - sn.resbuf_at >= resbuf / 2));
 }
 
 void enc_snapshot_after(const struct enc_coll *co)
@@ -216,7 +216,7 @@ void enc_snapshot_after(const struct enc_coll *co)
     if ((now < sn.next_at && !sn.force && !log_grown()) || !enc_snap_guard_prepare())
         return;
     sn.log_at = enc_reclog_recorded();
-    sn.ring_at = enc_reclog_ring_recorded();
+    sn.resbuf_at = enc_reclog_resbuf_recorded();
     if (sn.taken > 0)
         adapt();
     sn.next_at = now + sn.interval;

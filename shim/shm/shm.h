@@ -57,21 +57,21 @@ struct enc_shm_flags {
     _Atomic uint32_t sleeping; /* 1 while the rank waits on its eventfd */
     _Atomic int32_t pid;       /* the rank process (cross-memory attach) */
     _Atomic uint64_t src;      /* its input buffer in the collective at hand (cma) */
-    /* Published with the first step of a collective that uses the ring,
+    /* Published with the first step of a collective that uses the result buffer,
      * in the half of its seq's parity: a rank that finished collective s
      * early (a broadcast's root) publishes for s + 1 while a peer may
      * still read what it published for s. */
-    _Atomic uint64_t ring_next[2]; /* where this rank would put the next result */
-    _Atomic uint64_t ring_keep[2]; /* oldest ring position its log still uses */
+    _Atomic uint64_t resbuf_next[2]; /* where this rank would put the next result */
+    _Atomic uint64_t resbuf_keep[2]; /* oldest result-buffer position its log still uses */
     uint8_t pad[8];
 };
 _Static_assert(sizeof(struct enc_shm_flags) == 64, "one cache line per rank");
 
 /* The host-wide line after the ranks' flags. */
 struct enc_shm_common {
-    /* Ring positions below this may have been overwritten: a snapshot
+    /* Result-buffer positions below this may have been overwritten: a snapshot
      * image's references below it are stale. */
-    _Atomic uint64_t ring_low;
+    _Atomic uint64_t resbuf_low;
     uint8_t pad[56];
 };
 
@@ -147,12 +147,12 @@ static inline uint8_t *enc_shm_out(const struct enc_shm *s, int rank)
 }
 
 /*
- * The result ring: results of collectives that went through shared memory
- * stay there and are the result log's entries (one copy per host, written
+ * The circular result buffer: results of collectives that went through
+ * shared memory stay there and are the result log's entries (one copy per host, written
  * by the collective itself).  Positions are virtual (monotonic, 64-bit);
  * position v lives at byte v mod ring_bytes, and no entry wraps.
  */
-static inline uint8_t *enc_shm_ring_at(const struct enc_shm *s, uint64_t v)
+static inline uint8_t *enc_shm_resbuf_at(const struct enc_shm *s, uint64_t v)
 {
     return s->ring + v % s->ring_bytes;
 }
@@ -162,6 +162,10 @@ static inline uint64_t enc_shm_ticket(uint32_t epoch, uint64_t seq, unsigned ste
 {
     return (uint64_t)(epoch & 0xffffu) << 48 | (seq & 0xffffffffull) << 16 | (step & 0xffffu);
 }
+/* Its parts: the low 16 bits of the epoch, the low 32 of the seq, the step. */
+static inline unsigned enc_shm_ticket_epoch(uint64_t t) { return (unsigned)(t >> 48); }
+static inline uint32_t enc_shm_ticket_seq(uint64_t t) { return (uint32_t)(t >> 16); }
+static inline unsigned enc_shm_ticket_step(uint64_t t) { return (unsigned)(t & 0xffffu); }
 
 /* Publishes this rank's ticket (after the data it covers) and wakes the
  * peers that sleep. */
@@ -171,7 +175,7 @@ static inline bool enc_shm_reached(const struct enc_shm *s, int rank, uint64_t t
 {
     uint64_t t = atomic_load_explicit(&s->flags[rank].ticket, memory_order_acquire);
 
-    return (t >> 48) == (ticket >> 48) && t >= ticket;
+    return enc_shm_ticket_epoch(t) == enc_shm_ticket_epoch(ticket) && t >= ticket;
 }
 /* Before sleeping on this rank's eventfd: announce it (then re-check the
  * condition); after waking: drain the eventfd and clear the flag. */

@@ -27,7 +27,7 @@
 struct enc_tclient;
 
 struct enc_tclient_event {
-    uint8_t type; /* ENC_MSG_EVENT, ENC_MSG_WORLD, ENC_MSG_RESUME */
+    enum enc_msg_type type; /* ENC_MSG_EVENT, ENC_MSG_WORLD, ENC_MSG_RESUME */
     union {
         struct enc_msg_event ev;
         struct enc_msg_world world;

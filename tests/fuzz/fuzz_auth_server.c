@@ -56,11 +56,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fuzz_send(peer, in, size - 1);
         free(in);
         /* the client end is shut: every call reads or meets EOF */
-        for (int i = 0; i < 1000 && (rv = enc_auth_server_progress(&a, fd, &peer_id)) == 0; i++)
+        for (int i = 0; i < 1000 && (rv = enc_auth_server_progress(&a, fd, &peer_id)) == ENC_INPROGRESS; i++)
             ;
-        FUZZ_CHECK(rv != 1 || peer_id.role == ENC_ROLE_CONTROL || peer_id.role == ENC_ROLE_DATA ||
+        FUZZ_CHECK(rv != ENC_OK || peer_id.role == ENC_ROLE_CONTROL || peer_id.role == ENC_ROLE_DATA ||
                    peer_id.role == ENC_ROLE_LOG || peer_id.role == ENC_ROLE_AGENT);
-        FUZZ_CHECK(rv != 1 || (data[0] & 1));
+        FUZZ_CHECK(rv != ENC_OK || (data[0] & 1));
     }
     fuzz_close_pair(fd, peer);
     return 0;

@@ -47,9 +47,9 @@ static void tcp_teardown(void)
 static int server_loop(struct enc_auth_server *a, struct enc_auth_id *peer)
 {
     uint64_t deadline = enc_deadline_ms(5000);
-    int rv = 0;
+    int rv = ENC_INPROGRESS;
 
-    while (rv == 0 && enc_ms_left(deadline) > 0) {
+    while (rv == ENC_INPROGRESS && enc_ms_left(deadline) > 0) {
         struct pollfd p = {.fd = sfd, .events = POLLIN};
         if (poll(&p, 1, enc_ms_left(deadline)) == 1)
             rv = enc_auth_server_progress(a, sfd, peer);
@@ -206,7 +206,7 @@ Test(auth, handshake_succeeds_over_tcp, .init = tcp_setup, .fini = tcp_teardown,
     struct enc_auth_id peer = {0};
 
     client_start(&c, &key_a);
-    cr_assert_eq(server_run(&key_a, &peer), 1);
+    cr_assert_eq(server_run(&key_a, &peer), ENC_OK);
     pthread_join(c.thread, NULL);
     cr_assert_eq(c.rv, ENC_OK);
     cr_assert_eq(peer.role, ENC_ROLE_DATA);
@@ -223,7 +223,7 @@ Test(auth, handshake_leaves_following_frames_in_the_socket, .init = tcp_setup,
     struct enc_frame_hdr h = {.type = ENC_MSG_HEARTBEAT, .len = 0}, got;
 
     client_start(&c, &key_a);
-    cr_assert_eq(server_run(&key_a, &peer), 1);
+    cr_assert_eq(server_run(&key_a, &peer), ENC_OK);
     pthread_join(c.thread, NULL);
     cr_assert_eq(c.rv, ENC_OK);
     cr_assert_eq(enc_frame_send(cfd, &h, NULL, enc_deadline_ms(5000)), ENC_OK);
@@ -340,8 +340,8 @@ Test(auth, silent_client_never_blocks_the_server, .init = tcp_setup, .fini = tcp
     uint64_t t0 = enc_now_ns();
 
     cr_assert_eq(enc_auth_server_start(&a, sfd, &key_a), ENC_OK);
-    cr_assert_eq(enc_auth_server_progress(&a, sfd, &peer), 0);
-    cr_assert_eq(enc_auth_server_progress(&a, sfd, &peer), 0);
+    cr_assert_eq(enc_auth_server_progress(&a, sfd, &peer), ENC_INPROGRESS);
+    cr_assert_eq(enc_auth_server_progress(&a, sfd, &peer), ENC_INPROGRESS);
     cr_assert_lt(enc_now_ns() - t0, 1000000000ull, "progress returned at once");
 }
 
@@ -352,7 +352,7 @@ Test(auth, silent_client_closing_fails_the_handshake, .init = tcp_setup,
     struct enc_auth_id peer;
 
     server_start_challenged(&a);
-    cr_assert_eq(enc_auth_server_progress(&a, sfd, &peer), 0);
+    cr_assert_eq(enc_auth_server_progress(&a, sfd, &peer), ENC_INPROGRESS);
     enc_sock_close(&cfd);
     cr_assert_eq(server_loop(&a, &peer), ENC_ERR_PEER_CLOSED);
 }
