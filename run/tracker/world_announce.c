@@ -37,8 +37,8 @@ static enc_status_t build_world(const struct enc_tracker *t, struct enc_msg_worl
     w->epoch = t->epoch;
     w->size = (uint32_t)n;
     w->peers = calloc((size_t)n, sizeof(*w->peers));
-    w->ring = calloc((size_t)n, sizeof(*w->ring));
-    if (locs == NULL || order == NULL || w->peers == NULL || w->ring == NULL) {
+    w->locality = calloc((size_t)n, sizeof(*w->locality));
+    if (locs == NULL || order == NULL || w->peers == NULL || w->locality == NULL) {
         free(locs);
         free(order);
         return ENC_ERR_NOMEM;
@@ -51,10 +51,10 @@ static enc_status_t build_world(const struct enc_tracker *t, struct enc_msg_worl
         snprintf(w->peers[i].addr, sizeof(w->peers[i].addr), "%s", g->addr);
         locs[i] = g->loc;
     }
-    enc_topo_ring_order(locs, n, order);
+    enc_topo_locality_order(locs, n, order);
     enc_trk_log_topology(locs, order, n);
     for (int i = 0; i < n; i++)
-        w->ring[i] = (uint32_t)order[i];
+        w->locality[i] = (uint32_t)order[i];
     free(locs);
     free(order);
     return ENC_OK;
@@ -90,7 +90,7 @@ out:
     if (rv != ENC_OK)
         ENC_ERROR("tracker", "cannot build WORLD: %s", encore_strerror(rv));
     free(w.peers);
-    free(w.ring);
+    free(w.locality);
     free(buf);
     return rv;
 }

@@ -223,9 +223,9 @@ bool enc_coll_shm_resbuf_wanted(const struct enc_coll *co)
 {
     const struct enc_engine_ops *ops = enc_eng.ops;
 
-    return enc_eng.shm.ring != NULL && ops != NULL && ops->resbuf_keep != NULL &&
+    return enc_eng.shm.resbuf != NULL && ops != NULL && ops->resbuf_keep != NULL &&
            ops->resbuf_evict != NULL && co->bytes >= RESBUF_MIN_BYTES &&
-           co->bytes <= enc_eng.shm.ring_bytes / 4;
+           co->bytes <= enc_eng.shm.resbuf_bytes / 4;
 }
 
 /* Before the first post of a collective that may use the result buffer. */
@@ -265,9 +265,9 @@ bool enc_coll_shm_resbuf_place(struct enc_coll *co, const int *set, int n)
         v = ENC_MAX(v, atomic_load_explicit(&f->resbuf_next[h], memory_order_relaxed));
         keep = ENC_MIN(keep, atomic_load_explicit(&f->resbuf_keep[h], memory_order_relaxed));
     }
-    if (v % s->ring_bytes + len > s->ring_bytes) /* no entry wraps */
-        v += s->ring_bytes - v % s->ring_bytes;
-    low = v + len > s->ring_bytes ? v + len - s->ring_bytes : 0;
+    if (v % s->resbuf_bytes + len > s->resbuf_bytes) /* no entry wraps */
+        v += s->resbuf_bytes - v % s->resbuf_bytes;
+    low = v + len > s->resbuf_bytes ? v + len - s->resbuf_bytes : 0;
     if (low > keep)
         enc_eng.ops->resbuf_evict(enc_eng.ops_arg, low);
     resbuf_raise_low(low);
@@ -291,17 +291,17 @@ static enc_status_t resbuf_place(struct enc_coll *co, unsigned *step)
 
 const void *enc_engine_resbuf_data(uint64_t at)
 {
-    return enc_eng.shm.ring ? enc_shm_resbuf_at(&enc_eng.shm, at) : NULL;
+    return enc_eng.shm.resbuf ? enc_shm_resbuf_at(&enc_eng.shm, at) : NULL;
 }
 
 uint64_t enc_engine_resbuf_low(void)
 {
-    return enc_eng.shm.ring ? atomic_load(&enc_eng.shm.common->resbuf_low) : UINT64_MAX;
+    return enc_eng.shm.resbuf ? atomic_load(&enc_eng.shm.common->resbuf_low) : UINT64_MAX;
 }
 
 uint64_t enc_engine_resbuf_bytes(void)
 {
-    return enc_eng.shm.ring ? enc_eng.shm.ring_bytes : 0;
+    return enc_eng.shm.resbuf ? enc_eng.shm.resbuf_bytes : 0;
 }
 
 /* Slice i of c elements among n ranks (sizes differ by at most one). */

@@ -148,7 +148,7 @@ enc_status_t enc_world_adopt(void)
     enc_eng.peers = w->peers;
     w->peers = NULL;
     for (int i = 0; i < enc_eng.size; i++)
-        enc_eng.locality[i] = (int)w->ring[i];
+        enc_eng.locality[i] = (int)w->locality[i];
     enc_eng.epoch = w->epoch;
     spin_configure();
     enc_msg_world_free(w);

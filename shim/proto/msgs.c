@@ -190,23 +190,23 @@ ENC_MSG_CODEC(register, register_valid, NULL)
 
 /* --- WORLD --- */
 
-/* Smallest wire size of one entry: incarnation, port, empty addr, ring slot. */
+/* Smallest wire size of one entry: incarnation, port, empty addr, locality slot. */
 #define ENC_WORLD_ENTRY_MIN (4 + 2 + 2 + 4)
 
 static void world_walk(struct codec *c, void *p)
 {
     struct enc_msg_world *m = p;
     struct enc_world_peer *peers;
-    uint32_t *ring;
+    uint32_t *locality;
 
     c_u32(c, &m->epoch);
     c_u32(c, &m->size);
     c_check(c, world_size_ok(m->size));
     peers = c_array(c, m->peers, m->size, sizeof(*peers), ENC_WORLD_ENTRY_MIN);
-    ring = c_array(c, m->ring, m->size, sizeof(*ring), 0);
+    locality = c_array(c, m->locality, m->size, sizeof(*locality), 0);
     if (c->reading) {
         m->peers = peers;
-        m->ring = ring;
+        m->locality = locality;
     }
     if (c_failed(c))
         return;
@@ -216,19 +216,19 @@ static void world_walk(struct codec *c, void *p)
         c_str(c, peers[i].addr, sizeof(peers[i].addr));
     }
     for (uint32_t i = 0; i < m->size; i++)
-        c_u32(c, &ring[i]);
+        c_u32(c, &locality[i]);
 }
 
-/* The ring must name every rank exactly once. */
+/* The locality order must name every rank exactly once. */
 static bool world_valid(const void *p)
 {
     const struct enc_msg_world *m = p;
     uint8_t seen[ENC_MAX_RANKS] = {0};
 
     for (uint32_t i = 0; i < m->size; i++) {
-        if (m->ring[i] >= m->size || seen[m->ring[i]])
+        if (m->locality[i] >= m->size || seen[m->locality[i]])
             return false;
-        seen[m->ring[i]] = 1;
+        seen[m->locality[i]] = 1;
     }
     return true;
 }
@@ -240,9 +240,9 @@ ENC_MSG_CODEC(world, world_valid, world_release)
 void enc_msg_world_free(struct enc_msg_world *m)
 {
     free(m->peers);
-    free(m->ring);
+    free(m->locality);
     m->peers = NULL;
-    m->ring = NULL;
+    m->locality = NULL;
 }
 
 /* --- HEARTBEAT, STATUS --- */

@@ -32,7 +32,7 @@ struct enc_msg_register {
 };
 
 /* tracker -> rank: the world of the current epoch, sent once every rank of
- * the epoch has registered.  ring[pos] = rank, ordered by locality. */
+ * the epoch has registered.  locality[pos] = rank: the locality order. */
 struct enc_world_peer {
     uint32_t incarnation;
     uint16_t port;
@@ -43,7 +43,7 @@ struct enc_msg_world {
     uint32_t epoch;
     uint32_t size;
     struct enc_world_peer *peers;    /* size entries, malloc'd by the decoder */
-    uint32_t *ring;                  /* size entries, malloc'd by the decoder */
+    uint32_t *locality;              /* size entries, malloc'd by the decoder */
 };
 
 /* rank -> tracker, every ENCORE_HEARTBEAT_MS. */

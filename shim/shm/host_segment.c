@@ -53,14 +53,14 @@ void enc_shm_host_create(struct enc_shm_host *hs, int nslots)
      * are added. */
     size_t chunk = sized(ENC_TUNE_SHM_CHUNK_BYTES, ENC_MAX(nslots, 1), (size_t)16 << 20,
                          ENC_SHM_CHUNK_MIN, (size_t)1 << 20);
-    /* The ring holds results up to a quarter of its size: 1 GiB keeps
+    /* The result buffer holds results up to a quarter of its size: 1 GiB keeps
      * 256 MiB results by reference up to 4 ranks (far faster than copying
      * them into the logs, bench/README.md).  Its memory is reserved at
-     * start (fallocate below) and each rank maps its pages as the ring
+     * start (fallocate below) and each rank maps its pages as the buffer
      * fills; from 5 ranks it shrinks to keep a host's total at 4 GiB of
      * mappings, and
      * it never takes more than a sixteenth of the host's memory. */
-    size_t ring = enc_tunable_bool(ENC_TUNE_RECOVERY)
+    size_t resbuf = enc_tunable_bool(ENC_TUNE_RECOVERY)
                       ? sized(ENC_TUNE_SHM_LOG_BYTES, ENC_MAX(nslots, 1), (size_t)4 << 30,
                               (size_t)16 << 20, ENC_MIN((size_t)1 << 30, phys_bytes() / 16))
                       : 0;
@@ -72,7 +72,7 @@ void enc_shm_host_create(struct enc_shm_host *hs, int nslots)
         return;
     if (nslots > ENC_SHM_MAX_SLOTS)
         return no_segment(hs, "more than 256 ranks");
-    enc_shm_layout(&hs->h, nslots, chunk, ring);
+    enc_shm_layout(&hs->h, nslots, chunk, resbuf);
     hs->nslots = nslots;
     if ((hs->evfd = malloc((size_t)nslots * sizeof(int))) == NULL)
         return no_segment(hs, "out of memory");
@@ -85,11 +85,11 @@ void enc_shm_host_create(struct enc_shm_host *hs, int nslots)
         return no_segment(hs, "cannot size it");
     /* the size never changes again: a rank cannot shrink it under a peer */
     (void)fcntl(hs->memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
-    /* the result ring: allocated once (a full tmpfs is told here, and the
+    /* the circular result buffer: allocated once (a full tmpfs is told here, and the
      * host uses TCP, never a SIGBUS in a collective), reused for the job */
-    if (hs->h.ring_bytes &&
-        fallocate(hs->memfd, 0, (off_t)hs->h.ring_off, (off_t)hs->h.ring_bytes) != 0)
-        return no_segment(hs, "cannot allocate its result ring (ENCORE_SHM_LOG_BYTES)");
+    if (hs->h.resbuf_bytes &&
+        fallocate(hs->memfd, 0, (off_t)hs->h.resbuf_off, (off_t)hs->h.resbuf_bytes) != 0)
+        return no_segment(hs, "cannot allocate its result buffer (ENCORE_SHM_LOG_BYTES)");
     p = mmap(NULL, (size_t)hs->h.flags_off, PROT_READ | PROT_WRITE, MAP_SHARED, hs->memfd, 0);
     if (p == MAP_FAILED)
         return no_segment(hs, "cannot map it");

@@ -22,7 +22,7 @@ static size_t page_round(size_t n)
     return (n + pg - 1) / pg * pg;
 }
 
-void enc_shm_layout(struct enc_shm_header *h, int nslots, size_t chunk, size_t ring)
+void enc_shm_layout(struct enc_shm_header *h, int nslots, size_t chunk, size_t resbuf)
 {
     memset(h, 0, sizeof(*h));
     h->magic = ENC_SHM_MAGIC;
@@ -32,9 +32,9 @@ void enc_shm_layout(struct enc_shm_header *h, int nslots, size_t chunk, size_t r
     h->data_off = h->flags_off + page_round((size_t)nslots * sizeof(struct enc_shm_flags) +
                                             sizeof(struct enc_shm_common));
     h->slot_stride = 3 * h->chunk;
-    h->ring_off = h->data_off + (uint64_t)nslots * h->slot_stride;
-    h->ring_bytes = page_round(ring);
-    h->total = h->ring_off + h->ring_bytes;
+    h->resbuf_off = h->data_off + (uint64_t)nslots * h->slot_stride;
+    h->resbuf_bytes = page_round(resbuf);
+    h->total = h->resbuf_off + h->resbuf_bytes;
 }
 
 static bool fd_open(long fd)
@@ -85,7 +85,7 @@ static bool header_valid(const struct enc_shm_header *h, size_t len, int size)
 
     if (h->magic != ENC_SHM_MAGIC || (int)h->nslots != size || h->chunk < ENC_SHM_CHUNK_MIN)
         return false;
-    enc_shm_layout(&want, size, h->chunk, h->ring_bytes);
+    enc_shm_layout(&want, size, h->chunk, h->resbuf_bytes);
     return memcmp(&want, h, sizeof(want)) == 0 && h->total == len;
 }
 
@@ -96,7 +96,7 @@ static bool header_valid(const struct enc_shm_header *h, size_t len, int size)
  * even after MAP_POPULATE or MADV_POPULATE_WRITE (bench/README.md).  A
  * locked add of zero leaves every byte as it is, so peers already using the
  * segment (a restarted rank attaches while the others run) lose nothing.
- * The result ring is left out: it is mapped as it fills, so a job pays only
+ * The circular result buffer is left out: it is mapped as it fills, so a job pays only
  * for the part it uses, and its memory was reserved once by the segment's
  * owner (fallocate, host_segment.c), so a first write never meets a full
  * tmpfs.
@@ -125,7 +125,7 @@ static enc_status_t map_segment(struct enc_shm *s, int fd, int size)
         s->base = NULL;
         return ENC_ERR_INVAL;
     }
-    prefault(p, (size_t)((const struct enc_shm_header *)p)->ring_off);
+    prefault(p, (size_t)((const struct enc_shm_header *)p)->resbuf_off);
     return ENC_OK;
 }
 
@@ -163,8 +163,8 @@ enc_status_t enc_shm_attach(struct enc_shm *s, int me, int size)
     s->chunk = h->chunk;
     s->flags = (struct enc_shm_flags *)(s->base + h->flags_off);
     s->common = (struct enc_shm_common *)(s->flags + size);
-    s->ring_bytes = h->ring_bytes;
-    s->ring = h->ring_bytes ? s->base + h->ring_off : NULL;
+    s->resbuf_bytes = h->resbuf_bytes;
+    s->resbuf = h->resbuf_bytes ? s->base + h->resbuf_off : NULL;
     s->cma = enc_shm_cma_setup();
     atomic_store(&s->flags[me].pid, (int32_t)getpid());
     atomic_store(&s->flags[me].sleeping, 0);

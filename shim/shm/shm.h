@@ -46,8 +46,8 @@ struct enc_shm_header {
     uint64_t flags_off;   /* offset of the flag lines */
     uint64_t data_off;    /* offset of slot 0 */
     uint64_t slot_stride; /* bytes from one slot to the next */
-    uint64_t ring_off;    /* offset of the result ring */
-    uint64_t ring_bytes;  /* its size (0: no ring) */
+    uint64_t resbuf_off;  /* offset of the circular result buffer */
+    uint64_t resbuf_bytes; /* its size (0: none) */
     uint64_t total;       /* bytes of the segment */
 };
 
@@ -76,8 +76,8 @@ struct enc_shm_common {
 };
 
 /* Offsets of the layout for nslots slots of chunk bytes per buffer and a
- * result ring of ring bytes. */
-void enc_shm_layout(struct enc_shm_header *h, int nslots, size_t chunk, size_t ring);
+ * circular result buffer of resbuf bytes. */
+void enc_shm_layout(struct enc_shm_header *h, int nslots, size_t chunk, size_t resbuf);
 
 /* ---- owner side (encore-run for a local job, the agent on its host) ---- */
 
@@ -100,7 +100,7 @@ enc_status_t enc_shm_host_add_rank(struct enc_shm_host *hs, int rank);
 bool enc_shm_host_env(const struct enc_shm_host *hs, char *fd_val, size_t fd_cap,
                       char **evfds_val);
 /* The host's memory the segment holds, counted once however many ranks
- * map it: *allocated, every page of it (tmpfs), the result ring's
+ * map it: *allocated, every page of it (tmpfs), the result buffer's
  * reservation included; *used, the pages ranks or the owner wrote.
  * ENC_ERR_NOT_FOUND when there is no segment. */
 enc_status_t enc_shm_host_usage(const struct enc_shm_host *hs, uint64_t *used,
@@ -118,8 +118,8 @@ struct enc_shm {
     int *evfd;                    /* per world rank, -1: not on this host */
     struct enc_shm_flags *flags;
     struct enc_shm_common *common;
-    uint8_t *ring;                /* NULL: no ring */
-    uint64_t ring_bytes;
+    uint8_t *resbuf;              /* circular result buffer, NULL: none */
+    uint64_t resbuf_bytes;
     bool cma;                     /* peers' memory can be read directly */
 };
 
@@ -150,11 +150,11 @@ static inline uint8_t *enc_shm_out(const struct enc_shm *s, int rank)
  * The circular result buffer: results of collectives that went through
  * shared memory stay there and are the result log's entries (one copy per host, written
  * by the collective itself).  Positions are virtual (monotonic, 64-bit);
- * position v lives at byte v mod ring_bytes, and no entry wraps.
+ * position v lives at byte v mod resbuf_bytes, and no entry wraps.
  */
 static inline uint8_t *enc_shm_resbuf_at(const struct enc_shm *s, uint64_t v)
 {
-    return s->ring + v % s->ring_bytes;
+    return s->resbuf + v % s->resbuf_bytes;
 }
 
 /* 16 bits of epoch, 32 of collective seq, 16 of step (1..65535). */

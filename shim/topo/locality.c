@@ -1,7 +1,7 @@
 /*
  * locality.c - where the calling process runs: host, package, NUMA node and
  * core (hwloc logical indexes), reported to the tracker so it can build a
- * ring that keeps neighbours close.
+ * locality order that keeps neighbours close.
  */
 #include "enc.h"
 

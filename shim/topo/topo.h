@@ -1,9 +1,10 @@
 /*
- * topo.h - where ranks are (hwloc) and the ring and tree built from it.
+ * topo.h - where ranks are (hwloc) and the locality order and trees built
+ * from it.
  *
- * The tracker orders ranks into a ring so that ranks on the same host, then
+ * The tracker orders ranks (the locality order) so that ranks on the same host, then
  * the same package, NUMA node and core are adjacent.  Trees are binomial
- * trees over ring positions: each subtree is a contiguous run of positions,
+ * trees over positions in that order: each subtree is a contiguous run of positions,
  * so most tree edges stay inside a host, and a tree over the identity order
  * combines contributions in rank order (used for non-commutative ops).
  */
@@ -29,7 +30,7 @@ struct enc_locality {
 enc_status_t enc_locality_detect(struct enc_locality *loc);
 
 /* order[pos] = rank, sorted by (host, package, numa, core, rank). */
-void enc_topo_ring_order(const struct enc_locality *locs, int n, int *order);
+void enc_topo_locality_order(const struct enc_locality *locs, int n, int *order);
 
 struct enc_tree_node {
     int parent;                  /* rank, or -1 at the root */

@@ -1,9 +1,9 @@
 /*
- * tree.c - binomial trees over ring positions.
+ * tree.c - binomial trees over positions in the locality order.
  *
  * Positions are rotated so the root is 0.  Node p's parent is p - lowbit(p)
  * and its children p + 2^k for 2^k < lowbit(p), so the subtree of p is the
- * contiguous run [p, p + lowbit(p)): ring-adjacent (hence host-local) ranks
+ * contiguous run [p, p + lowbit(p)): adjacent (hence host-local) ranks
  * share subtrees, and over the identity order a combine of self then
  * children in order yields rank order.
  */

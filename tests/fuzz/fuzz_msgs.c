@@ -85,7 +85,7 @@ static uint64_t done[2] = {10, 12};
 static const union any_msg samples[NCODECS] = {
     {.reg = {.rank = 2, .size = 4, .incarnation = 1, .pid = 4242, .data_port = 40001,
              .addr = "10.0.0.7", .loc = {.host = "node7", .package = 1, .numa = -1, .core = 5}}},
-    {.world = {.epoch = 9, .size = 3, .peers = peers, .ring = ring}},
+    {.world = {.epoch = 9, .size = 3, .peers = peers, .locality = ring}},
     {.hb = {.completed = 0x1122334455667788ull}},
     {.ev = {.kind = ENC_EV_DEAD, .rank = 3, .epoch = 4, .code = -2,
             .reason = "rank 3 killed by signal 9"}},

@@ -24,7 +24,7 @@ static struct enc_world_peer world_peers[3] = {
 };
 static uint32_t world_ring[3] = {2, 0, 1};
 static const struct enc_msg_world world = {.epoch = 9, .size = 3, .peers = world_peers,
-                                           .ring = world_ring};
+                                           .locality = world_ring};
 static const struct enc_msg_heartbeat hb = {.completed = 0x1122334455667788ull};
 static const struct enc_msg_event ev = {.kind = ENC_EV_DEAD, .rank = 3, .epoch = 4, .code = -2,
                                         .reason = "rank 3 killed by signal 9"};
@@ -150,11 +150,11 @@ Test(msgs, world_round_trip)
         cr_assert_eq(m.peers[i].incarnation, world_peers[i].incarnation);
         cr_assert_eq(m.peers[i].port, world_peers[i].port);
         cr_assert_str_eq(m.peers[i].addr, world_peers[i].addr);
-        cr_assert_eq(m.ring[i], world_ring[i]);
+        cr_assert_eq(m.locality[i], world_ring[i]);
     }
     enc_msg_world_free(&m);
     cr_assert_null(m.peers);
-    cr_assert_null(m.ring);
+    cr_assert_null(m.locality);
 }
 
 Test(msgs, event_round_trip)
@@ -290,11 +290,11 @@ Test(msgs, world_ring_must_be_a_permutation)
     struct enc_msg_world w = world, m;
     int n;
 
-    w.ring = dup;
+    w.locality = dup;
     n = enc_msg_world_encode(&w, buf, sizeof(buf));
     cr_assert_eq(enc_msg_world_decode(&m, buf, (size_t)n), ENC_ERR_PROTO);
     cr_assert_null(m.peers, "nothing left allocated on failure");
-    w.ring = out_of_range;
+    w.locality = out_of_range;
     n = enc_msg_world_encode(&w, buf, sizeof(buf));
     cr_assert_eq(enc_msg_world_decode(&m, buf, (size_t)n), ENC_ERR_PROTO);
 }
@@ -312,8 +312,8 @@ Test(msgs, world_huge_size_rejected_before_allocating)
     enc_w_u32(&w, 1);
     enc_w_u32(&w, ENC_MAX_RANKS); /* claims 4096 ranks, carries none */
     cr_assert_eq(enc_msg_world_decode(&m, buf, w.len), ENC_ERR_PROTO);
-    cr_assert_null(m.ring);
-    struct enc_msg_world empty = {.epoch = 1, .size = 0, .peers = world_peers, .ring = world_ring};
+    cr_assert_null(m.locality);
+    struct enc_msg_world empty = {.epoch = 1, .size = 0, .peers = world_peers, .locality = world_ring};
     cr_assert_eq(enc_msg_world_encode(&empty, buf, sizeof(buf)), ENC_ERR_INVAL);
 }
 
@@ -321,7 +321,7 @@ Test(msgs, world_of_max_ranks_fits_a_control_frame)
 {
     static struct enc_world_peer peers[ENC_MAX_RANKS];
     static uint32_t ring[ENC_MAX_RANKS];
-    struct enc_msg_world w = {.epoch = 1, .size = ENC_MAX_RANKS, .peers = peers, .ring = ring};
+    struct enc_msg_world w = {.epoch = 1, .size = ENC_MAX_RANKS, .peers = peers, .locality = ring};
     struct enc_msg_world m;
     uint8_t *big = malloc(ENC_CTRL_MAX_PAYLOAD);
     int n;
@@ -333,7 +333,7 @@ Test(msgs, world_of_max_ranks_fits_a_control_frame)
     n = enc_msg_world_encode(&w, big, ENC_CTRL_MAX_PAYLOAD);
     cr_assert_gt(n, 0);
     cr_assert_eq(enc_msg_world_decode(&m, big, (size_t)n), ENC_OK);
-    cr_assert_eq(m.ring[0], ENC_MAX_RANKS - 1);
+    cr_assert_eq(m.locality[0], ENC_MAX_RANKS - 1);
     enc_msg_world_free(&m);
     free(big);
 }

@@ -37,7 +37,7 @@ Test(topo, ring_order_groups_hosts_then_packages_cores_rank)
     const int want[] = { 4, 3, 1, 6, 2, 7, 0, 5 };
     int order[8];
 
-    enc_topo_ring_order(locs, 8, order);
+    enc_topo_locality_order(locs, 8, order);
     expect_order(order, want, 8);
 }
 
@@ -50,7 +50,7 @@ Test(topo, ring_order_unknown_localities_sort_by_host_then_rank)
     const int want[] = { 4, 1, 3, 0, 2 };
     int order[5];
 
-    enc_topo_ring_order(locs, 5, order);
+    enc_topo_locality_order(locs, 5, order);
     expect_order(order, want, 5);
 }
 
@@ -62,7 +62,7 @@ Test(topo, ring_order_numa_before_core_and_unknown_first)
     const int want[] = { 3, 2, 1, 0 };
     int order[4];
 
-    enc_topo_ring_order(locs, 4, order);
+    enc_topo_locality_order(locs, 4, order);
     expect_order(order, want, 4);
 }
 
@@ -71,7 +71,7 @@ Test(topo, ring_order_one_rank)
     const struct enc_locality locs[] = { loc("x", 2, 2, 2) };
     int order[1] = { 42 };
 
-    enc_topo_ring_order(locs, 1, order);
+    enc_topo_locality_order(locs, 1, order);
     cr_expect_eq(order[0], 0);
 }
 

@@ -191,9 +191,9 @@ Test(tracker, all_ranks_get_the_same_world_with_the_ring)
         expect(c[i], ENC_MSG_WORLD, &ev);
         cr_assert_eq(ev.u.world.epoch, 0);
         cr_assert_eq(ev.u.world.size, 3);
-        cr_assert_eq(ev.u.world.ring[0], 1);
-        cr_assert_eq(ev.u.world.ring[1], 2);
-        cr_assert_eq(ev.u.world.ring[2], 0);
+        cr_assert_eq(ev.u.world.locality[0], 1);
+        cr_assert_eq(ev.u.world.locality[1], 2);
+        cr_assert_eq(ev.u.world.locality[2], 0);
         for (int r = 0; r < 3; r++) {
             char addr[16];
             snprintf(addr, sizeof(addr), "10.0.0.%d", r + 1);

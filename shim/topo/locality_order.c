@@ -1,6 +1,7 @@
 /*
- * ring.c - the ring order: ranks sorted by (host, package, NUMA node, core,
- * rank) so that ring neighbours share as much hardware as possible.
+ * locality_order.c - the locality order: ranks sorted by (host, package,
+ * NUMA node, core, rank) so that neighbours in it share as much hardware as
+ * possible (the ring algorithm and the trees run over it).
  */
 #include "enc.h"
 
@@ -34,7 +35,7 @@ static int cmp_rank(const void *pa, const void *pb, void *arg)
     return cmp_i32(a, b);
 }
 
-void enc_topo_ring_order(const struct enc_locality *locs, int n, int *order)
+void enc_topo_locality_order(const struct enc_locality *locs, int n, int *order)
 {
     for (int i = 0; i < n; i++)
         order[i] = i;
