@@ -26,7 +26,7 @@ integration_tests = \
 	tests/integration/icoll_overlap.sh \
 	tests/integration/icoll_cross.sh \
 	tests/integration/handles.sh \
-	tests/integration/alltoallw.sh \
+	tests/integration/datatypes.sh \
 	tests/integration/mpi4py.sh \
 	tests/integration/junk_peers.sh \
 	tests/integration/recovery_kill.sh \
@@ -114,6 +114,7 @@ mpi_programs = \
 	tests/programs/icoll_cross \
 	tests/programs/handle_check \
 	tests/programs/alltoallw_check \
+	tests/programs/noncontig_reduce \
 	tests/programs/op_table \
 	tests/programs/junk_target \
 	tests/programs/spawn_child
@@ -143,6 +144,8 @@ tests_programs_handle_check_CFLAGS = $(mpi_cflags)
 tests_programs_handle_check_LDADD = $(MPI_LIBS)
 tests_programs_alltoallw_check_CFLAGS = $(mpi_cflags)
 tests_programs_alltoallw_check_LDADD = $(MPI_LIBS)
+tests_programs_noncontig_reduce_CFLAGS = $(mpi_cflags)
+tests_programs_noncontig_reduce_LDADD = $(MPI_LIBS)
 tests_programs_op_table_CFLAGS = $(mpi_cflags)
 tests_programs_op_table_LDADD = $(MPI_LIBS)
 tests_programs_junk_target_CFLAGS = $(mpi_cflags)

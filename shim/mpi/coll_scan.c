@@ -30,7 +30,7 @@ static int prefix(const char *fn, const void *site, const void *sendbuf, void *r
     struct enc_callsig sig;
     enc_status_t st;
 
-    if ((rv = enc_mpi_reducer_make(fn, t, op, count, &red)) != MPI_SUCCESS)
+    if ((rv = enc_mpi_reducer_make(fn, t, op, count, false, &red)) != MPI_SUCCESS)
         return rv;
     bytes = (size_t)count * red.r.elem_size;
     if ((all = malloc(bytes * (size_t)(n + 1) + 1)) == NULL ||
@@ -96,7 +96,7 @@ static int reduce_scatter(const char *fn, const void *site, const void *sendbuf,
     }
     if (total > INT32_MAX)
         return enc_mpi_raise(MPI_ERR_COUNT, "%s: more than 2^31 elements in all", fn);
-    if ((rv = enc_mpi_reducer_make(fn, t, op, (int)total, &red)) != MPI_SUCCESS)
+    if ((rv = enc_mpi_reducer_make(fn, t, op, (int)total, false, &red)) != MPI_SUCCESS)
         return rv;
     esz = red.r.elem_size;
     if ((full = malloc(total * esz + 1)) == NULL)

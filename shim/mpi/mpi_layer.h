@@ -171,8 +171,14 @@ struct enc_mpi_reducer {
     MPI_Aint lb;       /* user ops get pointers at element start - lb */
     uint32_t sig_dtype;
     uint32_t sig_op;
+    /* a user op on a non-contiguous datatype: the engine's elements are
+     * packed (enc_mpi_buf_open), and the user function gets them unpacked */
+    bool packed;
+    MPI_Aint extent, true_lb, true_extent;
 };
-int enc_mpi_reducer_make(const char *fn, MPI_Datatype t, MPI_Op op, int count,
+/* packed: whether the caller packs non-contiguous data (Allreduce, Reduce);
+ * otherwise a user op on a non-contiguous datatype is refused. */
+int enc_mpi_reducer_make(const char *fn, MPI_Datatype t, MPI_Op op, int count, bool packed,
                          struct enc_mpi_reducer *red);
 
 /* ---- buffer.c: any datatype as contiguous bytes ---- */
