@@ -7,6 +7,8 @@
  */
 #include "config.h"
 #include "enc.h"
+
+#include "core/vec.h"
 #include "launcher/launcher.h"
 
 #include <stdlib.h>
@@ -31,7 +33,8 @@ static bool dropped(const char *kv)
 
 struct envb {
     char **v;
-    int n, cap;
+    int n;
+    size_t cap;
 };
 
 static enc_status_t env_set(struct envb *e, const char *name, const char *val)
@@ -49,16 +52,9 @@ static enc_status_t env_set(struct envb *e, const char *name, const char *val)
             return ENC_OK;
         }
     }
-    if (e->n + 1 >= e->cap) {
-        int cap = e->cap ? 2 * e->cap : 64;
-        char **p = realloc(e->v, (size_t)cap * sizeof(*p));
-
-        if (p == NULL) {
-            free(kv);
-            return ENC_ERR_NOMEM;
-        }
-        e->v = p;
-        e->cap = cap;
+    if (ENC_VEC_RESERVE(e->v, e->cap, (size_t)e->n + 2) != ENC_OK) { /* and the NULL */
+        free(kv);
+        return ENC_ERR_NOMEM;
     }
     e->v[e->n++] = kv;
     e->v[e->n] = NULL;

@@ -4,6 +4,8 @@
  * can do is get its own connection closed with one warning.
  */
 #include "enc.h"
+
+#include "core/vec.h"
 #include "net/sock.h"
 #include "proto/auth.h"
 #include "proto/frame.h"
@@ -38,15 +40,8 @@ static void peer_name(int fd, char *out, size_t cap)
 
 static enc_status_t conn_add(struct enc_tracker *t, struct trk_conn *c)
 {
-    if (t->nconns == t->capconns) {
-        int cap = t->capconns ? 2 * t->capconns : 16;
-        struct trk_conn **p = realloc(t->conns, (size_t)cap * sizeof(*p));
-
-        if (p == NULL)
-            return ENC_ERR_NOMEM;
-        t->conns = p;
-        t->capconns = cap;
-    }
+    if (ENC_VEC_RESERVE(t->conns, t->capconns, (size_t)t->nconns + 1) != ENC_OK)
+        return ENC_ERR_NOMEM;
     t->conns[t->nconns++] = c;
     return ENC_OK;
 }

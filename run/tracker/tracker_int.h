@@ -84,7 +84,7 @@ struct enc_tracker {
     struct trk_rank *ranks;
     struct trk_conn **conns;
     int nconns;
-    int capconns;
+    size_t capconns;
     struct enc_tracker_recovery *recov;
     int nrecov;
     uint64_t hb_timeout_ns;

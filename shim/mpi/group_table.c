@@ -16,12 +16,14 @@
 
 #include <mpi.h>
 
+#include "core/vec.h"
 #include "engine/engine.h"
 #include "mpi/mpi_layer.h"
 
 static struct {
     struct enc_mpi_group **g;
-    int n, cap;
+    int n;
+    size_t cap;
 } table;
 
 static struct enc_mpi_group empty = {.n = 0};
@@ -45,18 +47,6 @@ struct enc_mpi_group *enc_mpi_group_get(MPI_Group h)
     return h != MPI_GROUP_NULL && (i = find(h)) >= 0 ? table.g[i] : NULL;
 }
 
-static int grow(void)
-{
-    int cap = table.cap ? 2 * table.cap : 16;
-    struct enc_mpi_group **a = realloc(table.g, (size_t)cap * sizeof(*a));
-
-    if (a == NULL)
-        return -1;
-    table.g = a;
-    table.cap = cap;
-    return 0;
-}
-
 static int new_shell(MPI_Group *h)
 {
     MPI_Group self;
@@ -76,7 +66,7 @@ int enc_mpi_group_make(const char *fn, const int *world, int n, MPI_Group *out)
     if (n == 0) /* as the real MPI makes it: retained */
         return enc_real_Group_incl(MPI_GROUP_EMPTY, 0, world, out);
     if ((g = calloc(1, sizeof(*g))) == NULL || (g->w = malloc(sizeof(int) * (size_t)n)) == NULL ||
-        (table.n == table.cap && grow() != 0)) {
+        ENC_VEC_RESERVE(table.g, table.cap, (size_t)table.n + 1) != ENC_OK) {
         if (g)
             free(g->w);
         free(g);
