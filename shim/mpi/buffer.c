@@ -9,6 +9,7 @@
 
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <mpi.h>
 
@@ -98,4 +99,25 @@ int enc_mpi_buf_close(const char *fn, struct enc_mpi_buf *b, void *buf, int coun
     free(b->tmp);
     b->tmp = NULL;
     return rv;
+}
+
+int enc_mpi_red_input(const char *fn, const struct enc_mpi_reducer *red, const void *buf,
+                      int count, MPI_Datatype t, struct enc_mpi_buf *b)
+{
+    if (!red->packed) {
+        *b = (struct enc_mpi_buf){.data = (char *)buf + red->lb,
+                                  .bytes = (size_t)count * red->r.elem_size};
+        return MPI_SUCCESS;
+    }
+    return enc_mpi_buf_open(fn, (void *)buf, count, t, 1, b);
+}
+
+int enc_mpi_red_output(const char *fn, const struct enc_mpi_reducer *red, const void *src,
+                       int count, MPI_Datatype t, void *buf)
+{
+    if (!red->packed) {
+        memmove((char *)buf + red->lb, src, (size_t)count * red->r.elem_size);
+        return MPI_SUCCESS;
+    }
+    return enc_mpi_unpack(fn, src, (size_t)count, t, red->r.elem_size, red->extent, buf);
 }

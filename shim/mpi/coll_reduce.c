@@ -63,7 +63,7 @@ int enc_mpi_Allreduce(const void *site, const void *sendbuf, void *recvbuf, int 
     enc_status_t status;
     int rv;
 
-    if ((rv = enc_mpi_reducer_make(fn, datatype, op, count, true, &red)) != 0 ||
+    if ((rv = enc_mpi_reducer_make(fn, datatype, op, count, &red)) != 0 ||
         (rv = open_bufs(fn, &red, sendbuf, recvbuf, count, datatype, &sb, &rb)) != 0)
         return rv;
     sig = enc_mpi_csig(enc_mpi_comm_get(comm), ENC_COLL_ALLREDUCE, 0, (uint64_t)count,
@@ -92,7 +92,7 @@ int enc_mpi_Reduce(const void *site, const void *sendbuf, void *recvbuf, int cou
     if (sendbuf == MPI_IN_PLACE && me != root)
         return enc_mpi_raise(MPI_ERR_BUFFER, "MPI_Reduce: MPI_IN_PLACE is only valid "
                              "on the root");
-    if ((rv = enc_mpi_reducer_make(fn, datatype, op, count, true, &red)) != 0 ||
+    if ((rv = enc_mpi_reducer_make(fn, datatype, op, count, &red)) != 0 ||
         (rv = open_bufs(fn, &red, sendbuf, rbuf, count, datatype, &sb, &rb)) != 0)
         return rv;
     sig = enc_mpi_csig(c, ENC_COLL_REDUCE, 0, (uint64_t)count, red.sig_dtype, red.sig_op, root,

@@ -7,7 +7,8 @@
  * rank order, as MPI requires for non-commutative ops.  Reduce_scatter
  * allreduces the whole vector (what = REDUCE_SCATTER) and keeps this
  * rank's block.  Every rank so holds the full result a restarted rank
- * needs.  Datatypes must be contiguous (as for Allreduce).
+ * needs.  A user op's non-contiguous datatype is packed for the engine and
+ * unpacked into recvbuf (buffer.c), as for Allreduce.
  */
 #include "enc.h"
 
@@ -25,12 +26,13 @@ static int prefix(const char *fn, const void *site, const void *sendbuf, void *r
     struct enc_mpi_comm *c = enc_mpi_comm_get(comm);
     int n = enc_mpi_comm_size(c), me = enc_mpi_comm_rank(c), rv;
     struct enc_mpi_reducer red;
+    struct enc_mpi_buf in;
     size_t bytes, *a = NULL;
     uint8_t *all = NULL, *acc;
     struct enc_callsig sig;
     enc_status_t st;
 
-    if ((rv = enc_mpi_reducer_make(fn, t, op, count, false, &red)) != MPI_SUCCESS)
+    if ((rv = enc_mpi_reducer_make(fn, t, op, count, &red)) != MPI_SUCCESS)
         return rv;
     bytes = (size_t)count * red.r.elem_size;
     if ((all = malloc(bytes * (size_t)(n + 1) + 1)) == NULL ||
@@ -44,8 +46,14 @@ static int prefix(const char *fn, const void *site, const void *sendbuf, void *r
     }
     sig = enc_mpi_csig(c, ENC_COLL_ALLGATHERV, exclusive ? ENC_COLL_EXSCAN : ENC_COLL_SCAN,
                        (uint64_t)count, red.sig_dtype, red.sig_op, -1, site);
-    st = enc_allgatherv((const char *)(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf) + red.lb,
-                        bytes, all, a, a + n, &sig);
+    if ((rv = enc_mpi_red_input(fn, &red, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, t,
+                                &in)) != MPI_SUCCESS) {
+        free(a);
+        free(all);
+        return rv;
+    }
+    st = enc_allgatherv(in.data, bytes, all, a, a + n, &sig);
+    enc_mpi_buf_close(fn, &in, NULL, count, t, 0);
     free(a);
     if (st != ENC_OK) {
         free(all);
@@ -58,9 +66,9 @@ static int prefix(const char *fn, const void *site, const void *sendbuf, void *r
         memcpy(acc, all + (size_t)i * bytes, bytes);
     }
     if (!exclusive || me > 0)
-        memcpy((char *)recvbuf + red.lb, acc, bytes);
+        rv = enc_mpi_red_output(fn, &red, acc, count, t, recvbuf);
     free(all);
-    return MPI_SUCCESS;
+    return rv;
 }
 
 int enc_mpi_Scan(const void *site, const void *sendbuf, void *recvbuf, int count,
@@ -82,6 +90,7 @@ static int reduce_scatter(const char *fn, const void *site, const void *sendbuf,
     int n = enc_mpi_comm_size(c), me = enc_mpi_comm_rank(c), rv;
     size_t total = 0, before = 0, esz;
     struct enc_mpi_reducer red;
+    struct enc_mpi_buf in;
     struct enc_callsig sig;
     enc_status_t st;
     uint8_t *full;
@@ -96,20 +105,25 @@ static int reduce_scatter(const char *fn, const void *site, const void *sendbuf,
     }
     if (total > INT32_MAX)
         return enc_mpi_raise(MPI_ERR_COUNT, "%s: more than 2^31 elements in all", fn);
-    if ((rv = enc_mpi_reducer_make(fn, t, op, (int)total, false, &red)) != MPI_SUCCESS)
+    if ((rv = enc_mpi_reducer_make(fn, t, op, (int)total, &red)) != MPI_SUCCESS)
         return rv;
     esz = red.r.elem_size;
     if ((full = malloc(total * esz + 1)) == NULL)
         return enc_mpi_raise(MPI_ERR_NO_MEM, "%s: out of memory", fn);
     sig = enc_mpi_csig(c, ENC_COLL_ALLREDUCE, ENC_COLL_REDUCE_SCATTER, total, red.sig_dtype,
                        red.sig_op, -1, site);
-    st = enc_allreduce((const char *)(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf) + red.lb,
-                       full, total, &red.r, &sig);
+    if ((rv = enc_mpi_red_input(fn, &red, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf,
+                                (int)total, t, &in)) != MPI_SUCCESS) {
+        free(full);
+        return rv;
+    }
+    st = enc_allreduce(in.data, full, total, &red.r, &sig);
+    enc_mpi_buf_close(fn, &in, NULL, (int)total, t, 0);
     if (st == ENC_OK)
-        memmove((char *)recvbuf + red.lb, full + before * esz,
-                (size_t)(same ? counts[0] : counts[me]) * esz);
+        rv = enc_mpi_red_output(fn, &red, full + before * esz, same ? counts[0] : counts[me], t,
+                                recvbuf);
     free(full);
-    return st == ENC_OK ? MPI_SUCCESS : enc_mpi_engine_error(fn, st);
+    return st == ENC_OK ? rv : enc_mpi_engine_error(fn, st);
 }
 
 int enc_mpi_Reduce_scatter(const void *site, const void *sendbuf, void *recvbuf,

@@ -176,9 +176,9 @@ struct enc_mpi_reducer {
     bool packed;
     MPI_Aint extent, true_lb, true_extent;
 };
-/* packed: whether the caller packs non-contiguous data (Allreduce, Reduce);
- * otherwise a user op on a non-contiguous datatype is refused. */
-int enc_mpi_reducer_make(const char *fn, MPI_Datatype t, MPI_Op op, int count, bool packed,
+/* A user op on a non-contiguous datatype makes a packed reducer: its
+ * caller hands the engine packed elements (enc_mpi_red_input/output). */
+int enc_mpi_reducer_make(const char *fn, MPI_Datatype t, MPI_Op op, int count,
                          struct enc_mpi_reducer *red);
 
 /* ---- buffer.c: any datatype as contiguous bytes ---- */
@@ -195,6 +195,15 @@ int enc_mpi_buf_open(const char *fn, void *buf, int count, MPI_Datatype t, int l
 /* store: unpack received bytes back into buf; always releases b. */
 int enc_mpi_buf_close(const char *fn, struct enc_mpi_buf *b, void *buf, int count,
                       MPI_Datatype t, int store);
+/* A reduction's input as the engine reads it: used in place from its true
+ * lower bound, or packed into b when red->packed (release with
+ * enc_mpi_buf_close, store 0). */
+int enc_mpi_red_input(const char *fn, const struct enc_mpi_reducer *red, const void *buf,
+                      int count, MPI_Datatype t, struct enc_mpi_buf *b);
+/* Writes count reduced elements (src, as the engine holds them) into buf
+ * as the datatype lays them out. */
+int enc_mpi_red_output(const char *fn, const struct enc_mpi_reducer *red, const void *src,
+                       int count, MPI_Datatype t, void *buf);
 /* Pack / unpack count elements (chunked, so > INT_MAX bytes work). */
 int enc_mpi_pack(const char *fn, const void *buf, size_t count, MPI_Datatype t,
                  size_t size, MPI_Aint extent, void *out);

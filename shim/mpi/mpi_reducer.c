@@ -108,7 +108,7 @@ static void user_apply_f(const struct enc_reducer *r, const void *in, void *inou
     }
 }
 
-static int reducer_user(const char *fn, MPI_Datatype t, MPI_Op op, int count, bool packed,
+static int reducer_user(const char *fn, MPI_Datatype t, MPI_Op op, int count,
                         struct enc_mpi_reducer *red)
 {
     MPI_User_function *ufn;
@@ -125,12 +125,11 @@ static int reducer_user(const char *fn, MPI_Datatype t, MPI_Op op, int count, bo
                              "MPI_Op_create)", fn);
     if ((rv = enc_mpi_type_layout(fn, t, count, &l)) != MPI_SUCCESS)
         return rv;
-    if (l.size == 0 || (!l.contiguous && (!packed || lang == ENC_MPI_OP_FORTRAN)))
+    if (l.size == 0 || (!l.contiguous && lang == ENC_MPI_OP_FORTRAN))
         return enc_mpi_raise(MPI_ERR_TYPE, "%s: reductions on non-contiguous datatype %s "
                              "are not supported in encore mode%s",
                              fn, enc_mpi_type_name(t, tname, sizeof(tname)),
-                             l.size == 0 ? "" : " (only by MPI_Allreduce and MPI_Reduce, "
-                                                "with a C user op)");
+                             l.size == 0 ? "" : " (only with a C user op)");
     red->r = (struct enc_reducer){ .elem_size = l.size, .commutative = commute != 0,
                                    .apply = user_apply, .user_fn = (void *)ufn,
                                    .user_dtype = (uintptr_t)t };
@@ -178,7 +177,7 @@ static int reducer_kernel(const char *fn, MPI_Datatype t, enum enc_op eop,
     return MPI_SUCCESS;
 }
 
-int enc_mpi_reducer_make(const char *fn, MPI_Datatype t, MPI_Op op, int count, bool packed,
+int enc_mpi_reducer_make(const char *fn, MPI_Datatype t, MPI_Op op, int count,
                          struct enc_mpi_reducer *red)
 {
     enum enc_op eop;
@@ -188,7 +187,7 @@ int enc_mpi_reducer_make(const char *fn, MPI_Datatype t, MPI_Op op, int count, b
     /* Open MPI's order: the op (and a predefined op's datatype), then the
      * datatype, then the count */
     if (enc_mpi_op_lookup(op, &eop) != ENC_OK)
-        return reducer_user(fn, t, op, count, packed, red);
+        return reducer_user(fn, t, op, count, red);
     if ((rv = reducer_kernel(fn, t, eop, red)) != MPI_SUCCESS)
         return rv;
     if (count < 0)

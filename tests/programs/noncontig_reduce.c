@@ -3,8 +3,8 @@
  * tests/integration/noncontig_reduce.sh (compared with native mpirun):
  * MPI_Allreduce and MPI_Reduce of a strided vector of ints (every other
  * int of 3) and of a struct {int; double} with a hole, out of place, in
- * place, on the world and on a dup, and MPI_Ireduce with the op freed
- * before MPI_Wait.  The holes of the receive buffer keep their sentinel
+ * place, on the world and on a dup, MPI_Ireduce with the op freed before
+ * MPI_Wait, MPI_Scan, MPI_Exscan and MPI_Reduce_scatter_block.  The holes of the receive buffer keep their sentinel
  * (a reduction writes only the datatype's elements).  Prints every int
  * and double of each receive buffer.
  */
@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define COUNT 5
@@ -78,6 +79,27 @@ static void vec_case(MPI_Comm comm, const char *name)
     MPI_Reduce(in, out, COUNT, vec, op, size - 1, comm);
     snprintf(what, sizeof(what), "%s reduce vec", name);
     print_ints(what, out);
+    for (int i = 0; i < INTS; i++)
+        out[i] = -5;
+    MPI_Scan(in, out, COUNT, vec, op, comm);
+    snprintf(what, sizeof(what), "%s scan vec", name);
+    print_ints(what, out);
+    for (int i = 0; i < INTS; i++)
+        out[i] = -6;
+    MPI_Exscan(in, out, COUNT, vec, op, comm);
+    snprintf(what, sizeof(what), "%s exscan vec", name);
+    if (rank > 0) /* rank 0's receive buffer is undefined */
+        print_ints(what, out);
+    {
+        int *big = malloc(sizeof(int) * 3 * (size_t)size), mine[3] = {-4, -4, -4};
+
+        for (int i = 0; i < 3 * size; i++)
+            big[i] = rank * 1000 + i;
+        MPI_Reduce_scatter_block(big, mine, 1, vec, op, comm);
+        printf("rank %d %s reduce_scatter_block vec: %d %d %d\n", rank, name, mine[0], mine[1],
+               mine[2]);
+        free(big);
+    }
     {
         MPI_Request req;
 
