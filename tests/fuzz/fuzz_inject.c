@@ -38,9 +38,9 @@ static void rank_env(const char *value)
 {
     setenv("ENCORE_INJECT", value, 1);
     enc_inject_parse();
-    FUZZ_CHECK(enc_eng.inject_kind == 0 ||
-               ((enc_eng.inject_kind == 'k' || enc_eng.inject_kind == 's' ||
-                 enc_eng.inject_kind == 'f' /* snapkill */) &&
+    FUZZ_CHECK(enc_eng.inject_kind == ENC_INJECT_NONE ||
+               ((enc_eng.inject_kind == ENC_INJECT_KILL || enc_eng.inject_kind == ENC_INJECT_STOP ||
+                 enc_eng.inject_kind == ENC_INJECT_SNAPKILL) &&
                 enc_eng.inject_at >= 1));
 }
 
