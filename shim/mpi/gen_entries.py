@@ -189,7 +189,8 @@ def emit_real(f, out):
 
 
 # Null value of each handle type a refused call would hand out.
-NULL_HANDLES = {"MPI_Comm": "MPI_COMM_NULL", "MPI_Request": "MPI_REQUEST_NULL",
+NULL_HANDLES = {"MPI_Comm": "MPI_COMM_NULL", "MPI_Group": "MPI_GROUP_NULL",
+                "MPI_Request": "MPI_REQUEST_NULL",
                 "MPI_Win": "MPI_WIN_NULL", "MPI_File": "MPI_FILE_NULL",
                 "MPI_Message": "MPI_MESSAGE_NULL"}
 
@@ -203,6 +204,20 @@ def emit_null_outputs(f, out, indent):
         if m and m.group(1) in NULL_HANDLES and name not in inout:
             out.append("%sif (%s != NULL)" % (indent, name))
             out.append("%s    *%s = %s;" % (indent, name, NULL_HANDLES[m.group(1)]))
+
+
+def emit_null_comm_outputs(f, out):
+    """On MPI_COMM_NULL the real MPI fails and leaves the outputs as they
+    were: they become null handles, so a program that goes on (a harness
+    after a refused call, say) frees a null handle, not garbage."""
+    c, ptr = f.comms[0]
+    body = []
+    emit_null_outputs(f, body, "            ")
+    if ptr or not body:
+        return
+    out.append("        if (%s == MPI_COMM_NULL) {" % c)
+    out.extend(body)
+    out.append("        }")
 
 
 def emit_entry(f, out):
@@ -224,6 +239,7 @@ def emit_entry(f, out):
             emit_served(f, out, "enc_mpi_%s(%s)" %
                         (s, ", ".join(["site"] + [n for _, n in f.params])))
             out.append("        }")
+            emit_null_comm_outputs(f, out)
         else:
             emit_call(f, out, "enc_mpi_%s(%s)" %
                       (s, ", ".join(["site"] + [n for _, n in f.params])), "        ")
