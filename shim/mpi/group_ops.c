@@ -14,6 +14,15 @@
 #include "engine/engine.h"
 #include "mpi/mpi_layer.h"
 
+/* Before the real MPI refuses MPI_GROUP_NULL: the new group it leaves
+ * untouched is the null handle, so a program that goes on frees nothing. */
+static MPI_Group *null_out(MPI_Group in1, MPI_Group in2, MPI_Group *out)
+{
+    if (out != NULL && (in1 == MPI_GROUP_NULL || in2 == MPI_GROUP_NULL))
+        *out = MPI_GROUP_NULL;
+    return out;
+}
+
 /* 1: a and b as groups of the world in *ga, *gb (one of them is an encore
  * group); 0: the real MPI answers (neither is, or one is MPI_GROUP_NULL,
  * which it refuses as it does natively). */
@@ -87,7 +96,7 @@ int enc_mpi_Group_incl(const void *site, MPI_Group group, int n, const int ranks
     int *w, rv;
 
     if (g == NULL)
-        return enc_real_Group_incl(group, n, ranks, newgroup);
+        return enc_real_Group_incl(group, n, ranks, null_out(group, group, newgroup));
     sel = calloc((size_t)g->n + 1, 1);
     w = malloc(sizeof(int) * (size_t)n + 1);
     if (sel == NULL || w == NULL)
@@ -110,7 +119,7 @@ int enc_mpi_Group_excl(const void *site, MPI_Group group, int n, const int ranks
     int *w, k = 0, rv;
 
     if (g == NULL)
-        return enc_real_Group_excl(group, n, ranks, newgroup);
+        return enc_real_Group_excl(group, n, ranks, null_out(group, group, newgroup));
     sel = calloc((size_t)g->n + 1, 1);
     w = malloc(sizeof(int) * (size_t)g->n + 1);
     if (sel == NULL || w == NULL)
@@ -170,7 +179,8 @@ int enc_mpi_Group_range_incl(const void *site, MPI_Group group, int n, int range
     struct enc_mpi_group *g = enc_mpi_group_get(group);
 
     if (g == NULL)
-        return enc_real_Group_range_incl(group, n, ranges, newgroup);
+        return enc_real_Group_range_incl(group, n, ranges,
+                                        null_out(group, group, newgroup));
     return by_ranges("MPI_Group_range_incl", enc_mpi_Group_incl, site, g, group, n, ranges,
                      newgroup);
 }
@@ -181,7 +191,8 @@ int enc_mpi_Group_range_excl(const void *site, MPI_Group group, int n, int range
     struct enc_mpi_group *g = enc_mpi_group_get(group);
 
     if (g == NULL)
-        return enc_real_Group_range_excl(group, n, ranges, newgroup);
+        return enc_real_Group_range_excl(group, n, ranges,
+                                        null_out(group, group, newgroup));
     return by_ranges("MPI_Group_range_excl", enc_mpi_Group_excl, site, g, group, n, ranges,
                      newgroup);
 }
@@ -218,7 +229,8 @@ static int set_op(const char *fn, const struct enc_mpi_group *a, const struct en
         struct enc_mpi_group *a, *b;                                                        \
                                                                                             \
         if (!kinds(group1, group2, &va, &vb, &a, &b))                                       \
-            return enc_real_Group_##Name(group1, group2, newgroup);                         \
+            return enc_real_Group_##Name(group1, group2,                                    \
+                                         null_out(group1, group2, newgroup));               \
         return set_op("MPI_Group_" #Name, a, b, OP, newgroup);                              \
     }
 
