@@ -1,6 +1,7 @@
 /*
- * job.h - what the files of encore-run's job loop share: the job and its
- * ranks' state (job.c), the hooks that change it (job_hooks.c), the timers
+ * job.h - what the files of encore-run's job share: the job and its ranks'
+ * state machine (job.c), and what the files above it call: the event loop
+ * (job_loop.c), the hooks that change it (job_hooks.c), the timers
  * (job_timers.c) and the summary (job_summary.c).  Private to run/launcher.
  */
 #ifndef ENC_LAUNCHER_JOB_H
@@ -83,6 +84,11 @@ enc_status_t job_spawn(struct job *j, int rank);
 void job_rank_died(struct job *j, int rank, const char *why);
 /* A rank's process ended with wait status `status`. */
 void job_rank_exited(struct job *j, int rank, int status);
+/* The signals encore-run took (SIGINT, SIGTERM, SIGHUP end the job). */
+void job_read_signals(struct job *j);
+/* Whether rank's parked snapshot of incarnation inc is still wanted
+ * (enc_run_snaps' callback; arg is the job). */
+bool job_snap_wanted(void *arg, int rank, uint32_t inc);
 /* waitpid(pid, WNOHANG): ENC_OK when a child was reaped (*reaped), *rank being its rank or -1 for another
  * child; ENC_INPROGRESS when none has exited. */
 enc_status_t job_wait_rank(struct job *j, pid_t pid, int *status, pid_t *reaped, int *rank);

@@ -11,6 +11,7 @@ encore_run_SOURCES += \
 	run/launcher/snapshots.c \
 	run/launcher/stopped.c \
 	run/launcher/job.c \
+	run/launcher/job_loop.c \
 	run/launcher/job_hooks.c \
 	run/launcher/job_timers.c \
 	run/launcher/job_summary.c \
