@@ -69,6 +69,7 @@ enc_status_t enc_coll_run(struct enc_coll *co)
     co->me = enc_eng.rank;
     co->locality = enc_eng.locality;
     co->order = enc_eng.identity;
+    co->chan = &enc_eng.chan;
     enc_inject_check();
     co->ctx.check = enc_callsig_check(co->sig);
     if (ops && ops->begin)

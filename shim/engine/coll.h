@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "core/status.h"
+#include "engine/chan.h"
 #include "engine/engine.h"
 #include "engine/xfer.h"
 
@@ -18,6 +19,8 @@ struct enc_coll {
     int n, me;
     const int *locality;        /* ranks in locality order */
     const int *order;           /* ranks in rank order (identity) */
+    struct enc_chan *chan;      /* the communicator's shared-memory channel */
+    const struct enc_hier *hier; /* its hosts, when its algorithm is hierarchical */
     bool replayed;              /* out: answered from the log */
     uint32_t epoch;             /* epoch of the current attempt */
     const void *sendbuf;        /* NULL: in place */
@@ -64,12 +67,14 @@ enc_status_t enc_bcast_tree(struct enc_coll *co);      /* bcast_tree.c */
 enc_status_t enc_bcast_sync(struct enc_coll *co);      /* bcast_sync.c */
 enc_status_t enc_allgatherv_ring(struct enc_coll *co); /* allgatherv_ring.c */
 
-/* coll_shm.c: the shared-memory algorithm for world collective co when
- * every rank of the world shares this host's segment, else NULL. */
+/* coll_shm.c: the shared-memory algorithm for co once its caller found
+ * every rank of co's communicator on this host's segment with a channel
+ * (co->chan), else NULL. */
 enc_algo_fn enc_coll_shm_algo(const struct enc_coll *co);
-/* coll_hier.c: the hierarchical algorithm for co when the world's ranks
- * span hosts and co is a world collective it serves, else NULL. */
-enc_algo_fn enc_coll_hier_algo(const struct enc_coll *co);
+/* coll_hier.c: the hierarchical algorithm for co when the ranks of its
+ * communicator span hosts and co is a collective it serves (co->hier set),
+ * else NULL. */
+enc_algo_fn enc_coll_hier_algo(struct enc_coll *co);
 
 /* 32-bit digest of the arguments every rank must agree on. */
 uint32_t enc_callsig_check(const struct enc_callsig *sig);

@@ -1,9 +1,10 @@
 /*
- * coll_hier.c - world collectives when the ranks span hosts and at least
- * one host has two or more of them: allreduce (commutative ops), bcast and
- * barrier go in three phases.
+ * coll_hier.c - collectives on a communicator (the world or a derived one)
+ * whose ranks span hosts when at least one host has two or more of them:
+ * allreduce (commutative ops), bcast (world only) and barrier go in three
+ * phases.
  *
- *   1. within each host, to the host's leader (its lowest world rank):
+ *   1. within each host, to the host's leader (its lowest rank):
  *      reduce (allreduce), the root's data (bcast, on the root's host
  *      only), arrival (barrier);
  *   2. between the leaders only, over TCP, with the world's algorithms
@@ -13,12 +14,14 @@
  *
  * Hosts are the data addresses the ranks published in the current WORLD
  * (one per host), so every rank of an epoch sees the same hosts and the
- * same leaders.  Within a host the phases go through the host's segment
- * (coll_shm.c's tickets and waits, over the host's ranks only) when every
- * rank of the host shares this rank's segment; the agent (or encore-run)
- * puts in a host's segment exactly the ranks that start there, so the
- * ranks of one host always agree.  A host where one does not (a rank moved
- * there from a lost host) uses TCP within the host as well.
+ * same leaders.  Within a host the phases go through the communicator's
+ * channel of the host's segment (coll_shm.c's tickets and waits, over the
+ * host's ranks only) when every rank of the host shares this rank's
+ * segment and, for a derived communicator, its creation gave the host a
+ * channel (group_chan.c); the agent (or encore-run) puts in a host's
+ * segment exactly the ranks that start there, so the ranks of one host
+ * always agree.  A host where one does not (a rank moved there from a lost
+ * host) uses TCP within the host as well.
  *
  * Recovery is the engine's as usual: a death notice interrupts a wait
  * (ENC_ERR_EPOCH), a TCP peer failure returns its status, enc_coll_run
@@ -41,104 +44,139 @@
 
 #include "core/tunables.h"
 #include "engine/coll.h"
+#include "engine/group.h"
+#include "engine/hier.h"
 #include "engine/shm_wait.h"
 #include "engine/state.h"
 #include "shm/shm.h"
 
 #define MAX_CHUNKS 16000 /* 4 steps per chunk at most, below ENC_SHM_STEP_DONE */
 
-/* The hosts of the current epoch, as this rank sees them. */
-static struct {
-    bool valid;
+/* The hosts of a communicator in one epoch, as this rank sees them.  Ranks
+ * are the communicator's; w* arrays hold their world ranks (slots, flag
+ * lines and TCP peers). */
+struct enc_hier {
     uint32_t epoch;
     bool on;        /* hierarchical collectives in this epoch */
     int nhosts;
-    int *host_of;   /* world rank -> host index (hosts by lowest rank) */
-    int *leaders;   /* host index -> its leader; also the leaders' view */
+    int *host_of;   /* rank -> host index (hosts by lowest rank) */
+    int *leaders;   /* host index -> its leader */
+    int *wleaders;  /* host index -> its leader's world rank: the leaders' view */
     int *hosts;     /* 0..nhosts-1: the leaders' view in rank order */
     int *local;     /* this host's ranks, increasing (local[0]: leader) */
+    int *wlocal;    /* their world ranks */
     int nlocal, my_local, my_host;
-    bool shm;       /* this host's ranks all share this rank's segment */
-} H;
+    int chan;       /* this host's channel: -1 when its ranks use TCP */
+};
 
-static void hier_free(void)
+void enc_hier_free(struct enc_hier *h)
 {
-    free(H.host_of);
-    free(H.leaders);
-    free(H.hosts);
-    free(H.local);
-    memset(&H, 0, sizeof(H));
+    if (h == NULL)
+        return;
+    free(h->host_of);
+    free(h->leaders);
+    free(h->wleaders);
+    free(h->hosts);
+    free(h->local);
+    free(h->wlocal);
+    free(h);
+}
+
+/* The world's, rebuilt per epoch; a derived communicator's hangs on its
+ * group (enc_group_hier). */
+static struct enc_hier *world_hier;
+
+static int world_of(const struct enc_group *g, int r)
+{
+    return g ? g->members[r] : r;
 }
 
 /* Hosts in order of their lowest rank: rank r's host is that of the
  * first rank with r's address. */
-static void group_hosts(void)
+static void group_hosts(struct enc_hier *h, const struct enc_group *g, int n)
 {
-    int n = enc_eng.size;
-
-    H.nhosts = 0;
+    h->nhosts = 0;
     for (int r = 0; r < n; r++) {
-        H.host_of[r] = -1;
-        for (int q = 0; q < r && H.host_of[r] < 0; q++)
-            if (strcmp(enc_eng.peers[q].addr, enc_eng.peers[r].addr) == 0)
-                H.host_of[r] = H.host_of[q];
-        if (H.host_of[r] < 0) {
-            H.leaders[H.nhosts] = r;
-            H.hosts[H.nhosts] = H.nhosts;
-            H.host_of[r] = H.nhosts++;
+        const char *addr = enc_eng.peers[world_of(g, r)].addr;
+
+        h->host_of[r] = -1;
+        for (int q = 0; q < r && h->host_of[r] < 0; q++)
+            if (strcmp(enc_eng.peers[world_of(g, q)].addr, addr) == 0)
+                h->host_of[r] = h->host_of[q];
+        if (h->host_of[r] < 0) {
+            h->leaders[h->nhosts] = r;
+            h->wleaders[h->nhosts] = world_of(g, r);
+            h->hosts[h->nhosts] = h->nhosts;
+            h->host_of[r] = h->nhosts++;
         }
     }
 }
 
-static void find_local(void)
+static void find_local(struct enc_hier *h, const struct enc_group *g, int n, int me)
 {
-    H.my_host = H.host_of[enc_eng.rank];
-    H.nlocal = 0;
-    H.shm = true;
-    for (int r = 0; r < enc_eng.size; r++) {
-        if (H.host_of[r] != H.my_host)
+    bool shm = true;
+
+    h->my_host = h->host_of[me];
+    h->nlocal = 0;
+    for (int r = 0; r < n; r++) {
+        if (h->host_of[r] != h->my_host)
             continue;
-        if (r == enc_eng.rank)
-            H.my_local = H.nlocal;
-        H.local[H.nlocal++] = r;
-        H.shm &= enc_shm_has(&enc_eng.shm, r);
+        if (r == me)
+            h->my_local = h->nlocal;
+        h->wlocal[h->nlocal] = world_of(g, r);
+        h->local[h->nlocal++] = r;
+        shm &= enc_shm_has(&enc_eng.shm, world_of(g, r));
     }
-    H.shm &= H.nlocal > 1; /* a rank alone on its host only meets the leaders */
+    /* a rank alone on its host only meets the leaders */
+    h->chan = -1;
+    if (shm && h->nlocal > 1)
+        h->chan = g ? enc_group_host_chan(g, h->local, h->nlocal) : 0;
 }
 
-static enc_status_t hier_build(void)
+static struct enc_hier *hier_build(const struct enc_group *g)
 {
-    size_t n = (size_t)enc_eng.size;
+    int n = g ? g->size : enc_eng.size, me = g ? g->rank : enc_eng.rank;
+    size_t sz = (size_t)n * sizeof(int);
+    struct enc_hier *h = calloc(1, sizeof(*h));
 
-    hier_free();
-    if ((H.host_of = malloc(n * sizeof(int))) == NULL ||
-        (H.leaders = malloc(n * sizeof(int))) == NULL ||
-        (H.hosts = malloc(n * sizeof(int))) == NULL ||
-        (H.local = malloc(n * sizeof(int))) == NULL) {
-        hier_free();
-        return ENC_ERR_NOMEM;
+    if (h == NULL || (h->host_of = malloc(sz)) == NULL || (h->leaders = malloc(sz)) == NULL ||
+        (h->wleaders = malloc(sz)) == NULL || (h->hosts = malloc(sz)) == NULL ||
+        (h->local = malloc(sz)) == NULL || (h->wlocal = malloc(sz)) == NULL) {
+        enc_hier_free(h);
+        return NULL;
     }
-    group_hosts();
-    find_local();
-    H.on = H.nhosts > 1 && H.nhosts < enc_eng.size;
-    if (H.on)
-        ENC_DEBUG("shm", "world collectives are hierarchical: %d hosts, this host %d ranks "
-                  "through %s", H.nhosts, H.nlocal, H.shm ? "shared memory" : "TCP");
-    return ENC_OK;
+    group_hosts(h, g, n);
+    find_local(h, g, n, me);
+    h->epoch = enc_eng.epoch;
+    h->on = h->nhosts > 1 && h->nhosts < n;
+    if (h->on)
+        ENC_DEBUG("shm", "collectives on communicator %llx are hierarchical: %d hosts, this "
+                  "host %d ranks through %s", (unsigned long long)enc_group_cid(g), h->nhosts,
+                  h->nlocal, h->chan >= 0 ? "shared memory" : "TCP");
+    return h;
 }
 
-/* The hosts of the current epoch (the same on every rank of it). */
-static bool hier_on(void)
+const struct enc_hier *enc_coll_hosts(struct enc_group *g)
 {
+    struct enc_hier **slot = g ? enc_group_hier(g) : &world_hier;
+
     if (enc_eng.peers == NULL)
-        return false;
-    if (!H.valid || H.epoch != enc_eng.epoch) {
-        if (hier_build() != ENC_OK)
-            return false;
-        H.valid = true;
-        H.epoch = enc_eng.epoch;
+        return NULL;
+    if (*slot == NULL || (*slot)->epoch != enc_eng.epoch) {
+        enc_hier_free(*slot);
+        *slot = hier_build(g);
     }
-    return H.on;
+    return *slot;
+}
+
+bool enc_coll_hosts_one(const struct enc_hier *h)
+{
+    return h != NULL && h->nhosts == 1;
+}
+
+int enc_coll_hosts_chan(const struct enc_hier *h)
+{
+    return h ? h->chan : -1;
 }
 
 static uint64_t ticket(const struct enc_coll *co, unsigned step)
@@ -148,56 +186,66 @@ static uint64_t ticket(const struct enc_coll *co, unsigned step)
 
 static enc_status_t wait_local(const struct enc_coll *co, unsigned step)
 {
-    return enc_coll_shm_wait(H.local, H.nlocal, ticket(co, step), false);
+    const struct enc_hier *h = co->hier;
+
+    return enc_coll_shm_wait(h->chan, h->wlocal, h->nlocal, ticket(co, step), false);
 }
 
-static enc_status_t wait_rank(const struct enc_coll *co, int rank, unsigned step)
+/* Waits for world rank w of this host. */
+static enc_status_t wait_rank(const struct enc_coll *co, int w, unsigned step)
 {
-    return enc_coll_shm_wait(&rank, 1, ticket(co, step), false);
+    return enc_coll_shm_wait(co->hier->chan, &w, 1, ticket(co, step), false);
 }
 
 static void post(const struct enc_coll *co, unsigned step)
 {
-    enc_shm_post(&enc_eng.shm, ticket(co, step));
+    enc_shm_post(&enc_eng.shm, co->hier->chan, ticket(co, step));
+}
+
+static uint8_t *slot_in(const struct enc_coll *co, int w)
+{
+    return enc_shm_in(&enc_eng.shm, co->hier->chan, w, 0);
 }
 
 /* co seen by the leaders only (phase 2), or by this host's ranks only. */
 static struct enc_coll leaders_view(const struct enc_coll *co)
 {
+    const struct enc_hier *h = co->hier;
     struct enc_coll v = *co;
 
-    v.n = H.nhosts;
-    v.me = H.my_host;
-    v.locality = v.order = H.hosts;
-    v.ctx.peers = H.leaders;
+    v.n = h->nhosts;
+    v.me = h->my_host;
+    v.locality = v.order = h->hosts;
+    v.ctx.peers = h->wleaders;
     v.sendbuf = NULL;
-    v.root = co->root >= 0 ? H.host_of[co->root] : -1;
+    v.root = co->root >= 0 ? h->host_of[co->root] : -1;
     return v;
 }
 
 static struct enc_coll local_view(const struct enc_coll *co, int root)
 {
+    const struct enc_hier *h = co->hier;
     struct enc_coll v = *co;
 
-    v.n = H.nlocal;
-    v.me = H.my_local;
+    v.n = h->nlocal;
+    v.me = h->my_local;
     v.locality = v.order = enc_eng.identity; /* 0..nlocal-1 */
-    v.ctx.peers = H.local;
+    v.ctx.peers = h->wlocal;
     v.sendbuf = NULL;
     v.root = root;
     return v;
 }
 
-static bool leader(void)
+static bool leader(const struct enc_coll *co)
 {
-    return H.my_local == 0;
+    return co->hier->my_local == 0;
 }
 
 static enc_status_t leaders_allreduce(struct enc_coll *co)
 {
     struct enc_coll v = leaders_view(co);
 
-    if (!leader())
+    if (!leader(co))
         return ENC_OK;
     if (co->bytes > enc_eng.tree_max_bytes && co->count >= (size_t)v.n * enc_eng.ring_min_count)
         return enc_allreduce_ring(&v);
@@ -211,18 +259,18 @@ static enc_status_t leaders_allreduce(struct enc_coll *co)
  * which they stage the next. */
 static enc_status_t shm_reduce(struct enc_coll *co, const uint8_t *src, unsigned *step)
 {
-    const struct enc_shm *s = &enc_eng.shm;
-    size_t esz = co->r->elem_size, per = s->chunk / esz;
+    const struct enc_hier *h = co->hier;
+    size_t esz = co->r->elem_size, per = enc_eng.shm.chunk / esz;
     uint8_t *acc = co->recvbuf;
     enc_status_t rv;
 
     for (size_t off = 0; off < co->count; off += per) {
         size_t c = ENC_MIN(per, co->count - off);
 
-        if (!leader()) {
-            if (off > 0 && (rv = wait_rank(co, H.local[0], *step)) != ENC_OK)
+        if (!leader(co)) {
+            if (off > 0 && (rv = wait_rank(co, h->wlocal[0], *step)) != ENC_OK)
                 return rv;
-            memcpy(enc_shm_in(s, enc_eng.rank, 0), src + off * esz, c * esz);
+            memcpy(slot_in(co, enc_eng.rank), src + off * esz, c * esz);
             post(co, ++*step);
             ++*step;
             continue;
@@ -231,8 +279,8 @@ static enc_status_t shm_reduce(struct enc_coll *co, const uint8_t *src, unsigned
             return rv;
         if (src != acc)
             memcpy(acc + off * esz, src + off * esz, c * esz);
-        for (int j = 1; j < H.nlocal; j++) /* commutative: any order */
-            co->r->apply(co->r, enc_shm_in(s, H.local[j], 0), acc + off * esz, c);
+        for (int j = 1; j < h->nlocal; j++) /* commutative: any order */
+            co->r->apply(co->r, slot_in(co, h->wlocal[j]), acc + off * esz, c);
         post(co, ++*step);
     }
     return ENC_OK;
@@ -243,23 +291,23 @@ static enc_status_t shm_reduce(struct enc_coll *co, const uint8_t *src, unsigned
  * it; the root stages chunk k + 1 once every one of them copied chunk k. */
 static enc_status_t shm_bcast_from(struct enc_coll *co, int root, unsigned *step)
 {
-    const struct enc_shm *s = &enc_eng.shm;
+    size_t chunk = enc_eng.shm.chunk;
     uint8_t *buf = co->recvbuf;
     enc_status_t rv;
 
-    for (size_t off = 0; off < co->bytes; off += s->chunk) {
-        size_t c = ENC_MIN(s->chunk, co->bytes - off);
+    for (size_t off = 0; off < co->bytes; off += chunk) {
+        size_t c = ENC_MIN(chunk, co->bytes - off);
 
         if (enc_eng.rank == root) {
             if (off > 0 && (rv = wait_local(co, *step)) != ENC_OK)
                 return rv;
-            memcpy(enc_shm_in(s, root, 0), buf + off, c);
+            memcpy(slot_in(co, root), buf + off, c);
             post(co, ++*step);
             ++*step;
         } else {
             if ((rv = wait_rank(co, root, ++*step)) != ENC_OK)
                 return rv;
-            memcpy(buf + off, enc_shm_in(s, root, 0), c);
+            memcpy(buf + off, slot_in(co, root), c);
             post(co, ++*step);
         }
     }
@@ -269,10 +317,11 @@ static enc_status_t shm_bcast_from(struct enc_coll *co, int root, unsigned *step
 /* Phase 3 through the result buffer: everyone meets once, so that every rank of
  * the host published where it would put the entry, agrees on its place
  * (and meets again if entries had to be copied out of the way); then
- * `from` writes the result into the entry chunk by chunk and the others
+ * `from` (a world rank) writes the result into the entry chunk by chunk and the others
  * copy each chunk as soon as it is posted. */
 static enc_status_t resbuf_bcast_from(struct enc_coll *co, int from, unsigned *step)
 {
+    const struct enc_hier *h = co->hier;
     const struct enc_shm *s = &enc_eng.shm;
     uint8_t *buf = co->recvbuf, *entry;
     enc_status_t rv;
@@ -280,7 +329,7 @@ static enc_status_t resbuf_bcast_from(struct enc_coll *co, int from, unsigned *s
     post(co, ++*step);
     if ((rv = wait_local(co, *step)) != ENC_OK)
         return rv;
-    if (enc_coll_shm_resbuf_place(co, H.local, H.nlocal)) {
+    if (enc_coll_shm_resbuf_place(co, h->wlocal, h->nlocal)) {
         post(co, ++*step);
         if ((rv = wait_local(co, *step)) != ENC_OK)
             return rv;
@@ -319,15 +368,16 @@ static void shm_done(const struct enc_coll *co)
 
 static enc_status_t allreduce_shm(struct enc_coll *co)
 {
+    const struct enc_hier *h = co->hier;
     const uint8_t *src = co->sendbuf ? co->sendbuf : co->recvbuf;
     unsigned step = 0;
     enc_status_t rv;
 
-    if ((rv = enc_coll_shm_slot_free(H.local, H.nlocal)) != ENC_OK)
+    if ((rv = enc_coll_shm_slot_free(co, h->wlocal, h->nlocal)) != ENC_OK)
         return rv;
     enc_coll_shm_resbuf_publish(co);
     if ((rv = shm_reduce(co, src, &step)) != ENC_OK || (rv = leaders_allreduce(co)) != ENC_OK ||
-        (rv = local_bcast_from(co, H.local[0], &step)) != ENC_OK)
+        (rv = local_bcast_from(co, h->wlocal[0], &step)) != ENC_OK)
         return rv;
     shm_done(co);
     return ENC_OK;
@@ -335,18 +385,20 @@ static enc_status_t allreduce_shm(struct enc_coll *co)
 
 static enc_status_t bcast_shm(struct enc_coll *co, bool root_host)
 {
+    const struct enc_hier *h = co->hier;
     struct enc_coll v = leaders_view(co);
     unsigned step = 0;
     enc_status_t rv;
 
-    if ((rv = enc_coll_shm_slot_free(H.local, H.nlocal)) != ENC_OK)
+    if ((rv = enc_coll_shm_slot_free(co, h->wlocal, h->nlocal)) != ENC_OK)
         return rv;
     enc_coll_shm_resbuf_publish(co);
-    if (root_host && (rv = local_bcast_from(co, co->root, &step)) != ENC_OK)
+    if (root_host && (rv = local_bcast_from(co, co->ctx.peers ? co->ctx.peers[co->root]
+                                                              : co->root, &step)) != ENC_OK)
         return rv;
-    if (leader() && (rv = enc_bcast_tree(&v)) != ENC_OK)
+    if (leader(co) && (rv = enc_bcast_tree(&v)) != ENC_OK)
         return rv;
-    if (!root_host && (rv = local_bcast_from(co, H.local[0], &step)) != ENC_OK)
+    if (!root_host && (rv = local_bcast_from(co, h->wlocal[0], &step)) != ENC_OK)
         return rv;
     shm_done(co);
     return ENC_OK;
@@ -360,8 +412,8 @@ static enc_status_t barrier_shm(struct enc_coll *co)
     enc_status_t rv;
 
     post(co, 1);
-    if (!leader())
-        return wait_rank(co, H.local[0], 2);
+    if (!leader(co))
+        return wait_rank(co, co->hier->wlocal[0], 2);
     if ((rv = wait_local(co, 1)) != ENC_OK || (rv = enc_allreduce_tree(&v)) != ENC_OK)
         return rv;
     post(co, 2);
@@ -375,7 +427,7 @@ static enc_status_t barrier_shm(struct enc_coll *co)
 static enc_status_t allreduce_tcp(struct enc_coll *co)
 {
     struct enc_coll l = local_view(co, 0);
-    bool alone = H.nlocal == 1;
+    bool alone = co->hier->nlocal == 1;
     enc_status_t rv;
 
     if (co->sendbuf != NULL && co->sendbuf != co->recvbuf)
@@ -388,47 +440,54 @@ static enc_status_t allreduce_tcp(struct enc_coll *co)
 
 static enc_status_t bcast_tcp(struct enc_coll *co, bool root_host)
 {
+    const struct enc_hier *h = co->hier;
     struct enc_coll v = leaders_view(co);
     struct enc_coll l = local_view(co, 0);
     enc_status_t rv;
 
-    if (root_host && H.nlocal > 1) {
-        for (l.root = 0; H.local[l.root] != co->root; l.root++)
+    if (root_host && h->nlocal > 1) {
+        for (l.root = 0; h->local[l.root] != co->root; l.root++)
             ;
         if ((rv = enc_bcast_tree(&l)) != ENC_OK)
             return rv;
     }
-    if (leader() && (rv = enc_bcast_tree(&v)) != ENC_OK)
+    if (leader(co) && (rv = enc_bcast_tree(&v)) != ENC_OK)
         return rv;
-    return root_host || H.nlocal == 1 ? ENC_OK : enc_bcast_tree(&l);
+    return root_host || h->nlocal == 1 ? ENC_OK : enc_bcast_tree(&l);
 }
 
 /* ---- the choice ---- */
 
 static enc_status_t hier_allreduce(struct enc_coll *co)
 {
-    return H.shm ? allreduce_shm(co) : allreduce_tcp(co);
+    return co->hier->chan >= 0 ? allreduce_shm(co) : allreduce_tcp(co);
 }
 
 static enc_status_t hier_bcast(struct enc_coll *co)
 {
-    bool root_host = H.host_of[co->root] == H.my_host;
+    const struct enc_hier *h = co->hier;
+    bool root_host = h->host_of[co->root] == h->my_host;
 
-    return H.shm ? bcast_shm(co, root_host) : bcast_tcp(co, root_host);
+    return h->chan >= 0 ? bcast_shm(co, root_host) : bcast_tcp(co, root_host);
 }
 
 static enc_status_t hier_barrier(struct enc_coll *co)
 {
-    return H.shm ? barrier_shm(co) : allreduce_tcp(co);
+    return co->hier->chan >= 0 ? barrier_shm(co) : allreduce_tcp(co);
 }
 
-/* Depends only on the call, the job's settings and the epoch's hosts:
- * the same answer on every rank. */
-enc_algo_fn enc_coll_hier_algo(const struct enc_coll *co)
+/* Depends only on the call, the job's settings, the epoch's hosts and (for
+ * a derived communicator) what its creation recorded: the same answer on
+ * every rank. */
+enc_algo_fn enc_coll_hier_algo(struct enc_coll *co)
 {
+    struct enc_group *g = (struct enc_group *)co->sig->grp;
+    const struct enc_hier *h;
+
     if (!enc_tunable_bool(ENC_TUNE_SHM) || co->bytes / ENC_SHM_CHUNK_MIN >= MAX_CHUNKS ||
-        !hier_on())
+        (h = enc_coll_hosts(g)) == NULL || !h->on)
         return NULL;
+    co->hier = h;
     switch (co->sig->kind) {
     case ENC_COLL_ALLREDUCE:
     case ENC_COLL_REDUCE:
@@ -436,7 +495,10 @@ enc_algo_fn enc_coll_hier_algo(const struct enc_coll *co)
         return co->r->commutative && co->r->elem_size <= ENC_SHM_CHUNK_MIN ? hier_allreduce
                                                                          : NULL;
     case ENC_COLL_BCAST:
-        return hier_bcast;
+        /* On a derived communicator nobody may finish before everyone
+         * entered (group_coll.c); the hierarchical broadcast lets a root
+         * leave first, so those keep bcast_sync. */
+        return g == NULL ? hier_bcast : NULL;
     case ENC_COLL_BARRIER:
         return hier_barrier;
     default:

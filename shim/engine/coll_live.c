@@ -10,7 +10,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/tunables.h"
 #include "engine/coll.h"
+#include "engine/group.h"
+#include "engine/hier.h"
 #include "engine/scratch.h"
 #include "engine/state.h"
 #include "reduce/reduce.h"
@@ -26,6 +29,7 @@ const char *enc_coll_kind_name(int kind)
         [ENC_COLL_REDUCE_SCATTER] = "reduce_scatter", [ENC_COLL_SCAN] = "scan",
         [ENC_COLL_EXSCAN] = "exscan",       [ENC_COLL_COMM_DUP] = "comm_dup",
         [ENC_COLL_COMM_SPLIT] = "comm_split", [ENC_COLL_COMM_CREATE] = "comm_create",
+        [ENC_COLL_COMM_SETUP] = "comm_setup",
     };
 
     return kind > 0 && kind < (int)ENC_ARRAY_SIZE(names) ? names[kind] : "collective";
@@ -89,14 +93,26 @@ static enc_algo_fn choose(const struct enc_coll *co)
     }
 }
 
-/* World collectives through the host's segment: flat when every rank of
- * the world shares it (coll_shm.c), hierarchical when the ranks span hosts
- * (coll_hier.c, built on coll_shm.c's waits and result buffer); NULL for TCP. */
-static enc_algo_fn host_algo(const struct enc_coll *co)
+/* Collectives through the hosts' segments: flat when every rank of the
+ * communicator shares this host's (coll_shm.c), hierarchical when its
+ * ranks span hosts (coll_hier.c, built on coll_shm.c's waits and result
+ * buffer); NULL for TCP.  A derived communicator uses them once its
+ * creation set up its channels (group_chan.c); the same answer on every
+ * rank of it. */
+static enc_algo_fn host_algo(struct enc_coll *co)
 {
-    if (co->n <= 1 || co->sig->grp != NULL || co->layer)
+    struct enc_group *g = (struct enc_group *)co->sig->grp;
+    const struct enc_hier *h;
+
+    if (co->n <= 1 || co->layer)
         return NULL;
-    return enc_eng.shm_world ? enc_coll_shm_algo(co) : enc_coll_hier_algo(co);
+    if (g == NULL)
+        return enc_eng.shm_world ? enc_coll_shm_algo(co) : enc_coll_hier_algo(co);
+    if (!g->setup || !enc_tunable_bool(ENC_TUNE_SHM) || (h = enc_coll_hosts(g)) == NULL)
+        return NULL;
+    if (enc_coll_hosts_one(h))
+        return enc_coll_hosts_chan(h) >= 1 ? enc_coll_shm_algo(co) : NULL;
+    return enc_coll_hier_algo(co);
 }
 
 enc_status_t enc_coll_live(struct enc_coll *co)

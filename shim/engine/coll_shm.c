@@ -1,8 +1,11 @@
 /*
- * coll_shm.c - world collectives through the host's shared-memory segment
- * (shm/shm.h), used when every rank of the world is on this host (when
+ * coll_shm.c - collectives through the host's shared-memory segment
+ * (shm/shm.h), used when every rank of a communicator is on this host (when
  * they span hosts, coll_hier.c uses the waits and slots of this file within
- * each host).
+ * each host).  Every communicator uses its own channel of the segment
+ * (co->chan: the world's is 0): its own tickets and slots, indexed by
+ * world rank, so collectives of different communicators may be in flight
+ * at once.
  *
  * Each rank stages data in its own slot and publishes a ticket; peers read
  * the slots whose tickets reached the step they need.  Allreduce is a
@@ -65,13 +68,29 @@ static uint64_t ticket(const struct enc_coll *co, unsigned step)
     return enc_shm_ticket(enc_eng.epoch, co->ctx.seq, step);
 }
 
+/* The communicator's ranks as world ranks (slots and flag lines). */
+static const int *wset(const struct enc_coll *co)
+{
+    return co->ctx.peers ? co->ctx.peers : enc_eng.identity;
+}
+
+static int wrank(const struct enc_coll *co, int j)
+{
+    return co->ctx.peers ? co->ctx.peers[j] : j;
+}
+
+static void post(const struct enc_coll *co, unsigned step)
+{
+    enc_shm_post(&enc_eng.shm, co->chan->index, ticket(co, step));
+}
+
 /* Rank r is past ticket t.  With later_epoch_ok, a rank that already
  * posted in a later epoch counts too (it regrouped, so it no longer reads
  * what it read in t's epoch); a ticket of an earlier epoch never does: that
  * rank has not posted in this epoch yet and may be about to read. */
-static bool past(const struct enc_shm *s, int r, uint64_t t, bool later_epoch_ok)
+static bool past(const struct enc_shm_flags *lines, int r, uint64_t t, bool later_epoch_ok)
 {
-    uint64_t v = atomic_load_explicit(&s->flags[r].ticket, memory_order_acquire);
+    uint64_t v = atomic_load_explicit(&lines[r].ticket, memory_order_acquire);
 
     if (enc_shm_ticket_epoch(v) != enc_shm_ticket_epoch(t))
         return later_epoch_ok &&
@@ -117,9 +136,10 @@ static bool yield_now(uint64_t yield_until)
  * yields: the rank we wait for may be the next to run on this core, and
  * pausing first would only delay it. */
 #define SPIN_BATCH 64
-enc_status_t enc_coll_shm_wait(const int *set, int n, uint64_t t, bool later_epoch_ok)
+enc_status_t enc_coll_shm_wait(int ch, const int *set, int n, uint64_t t, bool later_epoch_ok)
 {
     struct enc_shm *s = &enc_eng.shm;
+    const struct enc_shm_flags *lines = enc_shm_lines(s, ch);
     uint64_t spin_until = 0, yield_until = 0, deadline = 0;
     uint32_t epoch = enc_eng.epoch;
     unsigned polls = 0;
@@ -129,7 +149,7 @@ enc_status_t enc_coll_shm_wait(const int *set, int n, uint64_t t, bool later_epo
         int before = i;
         enc_status_t rv;
 
-        while (i < n && (set[i] == s->me || past(s, set[i], t, later_epoch_ok)))
+        while (i < n && (set[i] == s->me || past(lines, set[i], t, later_epoch_ok)))
             i++;
         if (i == n)
             return ENC_OK;
@@ -155,7 +175,7 @@ enc_status_t enc_coll_shm_wait(const int *set, int n, uint64_t t, bool later_epo
         bool shared = enc_turn_shared();
 
         enc_shm_sleep_begin(s);
-        if (past(s, set[i], t, later_epoch_ok)) {
+        if (past(lines, set[i], t, later_epoch_ok)) {
             enc_shm_sleep_end(s);
             continue;
         }
@@ -176,54 +196,60 @@ enc_status_t enc_coll_shm_wait(const int *set, int n, uint64_t t, bool later_epo
     }
 }
 
-/* Waits until rank `only` (or every peer, only < 0) is past t. */
-static enc_status_t wait_for(int only, uint64_t t, bool later_epoch_ok)
+/* Waits until co's rank `only` (or every peer, only < 0) posted step. */
+static enc_status_t wait_for(const struct enc_coll *co, int only, unsigned step)
 {
-    if (only >= 0)
-        return enc_coll_shm_wait(&only, 1, t, later_epoch_ok);
-    return enc_coll_shm_wait(enc_eng.identity, enc_eng.size, t, later_epoch_ok);
+    int w;
+
+    if (only >= 0) {
+        w = wrank(co, only);
+        return enc_coll_shm_wait(co->chan->index, &w, 1, ticket(co, step), false);
+    }
+    return enc_coll_shm_wait(co->chan->index, wset(co), co->n, ticket(co, step), false);
 }
 
 static enc_status_t wait_all(const struct enc_coll *co, unsigned step)
 {
-    return wait_for(-1, ticket(co, step), false);
+    return wait_for(co, -1, step);
 }
 
 /* Every rank of set is past done, the ticket after which they no longer
  * read what this rank staged (nothing to wait for when it is of an
  * earlier epoch: the regroup that ended it ended their reads too). */
-static enc_status_t wait_done(uint64_t done, const int *set, int n)
+static enc_status_t wait_done(int ch, uint64_t done, const int *set, int n)
 {
     if (done == 0 || enc_shm_ticket_epoch(done) != (enc_eng.epoch & 0xffffu))
         return ENC_OK; /* nothing staged in this epoch */
-    return enc_coll_shm_wait(set, n, done, true);
+    return enc_coll_shm_wait(ch, set, n, done, true);
 }
 
-enc_status_t enc_coll_shm_slot_free(const int *set, int n)
+enc_status_t enc_coll_shm_slot_free(const struct enc_coll *co, const int *set, int n)
 {
-    return wait_done(enc_eng.shm_done, set, n);
+    return wait_done(co->chan->index, co->chan->done, set, n);
 }
 
 /* Before this rank rewrites its slot: every peer finished reading what it
  * staged last (see the head of the file). */
-static enc_status_t slot_free(void)
+static enc_status_t slot_free(const struct enc_coll *co)
 {
-    return enc_coll_shm_slot_free(enc_eng.identity, enc_eng.size);
+    return enc_coll_shm_slot_free(co, wset(co), co->n);
 }
 
 void enc_coll_shm_staged(const struct enc_coll *co, unsigned done_step)
 {
-    enc_eng.shm_done = ticket(co, done_step);
+    co->chan->done = ticket(co, done_step);
 }
 
 
 /* Same answer on every rank of a host: it depends only on the call, the
- * job and the host's segment. */
+ * job and the host's segment.  Only the world's collectives keep results
+ * there: their ranks are every rank of the host, so all of them agree on
+ * each entry's place and can copy entries out of its way. */
 bool enc_coll_shm_resbuf_wanted(const struct enc_coll *co)
 {
     const struct enc_engine_ops *ops = enc_eng.ops;
 
-    return enc_eng.shm.resbuf != NULL && ops != NULL && ops->resbuf_keep != NULL &&
+    return co->chan->index == 0 && enc_eng.shm.resbuf != NULL && ops != NULL && ops->resbuf_keep != NULL &&
            ops->resbuf_evict != NULL && co->bytes >= RESBUF_MIN_BYTES &&
            co->bytes <= enc_eng.shm.resbuf_bytes / 4;
 }
@@ -282,10 +308,9 @@ bool enc_coll_shm_resbuf_place(struct enc_coll *co, const int *set, int n)
  * out first, everyone meets once more before anyone writes. */
 static enc_status_t resbuf_place(struct enc_coll *co, unsigned *step)
 {
-    if (!enc_coll_shm_resbuf_wanted(co) ||
-        !enc_coll_shm_resbuf_place(co, enc_eng.identity, enc_eng.size))
+    if (!enc_coll_shm_resbuf_wanted(co) || !enc_coll_shm_resbuf_place(co, wset(co), co->n))
         return ENC_OK;
-    enc_shm_post(&enc_eng.shm, ticket(co, ++*step));
+    post(co, ++*step);
     return wait_all(co, *step);
 }
 
@@ -320,8 +345,8 @@ static uint8_t *staged_in(const struct enc_coll *co, int j)
     const struct enc_shm *s = &enc_eng.shm;
 
     if (co->bytes <= SMALL_BYTES)
-        return enc_shm_in(s, j, 1) + (co->ctx.seq & 1) * (s->chunk / 2);
-    return enc_shm_in(s, j, 0);
+        return enc_shm_in(s, co->chan->index, wrank(co, j), 1) + (co->ctx.seq & 1) * (s->chunk / 2);
+    return enc_shm_in(s, co->chan->index, wrank(co, j), 0);
 }
 
 /* dst = x_0 op x_1 op ... op x_{n-1} over elements [lo, lo + len) of the
@@ -342,17 +367,17 @@ static void combine(const struct enc_coll *co, uint8_t *dst, size_t lo, size_t l
  * not two (on an oversubscribed host each meeting costs context switches). */
 static enc_status_t allreduce_small(struct enc_coll *co, const uint8_t *src)
 {
-    uint64_t *done = &enc_eng.shm_small_done[co->ctx.seq & 1];
+    uint64_t *done = &co->chan->small_done[co->ctx.seq & 1];
     enc_status_t rv;
 
-    if ((rv = wait_done(*done, enc_eng.identity, enc_eng.size)) != ENC_OK)
+    if ((rv = wait_done(co->chan->index, *done, wset(co), co->n)) != ENC_OK)
         return rv;
     memcpy(staged_in(co, co->me), src, co->bytes);
-    enc_shm_post(&enc_eng.shm, ticket(co, 1));
+    post(co, 1);
     if ((rv = wait_all(co, 1)) != ENC_OK)
         return rv;
     combine(co, co->recvbuf, 0, co->count);
-    enc_shm_post(&enc_eng.shm, ticket(co, 2));
+    post(co, 2);
     *done = ticket(co, 2);
     return ENC_OK;
 }
@@ -365,7 +390,7 @@ static uint8_t *combined(const struct enc_coll *co, int j, size_t off, size_t a)
 
     if (co->in_resbuf)
         return (uint8_t *)enc_shm_resbuf_at(&enc_eng.shm, co->resbuf_at) + (off + a) * esz;
-    return enc_shm_out(&enc_eng.shm, j) + a * esz;
+    return enc_shm_out(&enc_eng.shm, co->chan->index, wrank(co, j)) + a * esz;
 }
 
 /* Same answer on every rank: it depends only on the call and the job. */
@@ -382,17 +407,19 @@ static enc_status_t combine_cma(const struct enc_coll *co, uint8_t *dst, const u
                                 size_t at, size_t len)
 {
     const struct enc_shm *s = &enc_eng.shm;
+    const struct enc_shm_flags *lines = enc_shm_lines(s, co->chan->index);
     size_t esz = co->r->elem_size, bytes = len * esz;
-    uint8_t *scratch = enc_shm_in(s, co->me, 0);
+    uint8_t *scratch = enc_shm_in(s, co->chan->index, s->me, 0);
     enc_status_t rv;
 
     for (int j = co->n - 1; j >= 0; j--) {
         const uint8_t *x = src + at * esz;
         uint8_t *to = j == co->n - 1 ? dst : scratch;
+        int w = wrank(co, j);
 
         if (j != co->me) {
-            rv = enc_shm_cma_read(atomic_load_explicit(&s->flags[j].pid, memory_order_relaxed),
-                                  atomic_load_explicit(&s->flags[j].src, memory_order_relaxed) +
+            rv = enc_shm_cma_read(atomic_load_explicit(&s->flags[w].pid, memory_order_relaxed),
+                                  atomic_load_explicit(&lines[w].src, memory_order_relaxed) +
                                       at * esz,
                                   to, bytes);
             if (rv != ENC_OK)
@@ -418,12 +445,12 @@ static enc_status_t allreduce_chunks(struct enc_coll *co, const uint8_t *src)
     unsigned step = 0;
     enc_status_t rv;
 
-    if ((rv = slot_free()) != ENC_OK)
+    if ((rv = slot_free(co)) != ENC_OK)
         return rv;
     enc_coll_shm_resbuf_publish(co);
     if (cma) /* read by peers once they see this rank's first step */
-        atomic_store_explicit(&s->flags[s->me].src, (uint64_t)(uintptr_t)src,
-                              memory_order_relaxed);
+        atomic_store_explicit(&enc_shm_lines(s, co->chan->index)[s->me].src,
+                              (uint64_t)(uintptr_t)src, memory_order_relaxed);
     for (size_t off = 0; off < co->count; off += per) {
         size_t c = ENC_MIN(per, co->count - off);
         size_t lo = slice_off(c, co->n, co->me), hi = slice_off(c, co->n, co->me + 1);
@@ -431,8 +458,8 @@ static enc_status_t allreduce_chunks(struct enc_coll *co, const uint8_t *src)
         /* With cma the input stays where it is; the step says it is ready
          * and the next says every peer is done reading it. */
         if (!cma)
-            memcpy(enc_shm_in(s, co->me, 0), src + off * esz, c * esz);
-        enc_shm_post(s, ticket(co, ++step));
+            memcpy(enc_shm_in(s, co->chan->index, s->me, 0), src + off * esz, c * esz);
+        post(co, ++step);
         if ((rv = wait_all(co, step)) != ENC_OK ||
             (off == 0 && (rv = resbuf_place(co, &step)) != ENC_OK))
             return rv;
@@ -441,7 +468,7 @@ static enc_status_t allreduce_chunks(struct enc_coll *co, const uint8_t *src)
         else if ((rv = combine_cma(co, combined(co, co->me, off, lo), src, off + lo,
                                    hi - lo)) != ENC_OK)
             return rv;
-        enc_shm_post(s, ticket(co, ++step));
+        post(co, ++step);
         if ((rv = wait_all(co, step)) != ENC_OK)
             return rv;
         if (co->in_resbuf) { /* the slices are contiguous there */
@@ -454,7 +481,7 @@ static enc_status_t allreduce_chunks(struct enc_coll *co, const uint8_t *src)
             memcpy(dst + (off + a) * esz, combined(co, j, off, a), (b - a) * esz);
         }
     }
-    enc_shm_post(s, ticket(co, ENC_SHM_STEP_DONE));
+    post(co, ENC_SHM_STEP_DONE);
     enc_coll_shm_staged(co, ENC_SHM_STEP_DONE);
     return ENC_OK;
 }
@@ -475,7 +502,7 @@ static enc_status_t resbuf_meet(struct enc_coll *co, unsigned *step)
     enc_status_t rv;
 
     enc_coll_shm_resbuf_publish(co);
-    enc_shm_post(&enc_eng.shm, ticket(co, 1));
+    post(co, 1);
     *step = 1;
     if ((rv = wait_all(co, 1)) != ENC_OK)
         return rv;
@@ -500,9 +527,9 @@ static enc_status_t bcast_resbuf(struct enc_coll *co)
 
         if (co->me == co->root) {
             memcpy(entry + off, (uint8_t *)co->recvbuf + off, c);
-            enc_shm_post(s, ticket(co, base + (unsigned)k));
+            post(co, base + (unsigned)k);
         } else {
-            if ((rv = wait_for(co->root, ticket(co, base + (unsigned)k), false)) != ENC_OK)
+            if ((rv = wait_for(co, co->root, base + (unsigned)k)) != ENC_OK)
                 return rv;
             memcpy((uint8_t *)co->recvbuf + off, entry + off, c);
         }
@@ -519,7 +546,7 @@ static enc_status_t shm_bcast(struct enc_coll *co)
 
     if (enc_coll_shm_resbuf_wanted(co))
         return bcast_resbuf(co);
-    if (co->me == co->root && (rv = slot_free()) != ENC_OK)
+    if (co->me == co->root && (rv = slot_free(co)) != ENC_OK)
         return rv;
     for (size_t off = 0; off < co->bytes; off += s->chunk) {
         size_t c = ENC_MIN(s->chunk, co->bytes - off);
@@ -527,24 +554,31 @@ static enc_status_t shm_bcast(struct enc_coll *co)
         if (co->me == co->root) {
             if (step > 0 && (rv = wait_all(co, step)) != ENC_OK) /* chunk before read */
                 return rv;
-            memcpy(enc_shm_in(s, co->me, 0), buf + off, c);
-            enc_shm_post(s, ticket(co, ++step));
+            memcpy(enc_shm_in(s, co->chan->index, s->me, 0), buf + off, c);
+            post(co, ++step);
             step++;
         } else {
-            if ((rv = wait_for(co->root, ticket(co, ++step), false)) != ENC_OK)
+            if ((rv = wait_for(co, co->root, ++step)) != ENC_OK)
                 return rv;
-            memcpy(buf + off, enc_shm_in(s, co->root, 0), c);
-            enc_shm_post(s, ticket(co, ++step));
+            memcpy(buf + off, enc_shm_in(s, co->chan->index, wrank(co, co->root), 0), c);
+            post(co, ++step);
         }
     }
     if (co->me == co->root)
         enc_coll_shm_staged(co, step); /* every peer's ack of the last chunk */
+    /* On a derived communicator nobody may finish before everyone entered
+     * (group_coll.c): everyone waits for every ack of the last chunk. */
+    if (co->sig->grp != NULL) {
+        if (co->me == co->root)
+            post(co, step);
+        return wait_all(co, step);
+    }
     return ENC_OK;
 }
 
 static enc_status_t shm_barrier(struct enc_coll *co)
 {
-    enc_shm_post(&enc_eng.shm, ticket(co, 1));
+    post(co, 1);
     return wait_all(co, 1);
 }
 
@@ -564,7 +598,7 @@ static enc_status_t allgatherv_resbuf(struct enc_coll *co)
     for (int j = 0; j < co->me; j++)
         at += co->recvbytes[j];
     memcpy(entry + at, (uint8_t *)co->recvbuf + co->displs[co->me], co->recvbytes[co->me]);
-    enc_shm_post(s, ticket(co, ++step));
+    post(co, ++step);
     if ((rv = wait_all(co, step)) != ENC_OK)
         return rv;
     at = 0;
@@ -588,7 +622,7 @@ static enc_status_t shm_allgatherv(struct enc_coll *co)
         return allgatherv_resbuf(co);
     for (int j = 0; j < co->n; j++)
         longest = ENC_MAX(longest, co->recvbytes[j]);
-    if ((rv = slot_free()) != ENC_OK)
+    if ((rv = slot_free(co)) != ENC_OK)
         return rv;
     for (size_t off = 0; off < longest; off += s->chunk) {
         const uint8_t *mine = (const uint8_t *)co->recvbuf + co->displs[co->me];
@@ -596,16 +630,17 @@ static enc_status_t shm_allgatherv(struct enc_coll *co)
         if (step > 0 && (rv = wait_all(co, step)) != ENC_OK)
             return rv;
         if (off < co->recvbytes[co->me])
-            memcpy(enc_shm_in(s, co->me, 0), mine + off,
+            memcpy(enc_shm_in(s, co->chan->index, s->me, 0), mine + off,
                    ENC_MIN(s->chunk, co->recvbytes[co->me] - off));
-        enc_shm_post(s, ticket(co, ++step));
+        post(co, ++step);
         if ((rv = wait_all(co, step)) != ENC_OK)
             return rv;
         for (int j = 0; j < co->n; j++)
             if (j != co->me && off < co->recvbytes[j])
-                memcpy((uint8_t *)co->recvbuf + co->displs[j] + off, enc_shm_in(s, j, 0),
+                memcpy((uint8_t *)co->recvbuf + co->displs[j] + off,
+                       enc_shm_in(s, co->chan->index, wrank(co, j), 0),
                        ENC_MIN(s->chunk, co->recvbytes[j] - off));
-        enc_shm_post(s, ticket(co, ++step));
+        post(co, ++step);
     }
     enc_coll_shm_staged(co, step);
     return ENC_OK;

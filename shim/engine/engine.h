@@ -40,6 +40,7 @@ enum enc_coll_kind {
     ENC_COLL_COMM_DUP,
     ENC_COLL_COMM_SPLIT,
     ENC_COLL_COMM_CREATE,
+    ENC_COLL_COMM_SETUP, /* a new communicator's channels (engine/group_chan.c) */
     ENC_COLL_KIND_COUNT,
 };
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "engine/group.h"
+#include "engine/hier.h"
 #include "engine/state.h"
 
 /* Every group made and not yet freed, oldest first. */
@@ -58,13 +59,16 @@ enc_status_t enc_group_new(uint64_t cid, const int *members, int n, int live,
 
     if (g == NULL || seen == NULL || (g->members = malloc(sizeof(int) * (size_t)n + 1)) == NULL ||
         (g->order = malloc(sizeof(int) * (size_t)n + 1)) == NULL ||
-        (g->locality = malloc(sizeof(int) * (size_t)n + 1)) == NULL)
+        (g->locality = malloc(sizeof(int) * (size_t)n + 1)) == NULL ||
+        (g->lead_of = malloc(sizeof(int) * (size_t)n + 1)) == NULL ||
+        (g->chan_of = malloc(sizeof(int) * (size_t)n + 1)) == NULL)
         goto fail;
     if ((rv = check_members(members, n, seen)) != ENC_OK)
         goto fail;
     g->cid = cid;
     g->size = n;
     g->rank = -1;
+    g->chan.index = -1;
     for (int i = 0; i < n; i++) {
         g->members[i] = members[i];
         g->order[i] = i;
@@ -88,6 +92,10 @@ void enc_group_free(struct enc_group *g)
     if (g == NULL)
         return;
     unlink_group(g);
+    enc_group_release_chan(g);
+    enc_hier_free(g->hier);
+    free(g->lead_of);
+    free(g->chan_of);
     free(g->members);
     free(g->order);
     free(g->locality);
@@ -168,4 +176,9 @@ const int *enc_group_locality(struct enc_group *g)
 const char *enc_group_host(int world_rank)
 {
     return enc_eng.peers[world_rank].addr;
+}
+
+struct enc_hier **enc_group_hier(struct enc_group *g)
+{
+    return &g->hier;
 }

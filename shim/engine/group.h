@@ -15,10 +15,12 @@
 #ifndef ENC_ENGINE_GROUP_H
 #define ENC_ENGINE_GROUP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "core/status.h"
+#include "engine/chan.h"
 
 struct enc_group {
     uint64_t cid;          /* communicator id (never 0: 0 is the world) */
@@ -33,6 +35,14 @@ struct enc_group {
      * other value (a new epoch, a replayed creation) means "ask the other
      * members whether the next one is already in their log" */
     uint32_t live_epoch;
+    /* Shared memory (group_chan.c): this host's channel (index -1: none),
+     * and what the communicator's first collective recorded of every rank:
+     * the world rank of its host's leader then, and the channel that
+     * leader claimed (-1: none). */
+    struct enc_chan chan;
+    bool setup;
+    int *lead_of, *chan_of;
+    struct enc_hier *hier; /* its hosts in the current epoch (engine/hier.h) */
     struct enc_group *prev, *next; /* every group this process holds */
 };
 
@@ -66,5 +76,19 @@ uint64_t enc_group_seq(const struct enc_group *g);
 const int *enc_group_locality(struct enc_group *g);
 /* Host identity of world rank r (the address the launcher registered). */
 const char *enc_group_host(int world_rank);
+/* Where g keeps its hosts (engine/hier.h). */
+struct enc_hier **enc_group_hier(struct enc_group *g);
+
+/* group_chan.c.  A new communicator's first collective, run by every
+ * member right after it is made (logged and replayed like any other):
+ * the lowest member on each host claims a channel of the host's segment,
+ * and every member learns which, so its collectives use shared memory
+ * from then on. */
+enc_status_t enc_group_setup(struct enc_group *g);
+/* The channel the ranks local[0..n) of g use on this host: g's, when they
+ * were all on this host when g was made and it got one; else -1. */
+int enc_group_host_chan(const struct enc_group *g, const int *local, int n);
+/* Gives g's channel back (enc_group_free does). */
+void enc_group_release_chan(struct enc_group *g);
 
 #endif

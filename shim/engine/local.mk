@@ -21,6 +21,7 @@ libencore_la_SOURCES += \
 	shim/engine/bcast_sync.c \
 	shim/engine/group.c \
 	shim/engine/group_coll.c \
+	shim/engine/group_chan.c \
 	shim/engine/reducer.c \
 	shim/engine/scratch.c \
 	shim/engine/inject.c \
@@ -36,4 +37,6 @@ noinst_HEADERS += \
 	shim/engine/coll.h \
 	shim/engine/scratch.h \
 	shim/engine/shm_wait.h \
+	shim/engine/chan.h \
+	shim/engine/hier.h \
 	shim/engine/group.h

@@ -16,12 +16,13 @@
  * slots for a collective: the last step a ticket can hold. */
 #define ENC_SHM_STEP_DONE 0xffffu
 
-/* Waits until every rank of set[0..n) but this one posted ticket t or more
+/* Sets are world ranks; ch is the channel (co->chan->index).
+ * Waits until every rank of set[0..n) but this one posted ticket t or more
  * (see past() in coll_shm.c); waits until the ranks of set finished
  * reading what this rank staged last; records that what this rank stages
  * now is read once every peer posted step done_step of co. */
-enc_status_t enc_coll_shm_wait(const int *set, int n, uint64_t t, bool later_epoch_ok);
-enc_status_t enc_coll_shm_slot_free(const int *set, int n);
+enc_status_t enc_coll_shm_wait(int ch, const int *set, int n, uint64_t t, bool later_epoch_ok);
+enc_status_t enc_coll_shm_slot_free(const struct enc_coll *co, const int *set, int n);
 void enc_coll_shm_staged(const struct enc_coll *co, unsigned done_step);
 
 /* The host's result buffer: whether co's result goes there (the same

@@ -14,6 +14,7 @@
 #include "engine/layer.h"
 #include "proto/auth.h"
 #include "proto/msgs.h"
+#include "engine/chan.h"
 #include "shm/shm.h"
 #include "tracker_client/tclient.h"
 
@@ -76,8 +77,7 @@ struct enc_engine {
     /* the host's shared-memory segment (coll_shm.c) */
     struct enc_shm shm;
     bool shm_world;           /* every rank of the world is in it */
-    uint64_t shm_done;        /* ticket peers reach once done with our slot */
-    uint64_t shm_small_done[2]; /* the same for the small inputs, by seq parity */
+    struct enc_chan chan;     /* the world's channel in it (channel 0) */
     uint64_t resbuf_next;     /* result-buffer position of the next result */
 
     /* the layer above (recovery), NULL for the plain engine */

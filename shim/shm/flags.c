@@ -13,9 +13,9 @@
 
 #include "shm/shm.h"
 
-void enc_shm_post(struct enc_shm *s, uint64_t ticket)
+void enc_shm_post(struct enc_shm *s, int ch, uint64_t ticket)
 {
-    atomic_store_explicit(&s->flags[s->me].ticket, ticket, memory_order_release);
+    atomic_store_explicit(&enc_shm_lines(s, ch)[s->me].ticket, ticket, memory_order_release);
     atomic_thread_fence(memory_order_seq_cst);
     for (int i = 0; i < s->nslots; i++) {
         if (i == s->me || s->evfd[i] < 0 ||

@@ -72,7 +72,7 @@ void enc_shm_host_create(struct enc_shm_host *hs, int nslots)
         return;
     if (nslots > ENC_SHM_MAX_SLOTS)
         return no_segment(hs, "more than 256 ranks");
-    enc_shm_layout(&hs->h, nslots, chunk, resbuf);
+    enc_shm_layout(&hs->h, nslots, chunk, resbuf, (int)enc_tunable_uint(ENC_TUNE_SHM_CHANNELS));
     hs->nslots = nslots;
     if ((hs->evfd = malloc((size_t)nslots * sizeof(int))) == NULL)
         return no_segment(hs, "out of memory");

@@ -5,4 +5,5 @@ libenccore_la_SOURCES += \
 	shim/shm/segment.c \
 	shim/shm/host_segment.c \
 	shim/shm/flags.c \
+	shim/shm/channels.c \
 	shim/shm/cma.c

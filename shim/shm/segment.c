@@ -22,19 +22,27 @@ static size_t page_round(size_t n)
     return (n + pg - 1) / pg * pg;
 }
 
-void enc_shm_layout(struct enc_shm_header *h, int nslots, size_t chunk, size_t resbuf)
+void enc_shm_layout(struct enc_shm_header *h, int nslots, size_t chunk, size_t resbuf,
+                    int nchan)
 {
+    size_t lines = (size_t)nslots * sizeof(struct enc_shm_flags);
+
     memset(h, 0, sizeof(*h));
     h->magic = ENC_SHM_MAGIC;
     h->nslots = (uint32_t)nslots;
+    h->nchan = (uint32_t)nchan;
     h->chunk = page_round(chunk);
     h->flags_off = page_round(sizeof(*h));
-    h->data_off = h->flags_off + page_round((size_t)nslots * sizeof(struct enc_shm_flags) +
-                                            sizeof(struct enc_shm_common));
+    h->table_off = h->flags_off + lines + sizeof(struct enc_shm_common);
+    h->data_off = h->flags_off + page_round(lines + sizeof(struct enc_shm_common) +
+                                            (size_t)nchan * sizeof(struct enc_shm_chan_entry));
     h->slot_stride = 3 * h->chunk;
     h->resbuf_off = h->data_off + (uint64_t)nslots * h->slot_stride;
     h->resbuf_bytes = page_round(resbuf);
-    h->total = h->resbuf_off + h->resbuf_bytes;
+    h->chan_off = h->resbuf_off + h->resbuf_bytes;
+    h->chan_lines = page_round(lines);
+    h->chan_stride = h->chan_lines + (uint64_t)nslots * h->slot_stride;
+    h->total = h->chan_off + (uint64_t)nchan * h->chan_stride;
 }
 
 static bool fd_open(long fd)
@@ -85,7 +93,7 @@ static bool header_valid(const struct enc_shm_header *h, size_t len, int size)
 
     if (h->magic != ENC_SHM_MAGIC || (int)h->nslots != size || h->chunk < ENC_SHM_CHUNK_MIN)
         return false;
-    enc_shm_layout(&want, size, h->chunk, h->resbuf_bytes);
+    enc_shm_layout(&want, size, h->chunk, h->resbuf_bytes, (int)h->nchan);
     return memcmp(&want, h, sizeof(want)) == 0 && h->total == len;
 }
 
@@ -96,10 +104,10 @@ static bool header_valid(const struct enc_shm_header *h, size_t len, int size)
  * even after MAP_POPULATE or MADV_POPULATE_WRITE (bench/README.md).  A
  * locked add of zero leaves every byte as it is, so peers already using the
  * segment (a restarted rank attaches while the others run) lose nothing.
- * The circular result buffer is left out: it is mapped as it fills, so a job pays only
- * for the part it uses, and its memory was reserved once by the segment's
- * owner (fallocate, host_segment.c), so a first write never meets a full
- * tmpfs.
+ * The circular result buffer and the channels are left out: they are mapped
+ * as they fill, so a job pays only for the part it uses, and the result
+ * buffer's memory was reserved once by the segment's owner (fallocate,
+ * host_segment.c), so a first write there never meets a full tmpfs.
  */
 static void prefault(uint8_t *p, size_t len)
 {
@@ -163,11 +171,14 @@ enc_status_t enc_shm_attach(struct enc_shm *s, int me, int size)
     s->chunk = h->chunk;
     s->flags = (struct enc_shm_flags *)(s->base + h->flags_off);
     s->common = (struct enc_shm_common *)(s->flags + size);
+    s->nchan = (int)h->nchan;
+    s->table = (struct enc_shm_chan_entry *)(s->base + h->table_off);
     s->resbuf_bytes = h->resbuf_bytes;
     s->resbuf = h->resbuf_bytes ? s->base + h->resbuf_off : NULL;
     s->cma = enc_shm_cma_setup();
     atomic_store(&s->flags[me].pid, (int32_t)getpid());
     atomic_store(&s->flags[me].sleeping, 0);
+    enc_shm_chan_drop_rank(s, me); /* what an earlier incarnation held */
     return ENC_OK;
 }
 

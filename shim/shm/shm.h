@@ -10,10 +10,19 @@
  * owner allocated each local rank's pages before the rank started, so no
  * collective page-faults fresh memory.
  *
- * Layout (page-aligned): a header, one cache line of flags per rank, then
- * per rank a slot of two input buffers and one output buffer of `chunk`
- * bytes each (the second input buffer holds small inputs, in two halves).  Slot i belongs to world rank i (slots of ranks on other
- * hosts are never touched, so never allocated).
+ * Layout (page-aligned): a header, one cache line of flags per rank, the
+ * channel table, then per rank a slot of two input buffers and one output
+ * buffer of `chunk` bytes each (the second input buffer holds small inputs,
+ * in two halves), the circular result buffer, and the channels.  Slot i
+ * belongs to world rank i (slots of ranks on other hosts are never
+ * touched, so never allocated).
+ *
+ * Channels: the flags and slots above are channel 0, the world's.  Every
+ * other communicator with two or more ranks on this host takes a channel
+ * of its own while it exists (channels.c): a flag line and a slot per rank
+ * again, so collectives of different communicators never share a ticket
+ * or a buffer, and may be in flight at once (nonblocking collectives,
+ * threads).  A channel's pages are touched only by the ranks that use it.
  *
  * Synchronisation: each rank publishes its progress as a 64-bit ticket
  * (epoch, collective seq, step) stored with release order after the data it
@@ -41,17 +50,22 @@
 struct enc_shm_header {
     uint64_t magic;
     uint32_t nslots;
-    uint32_t reserved;
+    uint32_t nchan;       /* channels besides the world's */
     uint64_t chunk;       /* bytes of each of a slot's three buffers */
     uint64_t flags_off;   /* offset of the flag lines */
     uint64_t data_off;    /* offset of slot 0 */
     uint64_t slot_stride; /* bytes from one slot to the next */
     uint64_t resbuf_off;  /* offset of the circular result buffer */
     uint64_t resbuf_bytes; /* its size (0: none) */
+    uint64_t table_off;   /* offset of the channel table */
+    uint64_t chan_off;    /* offset of channel 1 */
+    uint64_t chan_lines;  /* bytes of a channel's flag lines (page-rounded) */
+    uint64_t chan_stride; /* bytes from one channel to the next */
     uint64_t total;       /* bytes of the segment */
 };
 
-/* One cache line per rank: written by its rank, read by every peer. */
+/* One cache line per rank and channel: written by its rank, read by every
+ * peer.  sleeping and pid are used in channel 0's lines only. */
 struct enc_shm_flags {
     _Atomic uint64_t ticket;   /* progress, see enc_shm_ticket() */
     _Atomic uint32_t sleeping; /* 1 while the rank waits on its eventfd */
@@ -75,9 +89,20 @@ struct enc_shm_common {
     uint8_t pad[56];
 };
 
-/* Offsets of the layout for nslots slots of chunk bytes per buffer and a
- * circular result buffer of resbuf bytes. */
-void enc_shm_layout(struct enc_shm_header *h, int nslots, size_t chunk, size_t resbuf);
+/* One entry of the channel table per channel 1..nchan. */
+struct enc_shm_chan_entry {
+    _Atomic uint64_t cid;     /* communicator id holding it; 0: free */
+    _Atomic uint64_t mask[4]; /* slots of the ranks that attached it */
+    uint8_t pad[24];
+};
+_Static_assert(sizeof(struct enc_shm_chan_entry) == 64, "one cache line per channel");
+_Static_assert(4 * 64 >= 256, "the mask covers ENC_SHM_MAX_SLOTS");
+
+/* Offsets of the layout for nslots slots of chunk bytes per buffer, a
+ * circular result buffer of resbuf bytes and nchan channels besides the
+ * world's. */
+void enc_shm_layout(struct enc_shm_header *h, int nslots, size_t chunk, size_t resbuf,
+                    int nchan);
 
 /* ---- owner side (encore-run for a local job, the agent on its host) ---- */
 
@@ -116,8 +141,10 @@ struct enc_shm {
     int me;
     size_t chunk;
     int *evfd;                    /* per world rank, -1: not on this host */
-    struct enc_shm_flags *flags;
+    struct enc_shm_flags *flags;  /* channel 0's lines */
     struct enc_shm_common *common;
+    int nchan;                    /* channels besides the world's */
+    struct enc_shm_chan_entry *table; /* channel k's entry: table[k - 1] */
     uint8_t *resbuf;              /* circular result buffer, NULL: none */
     uint64_t resbuf_bytes;
     bool cma;                     /* peers' memory can be read directly */
@@ -134,17 +161,44 @@ static inline bool enc_shm_has(const struct enc_shm *s, int rank)
     return s->base != NULL && rank >= 0 && rank < s->nslots && s->evfd[rank] >= 0;
 }
 
-static inline uint8_t *enc_shm_in(const struct enc_shm *s, int rank, unsigned parity)
+/* Channel ch's flag lines (0: the world's), indexed by world rank. */
+static inline struct enc_shm_flags *enc_shm_lines(const struct enc_shm *s, int ch)
 {
     const struct enc_shm_header *h = (const void *)s->base;
 
-    return s->base + h->data_off + (size_t)rank * h->slot_stride + (parity & 1u) * s->chunk;
+    if (ch == 0)
+        return s->flags;
+    return (struct enc_shm_flags *)(s->base + h->chan_off + (size_t)(ch - 1) * h->chan_stride);
 }
 
-static inline uint8_t *enc_shm_out(const struct enc_shm *s, int rank)
+/* Input buffer `parity` of rank's slot in channel ch. */
+static inline uint8_t *enc_shm_in(const struct enc_shm *s, int ch, int rank, unsigned parity)
 {
-    return enc_shm_in(s, rank, 0) + 2 * s->chunk;
+    const struct enc_shm_header *h = (const void *)s->base;
+    size_t slot = (size_t)rank * h->slot_stride + (parity & 1u) * s->chunk;
+
+    if (ch == 0)
+        return s->base + h->data_off + slot;
+    return s->base + h->chan_off + (size_t)(ch - 1) * h->chan_stride + h->chan_lines + slot;
 }
+
+static inline uint8_t *enc_shm_out(const struct enc_shm *s, int ch, int rank)
+{
+    return enc_shm_in(s, ch, rank, 0) + 2 * s->chunk;
+}
+
+/* channels.c.  The host's leader of a new communicator claims a free
+ * channel for it (its index, or -1 when none is free) with its lines
+ * cleared; the communicator's other ranks of the host attach the index it
+ * told them (false when the channel no longer belongs to cid); each rank
+ * releases it when it frees the communicator, the last one frees it.  A
+ * new incarnation of rank drops what a dead one held. */
+int enc_shm_chan_claim(struct enc_shm *s, uint64_t cid);
+bool enc_shm_chan_attach(struct enc_shm *s, int ch, uint64_t cid);
+void enc_shm_chan_release(struct enc_shm *s, int ch, uint64_t cid);
+void enc_shm_chan_drop_rank(struct enc_shm *s, int rank);
+/* Channels held now (the job summary's figure). */
+int enc_shm_chan_used(const struct enc_shm *s);
 
 /*
  * The circular result buffer: results of collectives that went through
@@ -167,16 +221,9 @@ static inline unsigned enc_shm_ticket_epoch(uint64_t t) { return (unsigned)(t >>
 static inline uint32_t enc_shm_ticket_seq(uint64_t t) { return (uint32_t)(t >> 16); }
 static inline unsigned enc_shm_ticket_step(uint64_t t) { return (unsigned)(t & 0xffffu); }
 
-/* Publishes this rank's ticket (after the data it covers) and wakes the
- * peers that sleep. */
-void enc_shm_post(struct enc_shm *s, uint64_t ticket);
-/* True when rank's ticket is of the same epoch and at least ticket. */
-static inline bool enc_shm_reached(const struct enc_shm *s, int rank, uint64_t ticket)
-{
-    uint64_t t = atomic_load_explicit(&s->flags[rank].ticket, memory_order_acquire);
-
-    return enc_shm_ticket_epoch(t) == enc_shm_ticket_epoch(ticket) && t >= ticket;
-}
+/* Publishes this rank's ticket in channel ch (after the data it covers)
+ * and wakes the peers that sleep. */
+void enc_shm_post(struct enc_shm *s, int ch, uint64_t ticket);
 /* Before sleeping on this rank's eventfd: announce it (then re-check the
  * condition); after waking: drain the eventfd and clear the flag. */
 void enc_shm_sleep_begin(struct enc_shm *s);
