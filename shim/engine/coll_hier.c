@@ -149,9 +149,12 @@ static struct enc_hier *hier_build(const struct enc_group *g)
     find_local(h, g, n, me);
     h->epoch = enc_eng.epoch;
     h->on = h->nhosts > 1 && h->nhosts < n;
-    if (h->on)
-        ENC_DEBUG("shm", "collectives on communicator %llx are hierarchical: %d hosts, this "
-                  "host %d ranks through %s", (unsigned long long)enc_group_cid(g), h->nhosts,
+    if (h->on && g == NULL)
+        ENC_DEBUG("shm", "world collectives are hierarchical: %d hosts, this host %d ranks "
+                  "through %s", h->nhosts, h->nlocal, h->chan >= 0 ? "shared memory" : "TCP");
+    else if (h->on)
+        ENC_DEBUG("shm", "collectives on communicator %016llx are hierarchical: %d hosts, "
+                  "this host %d ranks through %s", (unsigned long long)g->cid, h->nhosts,
                   h->nlocal, h->chan >= 0 ? "shared memory" : "TCP");
     return h;
 }
