@@ -18,7 +18,7 @@ bench_kmeans_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 bench_kmeans_LDADD = $(MPI_LIBS)
 
 CLEANFILES += bench/allreduce_bench bench/replay_bench bench/cold_ring
-EXTRA_DIST += bench/compare.sh bench/profile.sh bench/recovery.sh bench/snapshot_headline.sh bench/scale.sh bench/soak.sh bench/leaks.sh bench/comm_rss.sh bench/mpich.sh bench/README.md
+EXTRA_DIST += bench/compare.sh bench/profile.sh bench/recovery.sh bench/snapshot_headline.sh bench/scale.sh bench/soak.sh bench/leaks.sh bench/comm_rss.sh bench/mpich.sh bench/imb.sh bench/README.md
 
 .PHONY: bench-recovery
 bench-recovery: bench/replay_bench bench/kmeans tests/programs/snap_iter encore-run libencore.la
