@@ -39,6 +39,7 @@ integration_tests = \
 	tests/integration/recovery_spill.sh \
 	tests/integration/recovery_comm.sh \
 	tests/integration/comm_ckpt.sh \
+	tests/integration/comm_churn.sh \
 	tests/integration/snapshot_kill.sh \
 	tests/integration/snapshot_programs.sh \
 	tests/integration/shm_peer_death.sh \
@@ -157,11 +158,15 @@ tests_programs_spawn_child_LDADD = $(MPI_LIBS)
 api_programs = \
 	tests/programs/recov_ckpt \
 	tests/programs/comm_ckpt \
+	tests/programs/comm_churn \
 	tests/programs/soak_mix
 check_PROGRAMS += $(api_programs)
 tests_programs_recov_ckpt_CFLAGS = $(mpi_cflags)
 tests_programs_recov_ckpt_LDADD = libencore.la $(MPI_LIBS)
 tests_programs_recov_ckpt_LDFLAGS = -no-install
+tests_programs_comm_churn_CFLAGS = $(mpi_cflags)
+tests_programs_comm_churn_LDADD = libencore.la $(MPI_LIBS)
+tests_programs_comm_churn_LDFLAGS = -no-install
 tests_programs_comm_ckpt_CFLAGS = $(mpi_cflags)
 tests_programs_comm_ckpt_LDADD = libencore.la $(MPI_LIBS)
 tests_programs_comm_ckpt_LDFLAGS = -no-install

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "engine/coll.h"
+#include "engine/dispatch.h"
 #include "engine/group.h"
 #include "engine/scratch.h"
 #include "engine/state.h"

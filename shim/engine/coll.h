@@ -42,17 +42,6 @@ struct enc_coll {
     uint64_t resbuf_at;
 };
 
-/* Runs it live in the current epoch: input in place, trivial cases, then
- * the algorithm (coll_live.c, shared by the world's dispatcher in coll.c
- * and the groups' in group_coll.c, like the three below). */
-enc_status_t enc_coll_live(struct enc_coll *co);
-/* Collectives on communicators derived from the world (group_coll.c). */
-enc_status_t enc_group_run(struct enc_coll *co);
-/* "allreduce (site) ... finished" at ENCORE_LOG=info. */
-void enc_coll_log_finished(const struct enc_coll *co, double t0, bool replayed);
-/* A peer failure the layer can regroup from; anything else ends the job
- * with one line. */
-void enc_coll_recover_or_fail(const struct enc_coll *co, enc_status_t rv);
 /* Packs an allgatherv result block after block / spreads it back. */
 void enc_coll_result_pack(const struct enc_coll *co, void *dst);
 void enc_coll_result_unpack(struct enc_coll *co, const void *src);
@@ -67,17 +56,6 @@ enc_status_t enc_bcast_tree(struct enc_coll *co);      /* bcast_tree.c */
 enc_status_t enc_bcast_sync(struct enc_coll *co);      /* bcast_sync.c */
 enc_status_t enc_allgatherv_ring(struct enc_coll *co); /* allgatherv_ring.c */
 
-/* coll_shm.c: the shared-memory algorithm for co once its caller found
- * every rank of co's communicator on this host's segment with a channel
- * (co->chan), else NULL. */
-enc_algo_fn enc_coll_shm_algo(const struct enc_coll *co);
-/* coll_hier.c: the hierarchical algorithm for co when the ranks of its
- * communicator span hosts and co is a collective it serves (co->hier set),
- * else NULL. */
-enc_algo_fn enc_coll_hier_algo(struct enc_coll *co);
-
-/* 32-bit digest of the arguments every rank must agree on. */
-uint32_t enc_callsig_check(const struct enc_callsig *sig);
 /* "allreduce" etc. */
 const char *enc_coll_kind_name(int kind);
 

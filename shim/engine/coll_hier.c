@@ -44,6 +44,7 @@
 
 #include "core/tunables.h"
 #include "engine/coll.h"
+#include "engine/dispatch.h"
 #include "engine/group.h"
 #include "engine/hier.h"
 #include "engine/shm_wait.h"

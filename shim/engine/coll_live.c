@@ -12,6 +12,7 @@
 
 #include "core/tunables.h"
 #include "engine/coll.h"
+#include "engine/dispatch.h"
 #include "engine/group.h"
 #include "engine/hier.h"
 #include "engine/scratch.h"
@@ -120,8 +121,10 @@ enc_status_t enc_coll_live(struct enc_coll *co)
     enc_algo_fn shm = host_algo(co);
     enc_status_t rv;
 
-    /* the shared-memory allreduce stages its input from sendbuf itself */
-    if ((shm == NULL || co->sendbuf == NULL || co->sig->kind == ENC_COLL_ALLGATHERV) &&
+    /* the shared-memory allreduce stages its input from sendbuf itself, and
+     * mostly needs no saved copy of an in-place one */
+    if ((shm == NULL || (co->sendbuf == NULL && !enc_coll_shm_keeps_input(co, shm)) ||
+         co->sig->kind == ENC_COLL_ALLGATHERV) &&
         (rv = prepare(co)) != ENC_OK)
         return rv;
     if (co->n == 1 || (co->bytes == 0 && co->sig->kind != ENC_COLL_BARRIER &&
@@ -139,29 +142,44 @@ static uint32_t layer_version(void)
     return ops && ops->version ? ops->version(enc_eng.ops_arg) : 0;
 }
 
+/* "seq 12" on the world, "seq 12 on communicator 0123..." on another
+ * (its frames' sequence numbers carry part of its id, group_coll.c). */
+static const char *seq_text(const struct enc_coll *co, char *buf, size_t cap)
+{
+    const struct enc_group *g = co->sig->grp;
+
+    if (g == NULL)
+        snprintf(buf, cap, "seq %llu", (unsigned long long)co->ctx.seq);
+    else
+        snprintf(buf, cap, "seq %llu on communicator %016llx",
+                 (unsigned long long)(co->ctx.seq & ((1ull << 40) - 1)),
+                 (unsigned long long)g->cid);
+    return buf;
+}
+
 void enc_coll_log_finished(const struct enc_coll *co, double t0, bool replayed)
 {
-    char site[160];
+    char site[160], seq[64];
 
     if (enc_log_level() < ENC_LOG_INFO)
         return;
     enc_callsite_format(co->sig->site, site, sizeof(site));
-    ENC_INFO("coll", "%s (%s#%llux%s) %s version %u, seq %llu, %.6f s",
+    ENC_INFO("coll", "%s (%s#%llux%s) %s version %u, %s, %.6f s",
              enc_coll_kind_name(enc_coll_what(co->sig)), site,
              (unsigned long long)co->sig->count,
              co->sig->dtype < ENC_T_COUNT ? enc_type_name((enum enc_type)co->sig->dtype)
                                           : "B",
              replayed ? "replayed" : "finished", layer_version(),
-             (unsigned long long)co->ctx.seq, enc_now_s() - t0);
+             seq_text(co, seq, sizeof(seq)), enc_now_s() - t0);
 }
 
 __attribute__((noreturn)) static void fail(const struct enc_coll *co, enc_status_t rv)
 {
-    char msg[256], site[160];
+    char msg[320], site[160], seq[64];
 
     enc_callsite_format(co->sig->site, site, sizeof(site));
-    snprintf(msg, sizeof(msg), "%s (%s) seq %llu failed on rank %d: %s",
-             enc_coll_kind_name(enc_coll_what(co->sig)), site, (unsigned long long)co->ctx.seq,
+    snprintf(msg, sizeof(msg), "%s (%s) %s failed on rank %d: %s",
+             enc_coll_kind_name(enc_coll_what(co->sig)), site, seq_text(co, seq, sizeof(seq)),
              enc_eng.rank, encore_strerror(rv));
     ENC_ERROR("coll", "%s", msg);
     enc_engine_abort(1, msg);

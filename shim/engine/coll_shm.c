@@ -44,6 +44,7 @@
 #include <string.h>
 
 #include "engine/coll.h"
+#include "engine/dispatch.h"
 #include "engine/shm_wait.h"
 #include "engine/state.h"
 #include "engine/turns.h"
@@ -472,7 +473,8 @@ static enc_status_t allreduce_chunks(struct enc_coll *co, const uint8_t *src)
         if ((rv = wait_all(co, step)) != ENC_OK)
             return rv;
         if (co->in_resbuf) { /* the slices are contiguous there */
-            memcpy(dst + off * esz, combined(co, 0, off, 0), c * esz);
+            if (src != dst) /* in place: once, at the end (enc_coll_shm_keeps_input) */
+                memcpy(dst + off * esz, combined(co, 0, off, 0), c * esz);
             continue;
         }
         for (int j = 0; j < co->n; j++) {
@@ -481,6 +483,8 @@ static enc_status_t allreduce_chunks(struct enc_coll *co, const uint8_t *src)
             memcpy(dst + (off + a) * esz, combined(co, j, off, a), (b - a) * esz);
         }
     }
+    if (co->in_resbuf && src == dst)
+        memcpy(dst, enc_shm_resbuf_at(s, co->resbuf_at), co->bytes);
     post(co, ENC_SHM_STEP_DONE);
     enc_coll_shm_staged(co, ENC_SHM_STEP_DONE);
     return ENC_OK;
@@ -644,6 +648,17 @@ static enc_status_t shm_allgatherv(struct enc_coll *co)
     }
     enc_coll_shm_staged(co, step);
     return ENC_OK;
+}
+
+/* True when fn (chosen by enc_coll_shm_algo) writes an in-place result
+ * over the input only after the ranks' last meeting, when no failure can
+ * interrupt it any more: a re-run then finds the input intact, so it need
+ * not be saved first (the copy that would make in place cost more than out
+ * of place).  One step, or one chunk, or kept in the result buffer (copied
+ * out once at the end). */
+bool enc_coll_shm_keeps_input(const struct enc_coll *co, enc_algo_fn fn)
+{
+    return fn == shm_allreduce && (co->bytes <= enc_eng.shm.chunk || enc_coll_shm_resbuf_wanted(co));
 }
 
 enc_algo_fn enc_coll_shm_algo(const struct enc_coll *co)

@@ -46,6 +46,20 @@ static int host_leader(const struct enc_group *g, bool *shm)
     return lead;
 }
 
+/* Once per process: more communicators at once than channels. */
+static void no_channel_warning(void)
+{
+    static bool said;
+
+    if (said)
+        return;
+    said = true;
+    ENC_WARN("shm", "all %d shared-memory channels of this host are taken (ENCORE_SHM_CHANNELS): "
+             "communicators made now run their collectives over TCP, slower; raise "
+             "ENCORE_SHM_CHANNELS or free communicators no longer used",
+             enc_eng.shm.nchan);
+}
+
 static int member_of(const struct enc_group *g, int world_rank)
 {
     for (int i = 0; i < g->size; i++)
@@ -74,8 +88,9 @@ enc_status_t enc_group_setup(struct enc_group *g)
     if (all == NULL || bytes == NULL || displs == NULL)
         goto out;
     mine[0] = host_leader(g, &shm);
-    if (mine[0] == enc_eng.rank && shm && enc_tunable_bool(ENC_TUNE_SHM))
-        claimed = enc_shm_chan_claim(&enc_eng.shm, g->cid);
+    if (mine[0] == enc_eng.rank && shm && enc_tunable_bool(ENC_TUNE_SHM) &&
+        (claimed = enc_shm_chan_claim(&enc_eng.shm, g->cid)) < 0)
+        no_channel_warning();
     mine[1] = claimed;
     for (size_t i = 0; i < n; i++) {
         bytes[i] = 8;
@@ -99,8 +114,8 @@ enc_status_t enc_group_setup(struct enc_group *g)
     if (ch >= 1)
         g->chan.index = claimed == ch || enc_shm_chan_attach(&enc_eng.shm, ch, g->cid) ? ch : -1;
     g->setup = true;
-    ENC_DEBUG("shm", "communicator %llx: channel %d on this host", (unsigned long long)g->cid,
-              g->chan.index);
+    ENC_INFO("shm", "communicator %016llx: channel %d on this host", (unsigned long long)g->cid,
+             g->chan.index);
 out:
     free(all);
     free(bytes);

@@ -15,6 +15,7 @@
 #include "enc.h"
 
 #include "engine/coll.h"
+#include "engine/dispatch.h"
 #include "engine/group.h"
 #include "engine/state.h"
 #include "engine/layer.h"

@@ -38,5 +38,6 @@ noinst_HEADERS += \
 	shim/engine/scratch.h \
 	shim/engine/shm_wait.h \
 	shim/engine/chan.h \
+	shim/engine/dispatch.h \
 	shim/engine/hier.h \
 	shim/engine/group.h
