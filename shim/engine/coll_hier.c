@@ -319,8 +319,9 @@ static enc_status_t shm_bcast_from(struct enc_coll *co, int root, unsigned *step
 }
 
 /* Phase 3 through the result buffer: everyone meets once, so that every rank of
- * the host published where it would put the entry, agrees on its place
- * (and meets again if entries had to be copied out of the way); then
+ * the host sees the place the leader took for the entry and the oldest
+ * entry each keeps (and meets again if entries had to be copied out of the
+ * way); then
  * `from` (a world rank) writes the result into the entry chunk by chunk and the others
  * copy each chunk as soon as it is posted. */
 static enc_status_t resbuf_bcast_from(struct enc_coll *co, int from, unsigned *step)
@@ -358,7 +359,7 @@ static enc_status_t resbuf_bcast_from(struct enc_coll *co, int from, unsigned *s
  * when the result is to be kept there. */
 static enc_status_t local_bcast_from(struct enc_coll *co, int from, unsigned *step)
 {
-    if (enc_coll_shm_resbuf_wanted(co))
+    if (enc_coll_shm_resbuf_wanted(co, co->hier->wlocal, co->hier->nlocal))
         return resbuf_bcast_from(co, from, step);
     return shm_bcast_from(co, from, step);
 }
@@ -379,7 +380,7 @@ static enc_status_t allreduce_shm(struct enc_coll *co)
 
     if ((rv = enc_coll_shm_slot_free(co, h->wlocal, h->nlocal)) != ENC_OK)
         return rv;
-    enc_coll_shm_resbuf_publish(co);
+    enc_coll_shm_resbuf_publish(co, h->wlocal, h->nlocal);
     if ((rv = shm_reduce(co, src, &step)) != ENC_OK || (rv = leaders_allreduce(co)) != ENC_OK ||
         (rv = local_bcast_from(co, h->wlocal[0], &step)) != ENC_OK)
         return rv;
@@ -396,7 +397,7 @@ static enc_status_t bcast_shm(struct enc_coll *co, bool root_host)
 
     if ((rv = enc_coll_shm_slot_free(co, h->wlocal, h->nlocal)) != ENC_OK)
         return rv;
-    enc_coll_shm_resbuf_publish(co);
+    enc_coll_shm_resbuf_publish(co, h->wlocal, h->nlocal);
     if (root_host && (rv = local_bcast_from(co, co->ctx.peers ? co->ctx.peers[co->root]
                                                               : co->root, &step)) != ENC_OK)
         return rv;

@@ -242,30 +242,69 @@ void enc_coll_shm_staged(const struct enc_coll *co, unsigned done_step)
 }
 
 
-/* Same answer on every rank of a host: it depends only on the call, the
- * job and the host's segment.  Only the world's collectives keep results
- * there: their ranks are every rank of the host, so all of them agree on
- * each entry's place and can copy entries out of its way. */
-bool enc_coll_shm_resbuf_wanted(const struct enc_coll *co)
+/* Whether set[0..n) is every rank of this host's segment. */
+static bool whole_host(const int *set, int n)
+{
+    const struct enc_shm *s = &enc_eng.shm;
+    int here = 0;
+
+    for (int r = 0; r < s->nslots; r++)
+        here += enc_shm_has(s, r);
+    return here == n;
+}
+
+/* Same answer on every rank of set (this host's ranks of co's
+ * communicator): it depends only on the call, the job, the host's segment
+ * and set.  Entries are placed by the ranks that use them together and
+ * copied out of each other's way by all the ranks that keep any, so only a
+ * communicator with every rank of the host keeps its results there (the
+ * world's always; a dup's or a split's when it spans the host). */
+bool enc_coll_shm_resbuf_wanted(const struct enc_coll *co, const int *set, int n)
 {
     const struct enc_engine_ops *ops = enc_eng.ops;
 
-    return co->chan->index == 0 && enc_eng.shm.resbuf != NULL && ops != NULL && ops->resbuf_keep != NULL &&
+    return enc_eng.shm.resbuf != NULL && ops != NULL && ops->resbuf_keep != NULL &&
            ops->resbuf_evict != NULL && co->bytes >= RESBUF_MIN_BYTES &&
-           co->bytes <= enc_eng.shm.resbuf_bytes / 4;
+           co->bytes <= enc_eng.shm.resbuf_bytes / 4 &&
+           (co->chan->index == 0 || whole_host(set, n));
 }
 
-/* Before the first post of a collective that may use the result buffer. */
-void enc_coll_shm_resbuf_publish(const struct enc_coll *co)
+static uint64_t entry_len(const struct enc_coll *co)
+{
+    return (co->bytes + RESBUF_ALIGN - 1) / RESBUF_ALIGN * RESBUF_ALIGN;
+}
+
+/* The host's next free position for an entry of len bytes, taken: one
+ * counter for every communicator's entries, so two collectives in flight
+ * at once never get the same place. */
+static uint64_t resbuf_take(uint64_t len)
 {
     struct enc_shm *s = &enc_eng.shm;
-    struct enc_shm_flags *f = &s->flags[s->me];
+    _Atomic uint64_t *head = &s->common->resbuf_head;
+    uint64_t v = atomic_load(head), at;
 
-    if (!enc_coll_shm_resbuf_wanted(co))
-        return;
+    do {
+        at = v;
+        if (at % s->resbuf_bytes + len > s->resbuf_bytes) /* no entry wraps */
+            at += s->resbuf_bytes - at % s->resbuf_bytes;
+    } while (!atomic_compare_exchange_weak(head, &v, at + len));
+    return at;
+}
+
+/* Before the first post of a collective that may use the result buffer:
+ * every rank of set publishes the oldest entry its log keeps, and set[0]
+ * the entry's place, which it takes now. */
+void enc_coll_shm_resbuf_publish(const struct enc_coll *co, const int *set, int n)
+{
+    struct enc_shm *s = &enc_eng.shm;
+    struct enc_shm_flags *f = &enc_shm_lines(s, co->chan->index)[s->me];
     unsigned h = (unsigned)(co->ctx.seq & 1);
 
-    atomic_store_explicit(&f->resbuf_next[h], enc_eng.resbuf_next, memory_order_relaxed);
+    if (!enc_coll_shm_resbuf_wanted(co, set, n))
+        return;
+    if (set[0] == s->me)
+        atomic_store_explicit(&f->resbuf_next[h], resbuf_take(entry_len(co)),
+                              memory_order_relaxed);
     atomic_store_explicit(&f->resbuf_keep[h], enc_eng.ops->resbuf_keep(enc_eng.ops_arg),
                           memory_order_relaxed);
 }
@@ -282,23 +321,18 @@ static void resbuf_raise_low(uint64_t low)
 bool enc_coll_shm_resbuf_place(struct enc_coll *co, const int *set, int n)
 {
     struct enc_shm *s = &enc_eng.shm;
-    uint64_t v = 0, keep = UINT64_MAX, len, low;
+    const struct enc_shm_flags *lines = enc_shm_lines(s, co->chan->index);
+    uint64_t v, keep = UINT64_MAX, len = entry_len(co), low;
     unsigned h = (unsigned)(co->ctx.seq & 1);
 
-    len = (co->bytes + RESBUF_ALIGN - 1) / RESBUF_ALIGN * RESBUF_ALIGN;
-    for (int i = 0; i < n; i++) {
-        const struct enc_shm_flags *f = &s->flags[set[i]];
-
-        v = ENC_MAX(v, atomic_load_explicit(&f->resbuf_next[h], memory_order_relaxed));
-        keep = ENC_MIN(keep, atomic_load_explicit(&f->resbuf_keep[h], memory_order_relaxed));
-    }
-    if (v % s->resbuf_bytes + len > s->resbuf_bytes) /* no entry wraps */
-        v += s->resbuf_bytes - v % s->resbuf_bytes;
+    v = atomic_load_explicit(&lines[set[0]].resbuf_next[h], memory_order_relaxed);
+    for (int i = 0; i < n; i++)
+        keep = ENC_MIN(keep, atomic_load_explicit(&lines[set[i]].resbuf_keep[h],
+                                                  memory_order_relaxed));
     low = v + len > s->resbuf_bytes ? v + len - s->resbuf_bytes : 0;
     if (low > keep)
         enc_eng.ops->resbuf_evict(enc_eng.ops_arg, low);
     resbuf_raise_low(low);
-    enc_eng.resbuf_next = v + len;
     co->in_resbuf = true;
     co->resbuf_at = v;
     return low > keep;
@@ -309,7 +343,8 @@ bool enc_coll_shm_resbuf_place(struct enc_coll *co, const int *set, int n)
  * out first, everyone meets once more before anyone writes. */
 static enc_status_t resbuf_place(struct enc_coll *co, unsigned *step)
 {
-    if (!enc_coll_shm_resbuf_wanted(co) || !enc_coll_shm_resbuf_place(co, wset(co), co->n))
+    if (!enc_coll_shm_resbuf_wanted(co, wset(co), co->n) ||
+        !enc_coll_shm_resbuf_place(co, wset(co), co->n))
         return ENC_OK;
     post(co, ++*step);
     return wait_all(co, *step);
@@ -448,7 +483,7 @@ static enc_status_t allreduce_chunks(struct enc_coll *co, const uint8_t *src)
 
     if ((rv = slot_free(co)) != ENC_OK)
         return rv;
-    enc_coll_shm_resbuf_publish(co);
+    enc_coll_shm_resbuf_publish(co, wset(co), co->n);
     if (cma) /* read by peers once they see this rank's first step */
         atomic_store_explicit(&enc_shm_lines(s, co->chan->index)[s->me].src,
                               (uint64_t)(uintptr_t)src, memory_order_relaxed);
@@ -505,7 +540,7 @@ static enc_status_t resbuf_meet(struct enc_coll *co, unsigned *step)
 {
     enc_status_t rv;
 
-    enc_coll_shm_resbuf_publish(co);
+    enc_coll_shm_resbuf_publish(co, wset(co), co->n);
     post(co, 1);
     *step = 1;
     if ((rv = wait_all(co, 1)) != ENC_OK)
@@ -548,7 +583,7 @@ static enc_status_t shm_bcast(struct enc_coll *co)
     unsigned step = 0;
     enc_status_t rv;
 
-    if (enc_coll_shm_resbuf_wanted(co))
+    if (enc_coll_shm_resbuf_wanted(co, wset(co), co->n))
         return bcast_resbuf(co);
     if (co->me == co->root && (rv = slot_free(co)) != ENC_OK)
         return rv;
@@ -622,7 +657,7 @@ static enc_status_t shm_allgatherv(struct enc_coll *co)
     unsigned step = 0;
     enc_status_t rv;
 
-    if (enc_coll_shm_resbuf_wanted(co))
+    if (enc_coll_shm_resbuf_wanted(co, wset(co), co->n))
         return allgatherv_resbuf(co);
     for (int j = 0; j < co->n; j++)
         longest = ENC_MAX(longest, co->recvbytes[j]);
@@ -658,7 +693,8 @@ static enc_status_t shm_allgatherv(struct enc_coll *co)
  * out once at the end). */
 bool enc_coll_shm_keeps_input(const struct enc_coll *co, enc_algo_fn fn)
 {
-    return fn == shm_allreduce && (co->bytes <= enc_eng.shm.chunk || enc_coll_shm_resbuf_wanted(co));
+    return fn == shm_allreduce && (co->bytes <= enc_eng.shm.chunk ||
+                                    enc_coll_shm_resbuf_wanted(co, wset(co), co->n));
 }
 
 enc_algo_fn enc_coll_shm_algo(const struct enc_coll *co)

@@ -25,15 +25,16 @@ enc_status_t enc_coll_shm_wait(int ch, const int *set, int n, uint64_t t, bool l
 enc_status_t enc_coll_shm_slot_free(const struct enc_coll *co, const int *set, int n);
 void enc_coll_shm_staged(const struct enc_coll *co, unsigned done_step);
 
-/* The host's result buffer: whether co's result goes there (the same
- * answer on every rank of the host); this rank's next position and oldest
- * kept entry, published before its first post of co; and, once every rank
- * of set published, the place of co's result (co->in_resbuf,
- * co->resbuf_at), the same on each of them.  True when this rank had to
- * copy entries out of the way: so did every rank of set, and they must all
- * have done so before anyone writes the entry. */
-bool enc_coll_shm_resbuf_wanted(const struct enc_coll *co);
-void enc_coll_shm_resbuf_publish(const struct enc_coll *co);
+/* The host's result buffer, over set[0..n), this host's ranks of co's
+ * communicator: whether co's result goes there (the same answer on each of
+ * them); before their first post of co, each publishes the oldest entry it
+ * keeps and set[0] the entry's place, taken from the host's counter; and
+ * once every rank of set published, the place of co's result
+ * (co->in_resbuf, co->resbuf_at), the same on each of them.  True when this
+ * rank had to copy entries out of the way: so did every rank of set, and
+ * they must all have done so before anyone writes the entry. */
+bool enc_coll_shm_resbuf_wanted(const struct enc_coll *co, const int *set, int n);
+void enc_coll_shm_resbuf_publish(const struct enc_coll *co, const int *set, int n);
 bool enc_coll_shm_resbuf_place(struct enc_coll *co, const int *set, int n);
 
 #endif

@@ -78,7 +78,6 @@ struct enc_engine {
     struct enc_shm shm;
     bool shm_world;           /* every rank of the world is in it */
     struct enc_chan chan;     /* the world's channel in it (channel 0) */
-    uint64_t resbuf_next;     /* result-buffer position of the next result */
 
     /* the layer above (recovery), NULL for the plain engine */
     const struct enc_engine_ops *ops;

@@ -75,7 +75,7 @@ struct enc_shm_flags {
      * in the half of its seq's parity: a rank that finished collective s
      * early (a broadcast's root) publishes for s + 1 while a peer may
      * still read what it published for s. */
-    _Atomic uint64_t resbuf_next[2]; /* where this rank would put the next result */
+    _Atomic uint64_t resbuf_next[2]; /* the entry's place (by the rank that took it) */
     _Atomic uint64_t resbuf_keep[2]; /* oldest result-buffer position its log still uses */
     uint8_t pad[8];
 };
@@ -86,7 +86,11 @@ struct enc_shm_common {
     /* Result-buffer positions below this may have been overwritten: a snapshot
      * image's references below it are stale. */
     _Atomic uint64_t resbuf_low;
-    uint8_t pad[56];
+    /* The next free position: every communicator's entries are taken from
+     * it (coll_shm.c), so entries of collectives in flight at once never
+     * overlap. */
+    _Atomic uint64_t resbuf_head;
+    uint8_t pad[48];
 };
 
 /* One entry of the channel table per channel 1..nchan. */
