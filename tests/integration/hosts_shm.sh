@@ -19,7 +19,7 @@
 #             large entries are ring entries; exact output
 #   comms     tests/programs/comm_churn (dups spanning both hosts, each host
 #             with its own channel, hierarchical; splits over TCP), rank 3
-#             killed at its 150th collective; exact output
+#             killed at its 60th collective; exact output
 set -eu
 # shellcheck disable=SC2034 # read by lib.sh
 ENC_LIMIT=180
@@ -88,12 +88,13 @@ REC_ENV=
 # -- comms: derived communicators across hosts (tests/programs/comm_churn) ----
 # The dups span both hosts: each host's leader claims a channel in its own
 # segment and their allreduces are hierarchical; the splits have one rank
-# per host and run over TCP.  Rank 3 killed at its 150th collective.
+# per host and run over TCP.  Rank 3 killed at its 60th collective (before
+# the halfway point where comm_churn counts its descriptors).
 CHURN="$ENC_PROGRAMS/comm_churn"
 enc_require_program "$CHURN"
 rec_ref churn 4 "$CHURN" 60
 REC_ENV="ENCORE_LOG=debug"
-rec_run comms 4 --rsh "$RSH" -H "$HOSTS" --inject kill:rank=3:op=150 "$CHURN" 60
+rec_run comms 4 --rsh "$RSH" -H "$HOSTS" --inject kill:rank=3:op=60 "$CHURN" 60
 rec_ok comms churn
 rec_restarts comms "0 0 0 1"
 _n=$(rec_count comms "shm: collectives on communicator [0-9a-f]+ are hierarchical: 2 hosts, this host 2 ranks through shared memory")
