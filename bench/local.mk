@@ -2,7 +2,10 @@
 # `make bench` builds them and runs bench/compare.sh (results in
 # bench/results/ of the build directory).  kmeans is also a check program:
 # tests/integration/kmeans_native_vs_encore.sh and the recovery tests use it.
-EXTRA_PROGRAMS = bench/allreduce_bench bench/replay_bench bench/cold_ring
+EXTRA_PROGRAMS = bench/allreduce_bench bench/replay_bench bench/cold_ring bench/p2p_transport
+# p2p_transport: same-host transports for point-to-point (docs/p2p.md)
+bench_p2p_transport_SOURCES = bench/p2p_transport.c
+bench_p2p_transport_LDADD =
 bench_cold_ring_SOURCES = bench/cold_ring.c
 bench_cold_ring_LDADD =
 bench_replay_bench_SOURCES = bench/replay_bench.c
@@ -17,7 +20,7 @@ bench_kmeans_SOURCES = bench/kmeans.c
 bench_kmeans_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 bench_kmeans_LDADD = $(MPI_LIBS)
 
-CLEANFILES += bench/allreduce_bench bench/replay_bench bench/cold_ring
+CLEANFILES += bench/allreduce_bench bench/replay_bench bench/cold_ring bench/p2p_transport
 EXTRA_DIST += bench/compare.sh bench/profile.sh bench/recovery.sh bench/snapshot_headline.sh bench/scale.sh bench/soak.sh bench/leaks.sh bench/comm_rss.sh bench/mpich.sh bench/imb.sh bench/README.md
 
 .PHONY: bench-recovery

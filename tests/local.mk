@@ -74,14 +74,17 @@ unit_tests = \
 	tests/unit/test_tracker \
 	tests/unit/test_placement \
 	tests/unit/test_agent_shm \
-	tests/unit/test_vec
+	tests/unit/test_vec \
+	tests/unit/test_p2p_match \
+	tests/unit/test_p2p_chanseq
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 # The link of every program that names none: the unit tests'.
 LDADD = libenccore.la $(CRITERION_LIBS)
 # Unit tests that also compile the module they test, outside libenccore:
 # the MPI-free parts of shim/recovery (the rest runs in the recovery
-# integration tests), the tracker and its client, the launcher's host
+# integration tests), shim/p2p (in libencore only), the tracker and its
+# client, the launcher's host
 # list and mapping, the agent's --shm argument.
 tests_unit_test_recovery_parts_SOURCES = tests/unit/test_recovery_parts.c \
 	shim/recovery/logreq.c shim/recovery/bootstrap.c shim/recovery/bufpool.c
@@ -93,6 +96,9 @@ tests_unit_test_placement_SOURCES = tests/unit/test_placement.c run/launcher/pla
 tests_unit_test_placement_CPPFLAGS = $(RUN_CPPFLAGS)
 tests_unit_test_placement_CFLAGS = $(AM_CFLAGS) $(HWLOC_CFLAGS)
 tests_unit_test_placement_LDADD = $(LDADD) $(HWLOC_LIBS)
+tests_unit_test_p2p_match_SOURCES = tests/unit/test_p2p_match.c shim/p2p/match.c \
+	shim/p2p/chanseq.c
+tests_unit_test_p2p_chanseq_SOURCES = tests/unit/test_p2p_chanseq.c shim/p2p/chanseq.c
 tests_unit_test_agent_shm_SOURCES = tests/unit/test_agent_shm.c run/common/agent_proto.c
 tests_unit_test_agent_shm_CPPFLAGS = $(RUN_CPPFLAGS)
 

@@ -1,0 +1,9 @@
+# shim/p2p: point-to-point's MPI-free parts (docs/p2p.md): the matching
+# engine (posted and unexpected queues of a communicator) and the channels'
+# sequence numbers, duplicate suppression and determinant records.
+libencore_la_SOURCES += \
+	shim/p2p/match.c \
+	shim/p2p/chanseq.c
+noinst_HEADERS += \
+	shim/p2p/match.h \
+	shim/p2p/chanseq.h
