@@ -195,6 +195,7 @@ static bool det_valid(const struct enc_det *d)
 {
     switch (d->kind) {
     case ENC_DET_MATCH:
+    case ENC_DET_SEND:
         return d->flags == 0 && d->src >= 0 && d->tag >= 0;
     case ENC_DET_NONE:
         return d->flags == 0 && d->cid == 0 && d->src == 0 && d->tag == 0 && d->seq > 0;
@@ -262,6 +263,10 @@ void enc_det_format(const struct enc_det *d, char *out, size_t cap)
     case ENC_DET_CANCEL:
         snprintf(out, cap, "cancel clock=%" PRIu64 " cid=%" PRIu64 " %s", d->clock, d->cid,
                  d->seq ? "cancelled" : "matched before");
+        return;
+    case ENC_DET_SEND:
+        snprintf(out, cap, "send clock=%" PRIu64 " cid=%" PRIu64 " dst=%d tag=%d seq=%" PRIu64,
+                 d->clock, d->cid, d->src, d->tag, d->seq);
         return;
     }
     snprintf(out, cap, "determinant of kind %d", (int)d->kind);

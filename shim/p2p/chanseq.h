@@ -96,6 +96,10 @@ enum enc_det_kind {
     /* MPI_Cancel of a receive at clock: seq 1 it was cancelled, 0 it had
      * matched already. */
     ENC_DET_CANCEL = 4,
+    /* A send on a communicator whose sends raced between threads took
+     * number seq on the channel to rank src (its destination).  Replay:
+     * the send takes exactly that number. */
+    ENC_DET_SEND = 5,
 };
 
 #define ENC_DET_LAST 0x01u        /* flags: the last index of a DONE set */
@@ -107,10 +111,10 @@ struct enc_det {
     uint8_t flags;
     uint32_t creator;           /* world rank whose call it was */
     uint64_t clock;             /* its nondeterministic-call number */
-    uint64_t cid;               /* MATCH, CANCEL: the communicator */
-    int32_t src;                /* MATCH: the sender's rank in cid */
-    int32_t tag;                /* MATCH: the message's tag (checked on replay) */
-    uint64_t seq;               /* MATCH: channel number; NONE: calls; CANCEL: 1/0 */
+    uint64_t cid;               /* MATCH, CANCEL, SEND: the communicator */
+    int32_t src;                /* MATCH: the sender's rank in cid; SEND: the destination's */
+    int32_t tag;                /* MATCH, SEND: the message's tag (checked on replay) */
+    uint64_t seq;               /* MATCH, SEND: channel number; NONE: calls; CANCEL: 1/0 */
     uint32_t idx;               /* DONE: the request's index */
 };
 

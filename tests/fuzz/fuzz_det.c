@@ -34,6 +34,7 @@ void fuzz_seeds(fuzz_emit_fn emit)
         {.kind = ENC_DET_DONE, .creator = 0, .clock = 7, .idx = 3, .flags = ENC_DET_LAST},
         {.kind = ENC_DET_DONE, .creator = 0, .clock = 8, .idx = ENC_DET_ALL},
         {.kind = ENC_DET_CANCEL, .creator = 2, .clock = 9, .cid = 1, .seq = 1},
+        {.kind = ENC_DET_SEND, .creator = 2, .clock = 10, .cid = 1, .src = 3, .tag = 4, .seq = 5},
     };
     uint8_t buf[ENC_DET_WIRE];
     char name[16];

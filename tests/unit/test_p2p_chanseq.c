@@ -126,6 +126,8 @@ static const struct enc_det samples[] = {
     {.kind = ENC_DET_DONE, .creator = 1, .clock = 9, .idx = 17, .flags = ENC_DET_LAST},
     {.kind = ENC_DET_DONE, .creator = 1, .clock = 10, .idx = ENC_DET_ALL},
     {.kind = ENC_DET_CANCEL, .creator = 0, .clock = 2, .cid = 1, .seq = 1},
+    {.kind = ENC_DET_SEND, .creator = 2, .clock = (uint64_t)3 << 48 | 5, .cid = 4, .src = 1,
+     .tag = 0, .seq = 6},
 };
 
 Test(p2p_chanseq, every_kind_of_determinant_round_trips)
@@ -171,7 +173,7 @@ Test(p2p_chanseq, malformed_determinants_are_refused)
     enc_det_encode(&(struct enc_det){.kind = ENC_DET_NONE, .clock = 1, .seq = 0}, wire);
     cr_assert_eq(enc_det_decode(&back, wire, sizeof(wire)), ENC_ERR_PROTO, "none of no call");
     refused(0, 0, 0);           /* kind 0 */
-    refused(0, 0, 5);           /* unknown kind */
+    refused(0, 0, 6);           /* unknown kind */
     refused(0, 1, ENC_DET_LAST);/* flags on a match */
     refused(0, 2, 1);           /* reserved */
     refused(0, 24, 0x80);       /* negative source */
@@ -180,6 +182,7 @@ Test(p2p_chanseq, malformed_determinants_are_refused)
     refused(2, 1, 0x02);        /* unknown flag */
     refused(2, 27, 1);          /* done with a source */
     refused(4, 39, 2);          /* cancel neither 0 nor 1 */
+    refused(5, 1, ENC_DET_LAST);/* flags on a send */
 }
 
 Test(p2p_chanseq, determinants_format_for_divergence_reports)
@@ -190,6 +193,7 @@ Test(p2p_chanseq, determinants_format_for_divergence_reports)
         "done clock=9 index=17 last",
         "done clock=10 all",
         "cancel clock=2 cid=1 cancelled",
+        "send clock=844424930131973 cid=4 dst=1 tag=0 seq=6",
     };
     char line[128];
 
