@@ -83,7 +83,7 @@ LDADD = libenccore.la $(CRITERION_LIBS)
 # integration tests), the tracker and its client, the launcher's host
 # list and mapping, the agent's --shm argument.
 tests_unit_test_recovery_parts_SOURCES = tests/unit/test_recovery_parts.c \
-	shim/recovery/logreq.c shim/recovery/bootstrap.c shim/recovery/bufpool.c
+	shim/recovery/log/logreq.c shim/recovery/log/bootstrap.c shim/recovery/log/bufpool.c
 tests_unit_test_tracker_SOURCES = tests/unit/test_tracker.c shim/tracker_client/tclient.c
 tests_unit_test_tracker_CPPFLAGS = $(RUN_CPPFLAGS)
 tests_unit_test_tracker_LDADD = libenctracker.la $(LDADD)

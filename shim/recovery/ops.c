@@ -8,10 +8,10 @@
 
 #include "engine/layer.h"
 #include "proto/msgs.h"
-#include "recovery/ckpt.h"
+#include "recovery/checkpoint/ckpt.h"
 #include "recovery/recovery.h"
-#include "recovery/serve.h"
-#include "recovery/snapshot.h"
+#include "recovery/log/serve.h"
+#include "recovery/snapshot/snapshot.h"
 
 struct enc_recovery enc_rec = {.committed = {.rep_rank = {-1, -1}}};
 

@@ -21,7 +21,7 @@
 
 #include "core/status.h"
 #include "proto/msgs.h"
-#include "recovery/ckpt.h"
+#include "recovery/checkpoint/ckpt.h"
 
 struct enc_coll;
 struct enc_msg_resume;

@@ -16,8 +16,8 @@
 #include "engine/coll.h"
 #include "engine/layer.h"
 #include "proto/msgs.h"
-#include "recovery/logreq.h"
-#include "recovery/reclog.h"
+#include "recovery/log/logreq.h"
+#include "recovery/log/log.h"
 #include "recovery/recovery.h"
 
 static void diverged(const struct enc_sigrec *mine, const struct enc_sigrec *logged)

@@ -1,10 +1,10 @@
 /*
  * fuzz_logreq.c - log-service requests as a survivor receives them from a
- * replaying rank (recovery/logreq.c).
+ * replaying rank (recovery/log/logreq.c).
  * Oracle: an accepted request survives encode + decode unchanged.
  */
 #include "enc.h"
-#include "recovery/logreq.h"
+#include "recovery/log/logreq.h"
 #include "fuzz.h"
 
 #include <string.h>

@@ -1,10 +1,10 @@
-/* logreq.c - wire form of log-service requests (recovery/logreq.h). */
+/* logreq.c - wire form of log-service requests (recovery/log/logreq.h). */
 #include "enc.h"
 
 #include <string.h>
 
 #include "proto/wire.h"
-#include "recovery/logreq.h"
+#include "recovery/log/logreq.h"
 
 void enc_logreq_encode(const struct enc_logreq *q, uint8_t out[ENC_LOGREQ_WIRE])
 {

@@ -15,7 +15,7 @@
 #include "engine/coll.h"
 #include "engine/layer.h"
 #include "engine/xfer.h"
-#include "recovery/ckpt.h"
+#include "recovery/checkpoint/ckpt.h"
 #include "recovery/recovery.h"
 
 /* Local states are bounded only by memory; refuse absurd lengths from the

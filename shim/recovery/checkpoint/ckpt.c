@@ -1,5 +1,5 @@
 /*
- * ckpt.c - the checkpoint record (recovery/ckpt.h): freeing one and finding
+ * ckpt.c - the checkpoint record (recovery/checkpoint/ckpt.h): freeing one and finding
  * a rank's local state in it.  Shared by the public API (checkpoint.c), the
  * exchange and the restarted rank's fetch (ckpt_fetch.c).
  */
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "engine/layer.h"
-#include "recovery/ckpt.h"
+#include "recovery/checkpoint/ckpt.h"
 
 void enc_ckpt_free(struct enc_ckpt *c)
 {

@@ -17,9 +17,9 @@
 #include <time.h>
 
 #include "engine/layer.h"
-#include "recovery/ckpt.h"
-#include "recovery/logreq.h"
-#include "recovery/reclog.h"
+#include "recovery/checkpoint/ckpt.h"
+#include "recovery/log/logreq.h"
+#include "recovery/log/log.h"
 #include "recovery/recovery.h"
 
 static enc_status_t newest(int *who, uint32_t *version, uint64_t *seq_after)

@@ -15,8 +15,8 @@
 #include "engine/layer.h"
 #include "proto/frame.h"
 #include "proto/msgs.h"
-#include "recovery/logreq.h"
-#include "recovery/reclog.h"
+#include "recovery/log/logreq.h"
+#include "recovery/log/log.h"
 #include "recovery/recovery.h"
 
 struct pf_entry {

@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "engine/layer.h"
-#include "recovery/ckpt.h"
-#include "recovery/reclog.h"
+#include "recovery/checkpoint/ckpt.h"
+#include "recovery/log/log.h"
 #include "recovery/recovery.h"
 
 int encore_version(void) { return (int)enc_rec.committed.version; }

@@ -25,8 +25,8 @@
 #include "engine/group.h"
 #include "engine/scratch.h"
 #include "engine/layer.h"
-#include "recovery/logreq.h"
-#include "recovery/reclog.h"
+#include "recovery/log/logreq.h"
+#include "recovery/log/log.h"
 #include "recovery/recovery.h"
 
 struct centry {

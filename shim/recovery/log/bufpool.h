@@ -8,14 +8,14 @@
  * for reuse up to a byte budget, and large ones live on transparent huge
  * pages.
  *
- * Snapshots (recovery/snapshot.c) fork the rank.  A log buffer the image
+ * Snapshots (recovery/snapshot/snapshot.c) fork the rank.  A log buffer the image
  * shares would cost the rank a copy-on-write fault per page when it is
  * reused for a new result, and the log reuses its buffers all the time:
  * that was most of the fault-free cost of snapshots (3x the run time of a
  * 4 MiB-per-step job).  So pooled buffers (64 KiB and more) are
  * MADV_WIPEONFORK: the image
  * gets zeros there, forgets those entries and fetches again the ones it
- * holds (recovery/refetch.c).  Entries the image must keep as they are
+ * holds (recovery/log/refetch.c).  Entries the image must keep as they are
  * (not yet completed everywhere, bootstrap ones) are switched to
  * MADV_KEEPONFORK around the fork.
  */

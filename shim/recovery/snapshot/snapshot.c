@@ -31,7 +31,7 @@
 #include "engine/layer.h"
 #include "proto/snapmsg.h"
 #include "recovery/recovery.h"
-#include "recovery/snapshot.h"
+#include "recovery/snapshot/snapshot.h"
 
 #define SNAP_BUDGET 0.03
 #define SNAP_MIN_S 1.0

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "recovery/ckpt.h"
+#include "recovery/checkpoint/ckpt.h"
 
 struct site_count {
     uint64_t off;

@@ -39,7 +39,7 @@
 #include <unistd.h>
 
 #include "engine/layer.h"
-#include "recovery/spill.h"
+#include "recovery/log/spill.h"
 
 #define SPILL_MAGIC 0x4c4950534f434e45ull /* "ENCOSPIL" */
 

@@ -27,8 +27,8 @@
 #include "engine/layer.h"
 #include "proto/snapmsg.h"
 #include "recovery/recovery.h"
-#include "recovery/snapshot.h"
-#include "recovery/spill.h"
+#include "recovery/snapshot/snapshot.h"
+#include "recovery/log/spill.h"
 
 struct offset {
     int fd;

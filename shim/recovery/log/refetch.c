@@ -1,6 +1,6 @@
 /*
  * refetch.c - a rank restored from a snapshot fetches again the results
- * it holds whose buffers the fork wiped (recovery/bufpool.h).
+ * it holds whose buffers the fork wiped (recovery/log/bufpool.h).
  *
  * The image left them out so that the rank, reusing those buffers, pays no
  * copy-on-write fault; their other holders still have them.  Fetched right
@@ -15,8 +15,8 @@
 
 #include "engine/engine.h"
 #include "engine/layer.h"
-#include "recovery/logreq.h"
-#include "recovery/reclog.h"
+#include "recovery/log/logreq.h"
+#include "recovery/log/log.h"
 #include "recovery/recovery.h"
 
 /* From the first candidate that has it (replay's lookup, logclient.c). */

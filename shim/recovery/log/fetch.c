@@ -13,10 +13,10 @@
 #include "net/sock.h"
 #include "proto/frame.h"
 #include "proto/wire.h"
-#include "recovery/logreq.h"
-#include "recovery/reclog.h"
+#include "recovery/log/logreq.h"
+#include "recovery/log/log.h"
 #include "recovery/recovery.h"
-#include "recovery/serve.h"
+#include "recovery/log/serve.h"
 
 /* Waits for the answer on fd, watching the tracker too: a survivor that
  * learnt of a new death stops serving and waits for the new epoch, and so

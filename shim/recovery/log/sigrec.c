@@ -11,8 +11,8 @@
 #include "engine/coll.h"
 #include "engine/layer.h"
 #include "proto/wire.h"
-#include "recovery/ckpt.h"
-#include "recovery/reclog.h"
+#include "recovery/checkpoint/ckpt.h"
+#include "recovery/log/log.h"
 #include "recovery/recovery.h"
 #include "reduce/reduce.h"
 

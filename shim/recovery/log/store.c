@@ -8,7 +8,7 @@
  * each recent entry until all ranks are known to have completed it, so the
  * result of a collective interrupted by a failure is never lost.  Above
  * ENCORE_LOG_MEM_MAX bytes, the oldest held entries go to the spill file
- * (recovery/spill.c); only when its budget is full (or writing fails) are
+ * (recovery/log/spill.c); only when its budget is full (or writing fails) are
  * they dropped: one warning here, one line from encore-run (the range is
  * reported to the tracker), and a later replay needing them ends with a
  * clear "lost" error naming the range.
@@ -30,11 +30,11 @@
 #include "core/vec.h"
 #include "engine/coll.h"
 #include "engine/layer.h"
-#include "recovery/bufpool.h"
-#include "recovery/ckpt.h"
-#include "recovery/reclog.h"
+#include "recovery/log/bufpool.h"
+#include "recovery/checkpoint/ckpt.h"
+#include "recovery/log/log.h"
 #include "recovery/recovery.h"
-#include "recovery/spill.h"
+#include "recovery/log/spill.h"
 
 struct entry {
     uint64_t seq;

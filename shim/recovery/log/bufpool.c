@@ -6,7 +6,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "recovery/bufpool.h"
+#include "recovery/log/bufpool.h"
 
 #define HUGE_PAGE ((size_t)2 << 20)
 #define POOL_SLOTS 64

@@ -20,7 +20,7 @@
 
 #include "engine/layer.h"
 #include "recovery/recovery.h"
-#include "recovery/snapshot.h"
+#include "recovery/snapshot/snapshot.h"
 
 #define MAX_TIDS 64
 

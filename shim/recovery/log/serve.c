@@ -13,11 +13,11 @@
 #include "engine/layer.h"
 #include "proto/frame.h"
 #include "proto/wire.h"
-#include "recovery/ckpt.h"
-#include "recovery/logreq.h"
-#include "recovery/reclog.h"
+#include "recovery/checkpoint/ckpt.h"
+#include "recovery/log/logreq.h"
+#include "recovery/log/log.h"
 #include "recovery/recovery.h"
-#include "recovery/serve.h"
+#include "recovery/log/serve.h"
 
 int enc_serve_pollfds(void *arg, struct pollfd *p, int cap)
 {
