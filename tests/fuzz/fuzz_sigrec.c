@@ -7,7 +7,7 @@
  * terminated line.
  */
 #include "enc.h"
-#include "recovery/log/log.h"
+#include "recovery/log/sigrec.h"
 #include "fuzz.h"
 
 #include <string.h>

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "recovery/log/bufpool.h"
-#include "recovery/checkpoint/ckpt.h"
+#include "recovery/log/bootstrap.h"
 #include "recovery/log/logreq.h"
 
 static const struct enc_logreq sample = {

@@ -1,5 +1,5 @@
 /*
- * checkpoint.c - the checkpoint API (include/encore.h) as recovery serves it
+ * api.c - the checkpoint API (include/encore.h) as recovery serves it
  * (mpi/ckpt_api.c adds the MPI layer's rules around it).
  *
  * A checkpoint is a collective: local states go to both locality neighbours,
@@ -17,7 +17,10 @@
 
 #include "engine/layer.h"
 #include "recovery/checkpoint/ckpt.h"
-#include "recovery/log/log.h"
+#include "recovery/checkpoint/load.h"
+#include "recovery/checkpoint/positions.h"
+#include "recovery/log/bootstrap.h"
+#include "recovery/ops.h"
 #include "recovery/recovery.h"
 
 int encore_version(void) { return (int)enc_rec.committed.version; }
@@ -53,8 +56,7 @@ static enc_status_t take(struct enc_ckpt *next, size_t glen, const void *site)
     next->seq_after = enc_engine_seq();
     /* Every rank finished phase one; none needs results before the
      * checkpoint itself again (a rank still inside it may need its entry). */
-    enc_reclog_truncate_below(next->seq_after - 1);
-    enc_commlog_checkpoint(next->version);
+    enc_ckpt_positions_commit(next->version, next->seq_after - 1);
     return ENC_OK;
 }
 
@@ -113,7 +115,7 @@ static enc_status_t load_from_survivors(void)
              "(skipping %llu collectives)", got.version, (unsigned long long)got.seq_after,
              (unsigned long long)(got.seq_after - enc_engine_seq()));
     enc_engine_skip_to(got.seq_after);
-    enc_commlog_rebase(got.version);
+    enc_ckpt_positions_rebase(got.version);
     return ENC_OK;
 }
 

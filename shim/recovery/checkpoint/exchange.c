@@ -1,5 +1,5 @@
 /*
- * ckpt_exchange.c - the collective part of encore_checkpoint().
+ * exchange.c - the collective part of encore_checkpoint() (exchange.h).
  *
  * Phase one: each rank sends its local state to both locality neighbours
  * (length first, then bytes) and keeps theirs as replicas; then a barrier.
@@ -16,7 +16,8 @@
 #include "engine/layer.h"
 #include "engine/xfer.h"
 #include "recovery/checkpoint/ckpt.h"
-#include "recovery/recovery.h"
+#include "recovery/checkpoint/exchange.h"
+#include "recovery/ops.h"
 
 /* Local states are bounded only by memory; refuse absurd lengths from the
  * wire rather than trying to allocate them. */

@@ -18,9 +18,12 @@
 
 #include "engine/layer.h"
 #include "recovery/checkpoint/ckpt.h"
+#include "recovery/checkpoint/load.h"
+#include "recovery/log/fetch.h"
 #include "recovery/log/logreq.h"
-#include "recovery/log/log.h"
-#include "recovery/recovery.h"
+#include "recovery/log/sigrec.h"
+#include "recovery/ops.h"
+#include "recovery/recover.h"
 
 static enc_status_t newest(int *who, uint32_t *version, uint64_t *seq_after)
 {

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "recovery/checkpoint/ckpt.h"
+#include "recovery/log/bootstrap.h"
 
 struct site_count {
     uint64_t off;

@@ -1,6 +1,5 @@
 /*
- * logclient.c - the replaying side of the log service: which survivors to
- * ask, and one request/answer exchange on a log-service connection.
+ * fetch.c - the asking side of the log service (fetch.h).
  */
 #include "enc.h"
 
@@ -13,12 +12,15 @@
 #include "net/sock.h"
 #include "proto/frame.h"
 #include "proto/wire.h"
-#include "recovery/log/logreq.h"
+#include "recovery/log/fetch.h"
 #include "recovery/log/log.h"
-#include "recovery/recovery.h"
-#include "recovery/log/serve.h"
+#include "recovery/log/logreq.h"
 
-/* Waits for the answer on fd, watching the tracker too: a survivor that
+static struct enc_log_drop last_drop;
+
+const struct enc_log_drop *enc_log_last_drop(void) { return &last_drop; }
+
+/* Waits for the answer on fd, watching the tracker too: a peer that
  * learnt of a new death stops serving and waits for the new epoch, and so
  * must we (ENC_ERR_EPOCH), or each would wait for the other.  Meanwhile
  * this rank answers requests itself: members of a communicator that is
@@ -26,25 +28,6 @@
 enc_status_t enc_log_wait(int fd, uint64_t deadline)
 {
     return enc_engine_wait_readable(fd, deadline);
-}
-
-int enc_log_candidates(uint64_t seq, int root, uint64_t need, int *peers)
-{
-    /* walk from the first holder, so the nearest copies are asked first */
-    int first = root >= 0 ? root : (int)((seq / ENC_HOLDER_RUN) % (uint64_t)enc_engine_size());
-    int n = 0;
-
-    for (int pass = 0; pass < 2; pass++) {
-        for (int i = 0; i < enc_engine_size(); i++) {
-            int peer = (first + i) % enc_engine_size();
-
-            if (peer == enc_engine_rank() || enc_rec.peer_completed[peer] <= need ||
-                enc_reclog_is_holder(seq, root, peer) != (pass == 0))
-                continue;
-            peers[n++] = peer;
-        }
-    }
-    return n;
 }
 
 enc_status_t enc_log_read_data(int fd, uint64_t seq, uint8_t *dst, uint64_t len,
@@ -67,20 +50,24 @@ enc_status_t enc_log_read_data(int fd, uint64_t seq, uint8_t *dst, uint64_t len,
     return ENC_OK;
 }
 
-/* A LOG_MISSING payload: the peer dropped the result we asked for. */
-static void note_drop(int peer, const uint8_t *p, uint64_t len)
+/* A LOG_MISSING payload: why the peer has no answer. */
+static enc_status_t missing(int peer, const struct enc_logreq *q, const uint8_t *p,
+                            uint64_t len)
 {
     struct enc_rbuf r;
-    uint64_t first, last;
+    uint8_t why = ENC_LOG_RELEASED;
+    uint64_t first = 0, last = 0;
 
-    if (len != ENC_LOGREQ_DROP_WIRE)
-        return;
     enc_r_init(&r, p, len);
+    enc_r_u8(&r, &why);
     enc_r_u64(&r, &first);
     enc_r_u64(&r, &last);
-    if (!r.err && first <= last)
-        enc_rec.drop = (struct enc_log_drop){.known = true, .rank = peer, .first = first,
-                                             .last = last};
+    if (r.err || len != ENC_LOG_MISSING_WIRE)
+        return ENC_ERR_LOST;
+    if (why == ENC_LOG_DROPPED && first <= last)
+        last_drop = (struct enc_log_drop){.known = true, .rank = peer, .cid = q->cid,
+                                          .first = first, .last = last};
+    return why == ENC_LOG_NOT_YET ? ENC_ERR_NOT_FOUND : ENC_ERR_LOST;
 }
 
 enc_status_t enc_log_fetch(int peer, const struct enc_logreq *q, struct enc_sigrec *sig,
@@ -102,10 +89,8 @@ enc_status_t enc_log_fetch(int peer, const struct enc_logreq *q, struct enc_sigr
         (rv = enc_log_wait(fd, deadline)) != ENC_OK ||
         (rv = enc_frame_recv(fd, &h, wire, sizeof(wire), deadline)) != ENC_OK)
         goto fail;
-    if (h.type == ENC_MSG_LOG_MISSING && h.seq == seq) {
-        note_drop(peer, wire, h.len);
-        return ENC_ERR_LOST;
-    }
+    if (h.type == ENC_MSG_LOG_MISSING && h.seq == seq)
+        return missing(peer, q, wire, h.len);
     if (h.type != ENC_MSG_LOG_RESULT || h.seq != seq || h.len != ENC_SIGREC_WIRE ||
         enc_sigrec_decode(sig, wire) != ENC_OK) {
         rv = ENC_ERR_PROTO;
@@ -136,23 +121,23 @@ fail:
 /* Asks each candidate in turn; "lost" only when every one answered: an
  * unreachable one means a new failure, and the caller recovers and asks
  * again in the new epoch. */
-enc_status_t enc_log_fetch_any(const struct enc_logreq *q, int root, struct enc_sigrec *sig,
-                               uint8_t *dst, uint64_t len)
+enc_status_t enc_log_fetch_any(const struct enc_log_ask *a, const struct enc_logreq *q,
+                               struct enc_sigrec *sig, uint8_t *dst, uint64_t len)
 {
-    /* a bootstrap entry may sit at any seq the peer completed */
-    uint64_t need = q->what == ENC_LOGREQ_BOOTSTRAP ? 0 : q->seq;
-    int peers[ENC_MAX_RANKS], n = enc_log_candidates(q->seq, root, need, peers);
-    int unreachable = 0;
+    int peers[ENC_MAX_RANKS], n = enc_log_candidates(a, q->seq, peers);
+    int unreachable = 0, released = 0;
     enc_status_t rv;
 
     for (int i = 0; i < n; i++) {
         rv = enc_log_fetch(peers[i], q, sig, dst, len, NULL);
-        if (rv == ENC_ERR_EPOCH)
-            return rv; /* recover first, then ask again */
         if (rv == ENC_ERR_PEER_RESET)
             unreachable++; /* that rank may be dying or in recovery itself */
-        else if (rv != ENC_ERR_LOST)
-            return rv;
+        else if (rv == ENC_ERR_LOST)
+            released++;
+        else if (rv != ENC_ERR_NOT_FOUND)
+            return rv; /* ENC_OK, a divergence, or a new epoch: recover first */
     }
-    return unreachable ? ENC_ERR_PEER_RESET : ENC_ERR_LOST;
+    if (unreachable)
+        return ENC_ERR_PEER_RESET;
+    return released ? ENC_ERR_LOST : ENC_ERR_NOT_FOUND;
 }

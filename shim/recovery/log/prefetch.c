@@ -1,5 +1,5 @@
 /*
- * prefetch.c - replay fetches runs of results, not one at a time.
+ * prefetch.c - replay fetches runs of entries, not one at a time (prefetch.h).
  *
  * A restarted rank may have tens of thousands of small collectives to
  * replay; one round trip each would make recovery slow and widen the
@@ -15,9 +15,10 @@
 #include "engine/layer.h"
 #include "proto/frame.h"
 #include "proto/msgs.h"
+#include "recovery/log/fetch.h"
 #include "recovery/log/logreq.h"
-#include "recovery/log/log.h"
-#include "recovery/recovery.h"
+#include "recovery/log/prefetch.h"
+#include "recovery/log/sigrec.h"
 
 struct pf_entry {
     struct enc_sigrec sig;
@@ -25,6 +26,7 @@ struct pf_entry {
 };
 
 static struct {
+    uint64_t cid;        /* the communicator the entries are of */
     uint64_t from;       /* entries cover [from, from + n) */
     size_t n;
     struct pf_entry e[ENC_HOLDER_RUN];
@@ -64,10 +66,11 @@ static enc_status_t read_entry(int fd, uint64_t seq, uint64_t deadline, bool *en
     return ENC_OK;
 }
 
-static enc_status_t fetch_run(int peer, uint64_t seq)
+static enc_status_t fetch_run(int peer, uint64_t cid, uint64_t seq)
 {
     uint64_t deadline = enc_deadline_ms(enc_engine_coll_timeout_ms());
-    struct enc_logreq q = {.what = ENC_LOGREQ_RUN, .seq = seq, .rank = ENC_HOLDER_RUN};
+    struct enc_logreq q = {.what = ENC_LOGREQ_RUN, .seq = seq, .rank = ENC_HOLDER_RUN,
+                           .cid = cid};
     struct enc_frame_hdr h = {.type = ENC_MSG_LOG_REQ, .src = (uint16_t)enc_engine_rank(),
                               .epoch = enc_engine_epoch(), .seq = seq, .len = ENC_LOGREQ_WIRE};
     uint8_t req[ENC_LOGREQ_WIRE];
@@ -88,14 +91,15 @@ fail:
     return rv == ENC_ERR_EPOCH ? rv : ENC_ERR_PEER_RESET;
 }
 
-static enc_status_t fill(uint64_t seq, int root)
+static enc_status_t fill(const struct enc_log_ask *a, uint64_t seq)
 {
-    int peers[ENC_MAX_RANKS], n = enc_log_candidates(seq, root, seq, peers);
+    int peers[ENC_MAX_RANKS], n = enc_log_candidates(a, seq, peers);
 
     enc_prefetch_clear();
+    pf.cid = a->comm.cid;
     pf.from = seq;
     for (int i = 0; i < n; i++) {
-        enc_status_t rv = fetch_run(peers[i], seq);
+        enc_status_t rv = fetch_run(peers[i], pf.cid, seq);
 
         if (rv == ENC_OK)
             return ENC_OK;
@@ -106,12 +110,13 @@ static enc_status_t fill(uint64_t seq, int root)
     return ENC_ERR_LOST;
 }
 
-enc_status_t enc_prefetch_get(uint64_t seq, int root, const struct enc_sigrec **sig,
-                              const void **data)
+enc_status_t enc_prefetch_get(const struct enc_log_ask *a, uint64_t seq,
+                              const struct enc_sigrec **sig, const void **data)
 {
     enc_status_t rv;
 
-    if ((seq < pf.from || seq >= pf.from + pf.n) && (rv = fill(seq, root)) != ENC_OK)
+    if ((a->comm.cid != pf.cid || seq < pf.from || seq >= pf.from + pf.n) &&
+        (rv = fill(a, seq)) != ENC_OK)
         return rv;
     *sig = &pf.e[seq - pf.from].sig;
     *data = pf.e[seq - pf.from].data;

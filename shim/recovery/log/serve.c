@@ -1,10 +1,12 @@
 /*
- * serve.c - survivors answer log requests from replaying ranks.
+ * serve.c - ranks answer log requests from other ranks (serve.h).
  *
- * A replaying rank opens a log-service connection (role ENC_ROLE_LOG) and
- * sends LOG_REQ for one sequence number at a time; the survivor answers,
- * from inside whatever collective it is waiting in, with LOG_RESULT (the
- * logged signature) followed by the result as DATA frames, or LOG_MISSING.
+ * A rank that replays, or fetches again what its snapshot left out, opens
+ * a log-service connection (role ENC_ROLE_LOG) and sends LOG_REQ for one
+ * entry (or a run) at a time; the peer answers, from inside whatever
+ * collective it is waiting in, with LOG_RESULT (the logged signature)
+ * followed by the entry as DATA frames, or LOG_MISSING saying why it has
+ * none.  Requests of other kinds go to the module registered for them.
  */
 #include "enc.h"
 
@@ -13,11 +15,17 @@
 #include "engine/layer.h"
 #include "proto/frame.h"
 #include "proto/wire.h"
-#include "recovery/checkpoint/ckpt.h"
-#include "recovery/log/logreq.h"
 #include "recovery/log/log.h"
-#include "recovery/recovery.h"
+#include "recovery/log/logreq.h"
 #include "recovery/log/serve.h"
+
+static enc_serve_fn answerers[ENC_LOGREQ_KINDS];
+
+void enc_serve_answer(uint8_t what, enc_serve_fn fn)
+{
+    if (what < ENC_LOGREQ_KINDS)
+        answerers[what] = fn;
+}
 
 int enc_serve_pollfds(void *arg, struct pollfd *p, int cap)
 {
@@ -30,8 +38,8 @@ int enc_serve_pollfds(void *arg, struct pollfd *p, int cap)
     return n;
 }
 
-static enc_status_t send_result(int fd, uint64_t seq, const struct enc_sigrec *sig, const uint8_t *data,
-                       uint64_t deadline)
+static enc_status_t send_result(int fd, uint64_t seq, const struct enc_sigrec *sig,
+                                const uint8_t *data, uint64_t deadline)
 {
     struct enc_frame_hdr h = {.type = ENC_MSG_LOG_RESULT, .src = (uint16_t)enc_engine_rank(),
                               .epoch = enc_engine_epoch(), .seq = seq, .len = ENC_SIGREC_WIRE};
@@ -64,111 +72,72 @@ static bool key_match(const struct enc_logreq *q, const struct enc_sigrec *s)
            q->op == s->op;
 }
 
-/* The replica q asks for from the checkpoint this rank is still inside.
- * A rank that asks for version v saw a survivor commit v, so every rank
- * finished phase one of v: our replicas of v are final even though we have
- * not committed v yet (we are about to, replaying the barrier from that
- * survivor's log after a regroup). */
-static bool taken_replica(const struct enc_logreq *q, const void **data, size_t *len)
-{
-    const struct enc_ckpt *t = enc_rec.taking;
-
-    if (t == NULL || !t->replicas_in || t->version != q->version)
-        return false;
-    return (*data = enc_ckpt_replica(t, (int)q->rank, len)) != NULL;
-}
-
 /* Finds what q asks for; ENC_ERR_NOT_FOUND when this rank does not have it. */
 static enc_status_t lookup(const struct enc_logreq *q, struct enc_sigrec *sig,
                            const void **data, size_t *len)
 {
-    const struct enc_ckpt *c = &enc_rec.committed;
     enc_status_t rv;
 
     switch (q->what) {
     case ENC_LOGREQ_SEQ:
-        return enc_reclog_find(q->seq, sig, data, len);
-    case ENC_LOGREQ_COMM:
-        return enc_commlog_find(q->site_off, q->seq, sig, data, len);
-    case ENC_LOGREQ_COMM_POS:
-        *data = NULL;
-        *len = 0;
-        return enc_commlog_position(q->site_off, q->version, sig);
+        return enc_log_find(q->cid, q->seq, sig, data, len);
     case ENC_LOGREQ_BOOTSTRAP:
         /* in order (the usual case), then anywhere in the bootstrap cache */
-        rv = enc_reclog_find(q->seq, sig, data, len);
+        rv = enc_log_find(0, q->seq, sig, data, len);
         if (rv == ENC_OK && key_match(q, sig))
             return ENC_OK;
-        rv = enc_reclog_find_bootstrap(q->site_mod, q->site_off, q->occ, sig, data, len);
+        rv = enc_log_find_bootstrap(q->site_mod, q->site_off, q->occ, sig, data, len);
         return rv == ENC_OK && key_match(q, sig) ? ENC_OK : ENC_ERR_NOT_FOUND;
     default:
-        break;
+        *data = NULL;
+        *len = 0;
+        return answerers[q->what] != NULL ? answerers[q->what](q, sig, data, len)
+                                          : ENC_ERR_NOT_FOUND;
     }
-    memset(sig, 0, sizeof(*sig));
-    sig->kind = ENC_COLL_CHECKPOINT;
-    sig->count = c->version;
-    sig->site_off = c->seq_after;
-    *data = NULL;
-    *len = 0;
-    if (q->what == ENC_LOGREQ_CKPT_INFO)
-        return ENC_OK;
-    if (q->what == ENC_LOGREQ_CKPT_LOCAL && taken_replica(q, data, len)) {
-        sig->len = *len;
-        return ENC_OK;
-    }
-    if (q->version != c->version || c->version == 0)
-        return ENC_ERR_NOT_FOUND;
-    if (q->what == ENC_LOGREQ_CKPT_GLOBAL) {
-        *data = c->global;
-        *len = c->glen;
-    } else if ((*data = enc_ckpt_replica(c, (int)q->rank, len)) == NULL) {
-        return ENC_ERR_NOT_FOUND;
-    }
-    sig->len = *len;
-    return ENC_OK;
 }
 
-/* A run of consecutive results, ended by LOG_MISSING for the first one not
+/* LOG_MISSING for the answer to request seq, saying why. */
+static enc_status_t send_missing(int fd, const struct enc_logreq *q, uint64_t seq,
+                                 uint64_t deadline)
+{
+    struct enc_frame_hdr m = {.type = ENC_MSG_LOG_MISSING, .src = (uint16_t)enc_engine_rank(),
+                              .epoch = enc_engine_epoch(), .seq = seq,
+                              .len = ENC_LOG_MISSING_WIRE};
+    uint8_t p[ENC_LOG_MISSING_WIRE];
+    uint64_t first = 0, last = 0;
+    enum enc_log_absence why = ENC_LOG_RELEASED; /* what other kinds say */
+    struct enc_wbuf w;
+
+    if (q->what == ENC_LOGREQ_SEQ || q->what == ENC_LOGREQ_BOOTSTRAP ||
+        q->what == ENC_LOGREQ_RUN)
+        why = enc_log_absence(q->what == ENC_LOGREQ_BOOTSTRAP ? 0 : q->cid, q->seq, &first,
+                              &last);
+    enc_w_init(&w, p, sizeof(p));
+    enc_w_u8(&w, (uint8_t)why);
+    enc_w_u64(&w, first);
+    enc_w_u64(&w, last);
+    return enc_frame_send(fd, &m, p, deadline);
+}
+
+/* A run of consecutive entries, ended by LOG_MISSING for the first one not
  * sent (absent here, or over the count or byte budget). */
 static enc_status_t serve_run(int fd, const struct enc_logreq *q, uint64_t deadline)
 {
-    struct enc_frame_hdr m = {.type = ENC_MSG_LOG_MISSING, .src = (uint16_t)enc_engine_rank(),
-                              .epoch = enc_engine_epoch()};
-    uint64_t s = q->seq, bytes = 0;
+    struct enc_logreq next = *q;
+    uint64_t bytes = 0;
     struct enc_sigrec sig;
     const void *data;
     size_t len;
     enc_status_t rv;
 
-    for (uint32_t i = 0; i < q->rank && bytes < ENC_LOGREQ_RUN_BYTES; i++, s++) {
-        if (enc_reclog_find(s, &sig, &data, &len) != ENC_OK)
+    for (uint32_t i = 0; i < q->rank && bytes < ENC_LOGREQ_RUN_BYTES; i++, next.seq++) {
+        if (enc_log_find(q->cid, next.seq, &sig, &data, &len) != ENC_OK)
             break;
-        if ((rv = send_result(fd, s, &sig, data, deadline)) != ENC_OK)
+        if ((rv = send_result(fd, next.seq, &sig, data, deadline)) != ENC_OK)
             return rv;
         bytes += len;
     }
-    m.seq = s;
-    return enc_frame_send(fd, &m, NULL, deadline);
-}
-
-/* LOG_MISSING, saying which results this rank dropped when q's is one. */
-static enc_status_t send_missing(int fd, const struct enc_logreq *q, uint64_t seq,
-                                 uint64_t deadline)
-{
-    struct enc_frame_hdr m = {.type = ENC_MSG_LOG_MISSING, .src = (uint16_t)enc_engine_rank(),
-                              .epoch = enc_engine_epoch(), .seq = seq};
-    uint8_t p[ENC_LOGREQ_DROP_WIRE];
-    uint64_t first, last;
-    struct enc_wbuf w;
-
-    if ((q->what == ENC_LOGREQ_SEQ || q->what == ENC_LOGREQ_BOOTSTRAP) &&
-        enc_reclog_dropped(q->seq, &first, &last)) {
-        enc_w_init(&w, p, sizeof(p));
-        enc_w_u64(&w, first);
-        enc_w_u64(&w, last);
-        m.len = sizeof(p);
-    }
-    return enc_frame_send(fd, &m, p, deadline);
+    return send_missing(fd, &next, next.seq, deadline);
 }
 
 static enc_status_t serve_one(int fd)

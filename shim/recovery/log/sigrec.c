@@ -10,10 +10,9 @@
 
 #include "engine/coll.h"
 #include "engine/layer.h"
-#include "proto/wire.h"
-#include "recovery/checkpoint/ckpt.h"
-#include "recovery/log/log.h"
-#include "recovery/recovery.h"
+#include "recovery/log/bootstrap.h"
+#include "recovery/log/sigrec.h"
+#include "recovery/log/wio.h"
 #include "reduce/reduce.h"
 
 /* dladdr() is not free; a small cache keyed by the return address keeps
@@ -67,63 +66,43 @@ void enc_sitekey_of(struct enc_sitekey *k, const struct enc_coll *co)
     k->occ = k->bootstrap ? enc_bootstrap_occurrence(k->mod, k->off) : 0;
 }
 
+/* The wire form, field by field (wio.h). */
+static void walk(struct enc_wio *io, void *rec)
+{
+    struct enc_sigrec *s = rec;
+
+    enc_wio_args(io, &s->kind, &s->root, &s->count, &s->dtype, &s->op);
+    enc_wio_u64(io, &s->site_off);
+    enc_wio_u64(io, &s->len);
+    enc_wio_name(io, s->site_mod, sizeof(s->site_mod));
+    enc_wio_u32(io, &s->occ);
+    enc_wio_u8(io, &s->bootstrap);
+    enc_wio_pad(io, ENC_SIGREC_WIRE);
+}
+
 void enc_sigrec_encode(const struct enc_sigrec *s, uint8_t out[ENC_SIGREC_WIRE])
 {
-    struct enc_wbuf w;
+    struct enc_sigrec copy = *s; /* the walk takes the fields by pointer */
 
-    enc_w_init(&w, out, ENC_SIGREC_WIRE);
-    enc_w_u8(&w, s->kind);
-    enc_w_u32(&w, (uint32_t)s->root);
-    enc_w_u64(&w, s->count);
-    enc_w_u32(&w, s->dtype);
-    enc_w_u32(&w, s->op);
-    enc_w_u64(&w, s->site_off);
-    enc_w_u64(&w, s->len);
-    enc_w_bytes(&w, s->site_mod, sizeof(s->site_mod));
-    enc_w_u32(&w, s->occ);
-    enc_w_u8(&w, s->bootstrap);
-    while (w.len < ENC_SIGREC_WIRE && !w.err)
-        enc_w_u8(&w, 0);
+    enc_wio_encode(walk, &copy, out, ENC_SIGREC_WIRE);
 }
 
 enc_status_t enc_sigrec_decode(struct enc_sigrec *s, const uint8_t in[ENC_SIGREC_WIRE])
 {
-    struct enc_rbuf r;
-    uint32_t root;
-
-    enc_r_init(&r, in, ENC_SIGREC_WIRE);
-    enc_r_u8(&r, &s->kind);
-    enc_r_u32(&r, &root);
-    enc_r_u64(&r, &s->count);
-    enc_r_u32(&r, &s->dtype);
-    enc_r_u32(&r, &s->op);
-    enc_r_u64(&r, &s->site_off);
-    enc_r_u64(&r, &s->len);
-    enc_r_bytes(&r, s->site_mod, sizeof(s->site_mod));
-    enc_r_u32(&r, &s->occ);
-    enc_r_u8(&r, &s->bootstrap);
-    s->root = (int32_t)root;
-    s->site_mod[sizeof(s->site_mod) - 1] = '\0';
-    return r.err ? ENC_ERR_PROTO : ENC_OK;
+    return enc_wio_decode(walk, s, in, ENC_SIGREC_WIRE) ? ENC_OK : ENC_ERR_PROTO;
 }
 
-static const char *dtype_name(uint32_t d, char *buf, size_t cap)
+/* A datatype (op false) or an op (op true) as the report names it. */
+static const char *arg_name(uint32_t v, bool op, char *buf, size_t cap)
 {
-    if (d < ENC_T_COUNT)
-        return enc_type_name((enum enc_type)d);
-    if (d == ENC_SIG_DTYPE_BYTES)
-        return "bytes";
-    snprintf(buf, cap, "derived(%u B)", d - ENC_SIG_DTYPE_DERIVED);
-    return buf;
-}
-
-static const char *op_name(uint32_t op, char *buf, size_t cap)
-{
-    if (op < ENC_OP_COUNT)
-        return enc_op_name((enum enc_op)op);
-    if (op == ENC_SIG_OP_NONE)
-        return "none";
-    snprintf(buf, cap, "user#%u", op - ENC_SIG_OP_USER);
+    if (v < (op ? (uint32_t)ENC_OP_COUNT : (uint32_t)ENC_T_COUNT))
+        return op ? enc_op_name((enum enc_op)v) : enc_type_name((enum enc_type)v);
+    if (v == (op ? ENC_SIG_OP_NONE : ENC_SIG_DTYPE_BYTES))
+        return op ? "none" : "bytes";
+    if (op)
+        snprintf(buf, cap, "user#%u", v - ENC_SIG_OP_USER);
+    else
+        snprintf(buf, cap, "derived(%u B)", v - ENC_SIG_DTYPE_DERIVED);
     return buf;
 }
 
@@ -133,7 +112,7 @@ void enc_sigrec_format(const struct enc_sigrec *s, char *out, size_t cap)
 
     snprintf(out, cap, "%s count=%llu dtype=%s op=%s root=%d at %s+0x%llx",
              enc_coll_kind_name(s->kind), (unsigned long long)s->count,
-             dtype_name(s->dtype, d, sizeof(d)), op_name(s->op, o, sizeof(o)), s->root,
+             arg_name(s->dtype, false, d, sizeof(d)), arg_name(s->op, true, o, sizeof(o)), s->root,
              s->site_mod, (unsigned long long)s->site_off);
 }
 

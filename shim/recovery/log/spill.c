@@ -10,7 +10,7 @@
  * (SIGKILL included).  Nothing is ever left on disk to clean up.
  *
  * Entries are appended, each at a block boundary, behind a 16-byte header
- * naming its seq; an entry no longer needed is punched out of the file
+ * naming its (communicator, seq); an entry no longer needed is punched out of the file
  * (FALLOC_FL_PUNCH_HOLE), so the disk space in use is the live entries',
  * which stay within the budget ENCORE_SPILL_MAX.  Offsets are never
  * reused, because snapshot images (fork children) share the file:
@@ -45,7 +45,7 @@
 
 struct spill_hdr {
     uint64_t seq;
-    uint64_t check;          /* len ^ SPILL_MAGIC */
+    uint64_t check;          /* len ^ cid ^ SPILL_MAGIC */
 };
 
 static struct {
@@ -131,9 +131,15 @@ static uint64_t auto_budget(void)
     return sp.free_at_open / 2 / (uint64_t)ENC_MAX(here, 1);
 }
 
-enc_status_t enc_spill_put(uint64_t seq, const void *data, size_t len, off_t *off)
+static uint64_t check_of(uint64_t cid, size_t len)
 {
-    struct spill_hdr h = {.seq = seq, .check = (uint64_t)len ^ SPILL_MAGIC};
+    return (uint64_t)len ^ cid ^ SPILL_MAGIC;
+}
+
+enc_status_t enc_spill_put(uint64_t cid, uint64_t seq, const void *data, size_t len,
+                           off_t *off)
+{
+    struct spill_hdr h = {.seq = seq, .check = check_of(cid, len)};
     struct iovec iov[2] = {{&h, sizeof(h)}, {(void *)data, len}};
     uint64_t need;
 
@@ -162,13 +168,13 @@ enc_status_t enc_spill_put(uint64_t seq, const void *data, size_t len, off_t *of
     return ENC_OK;
 }
 
-enc_status_t enc_spill_get(uint64_t seq, void *buf, size_t len, off_t off)
+enc_status_t enc_spill_get(uint64_t cid, uint64_t seq, void *buf, size_t len, off_t off)
 {
     struct spill_hdr h;
     struct iovec iov[2] = {{&h, sizeof(h)}, {buf, len}};
 
     if (sp.fd < 0 || preadv(sp.fd, iov, 2, off) != (ssize_t)(sizeof(h) + len) ||
-        h.seq != seq || h.check != ((uint64_t)len ^ SPILL_MAGIC))
+        h.seq != seq || h.check != check_of(cid, len))
         return ENC_ERR_NOT_FOUND;
     return ENC_OK;
 }

@@ -1,5 +1,5 @@
 /*
- * spill.h - the result log's spill file: held entries beyond
+ * spill.h - the result log's spill file (spill.c): held entries beyond
  * ENCORE_LOG_MEM_MAX go to disk, within the disk budget ENCORE_SPILL_MAX
  * (private to shim/recovery).
  */
@@ -18,14 +18,15 @@
 enc_status_t enc_spill_open(void);
 void enc_spill_close(void);
 
-/* Writes entry seq (len > 0 bytes) and gives its offset.  ENC_ERR_NOMEM
+/* Writes entry (cid, seq) (len > 0 bytes) and gives its offset.  ENC_ERR_NOMEM
  * when the budget is full, ENC_ERR_SYS when writing failed (disk full),
  * ENC_ERR_STATE when there is no spill file; errno says why on ENC_ERR_SYS. */
-enc_status_t enc_spill_put(uint64_t seq, const void *data, size_t len, off_t *off);
-/* Reads entry seq back into buf; ENC_ERR_NOT_FOUND when the bytes at off
+enc_status_t enc_spill_put(uint64_t cid, uint64_t seq, const void *data, size_t len,
+                           off_t *off);
+/* Reads entry (cid, seq) back into buf; ENC_ERR_NOT_FOUND when the bytes at off
  * are not that entry (released by another process of this rank's lineage:
  * see spill.c). */
-enc_status_t enc_spill_get(uint64_t seq, void *buf, size_t len, off_t off);
+enc_status_t enc_spill_get(uint64_t cid, uint64_t seq, void *buf, size_t len, off_t off);
 /* The entry at off (len bytes) is no longer needed: its disk space goes back. */
 void enc_spill_release(off_t off, size_t len);
 /* A snapshot image just became the rank: what the dead rank wrote past the

@@ -26,9 +26,11 @@
 #include "engine/engine.h"
 #include "engine/layer.h"
 #include "proto/snapmsg.h"
-#include "recovery/recovery.h"
-#include "recovery/snapshot/snapshot.h"
+#include "recovery/log/log.h"
+#include "recovery/log/refetch.h"
 #include "recovery/log/spill.h"
+#include "recovery/ops.h"
+#include "recovery/snapshot/image.h"
 
 struct offset {
     int fd;
@@ -152,10 +154,12 @@ static bool full_io(int fd, void *p, size_t len, bool wr)
     return true;
 }
 
-/* Registers as an image of incarnation inc and waits; returns the
- * activation, or _exits. */
+/* Registers as an image of incarnation inc, with the positions its log
+ * has on each communicator (encore-run trims the logs by them), and waits;
+ * returns the activation, or _exits. */
 static void park(uint64_t seq, uint32_t inc, struct enc_snap_activate *a)
 {
+    static struct enc_snap_comm comms[ENC_SNAP_COMMS_MAX]; /* no malloc in the copy */
     struct enc_snap_hello h = {.magic = ENC_SNAP_MAGIC, .wire = ENC_SNAP_WIRE,
                                .rank = (uint32_t)enc_engine_rank(),
                                .incarnation = inc,
@@ -164,10 +168,13 @@ static void park(uint64_t seq, uint32_t inc, struct enc_snap_activate *a)
     int fd = connect_launcher(enc_tunable_str(ENC_TUNE_SNAPSHOT_SOCK));
     char name[16] = "";
 
+    h.ncomms = (uint32_t)enc_log_positions(comms, ENC_SNAP_COMMS_MAX);
     /* ps and tests tell a parked image from the rank by its name */
     (void)prctl(PR_GET_NAME, name);
     (void)prctl(PR_SET_NAME, ENC_SNAP_IMAGE_NAME);
-    if (fd < 0 || !full_io(fd, &h, sizeof(h), true) || !full_io(fd, a, sizeof(*a), false) ||
+    if (fd < 0 || !full_io(fd, &h, sizeof(h), true) ||
+        !full_io(fd, comms, h.ncomms * sizeof(comms[0]), true) ||
+        !full_io(fd, a, sizeof(*a), false) ||
         a->magic != ENC_SNAP_MAGIC)
         _exit(0); /* replaced, the job ended, or encore-run is gone */
     (void)prctl(PR_SET_NAME, name);
@@ -201,7 +208,7 @@ pid_t enc_snap_child(uint64_t seq)
     pid_t spare;
 
     restored = true;
-    wiped = enc_reclog_forget_wiped(); /* before anything reads the log */
+    wiped = enc_log_forget_wiped(); /* before anything reads the log */
 
     enc_engine_fork_child();
     park(seq, enc_engine_incarnation(), &a);

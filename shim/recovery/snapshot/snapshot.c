@@ -29,9 +29,10 @@
 
 #include "engine/engine.h"
 #include "engine/layer.h"
-#include "proto/snapmsg.h"
-#include "recovery/recovery.h"
+#include "recovery/log/log.h"
+#include "recovery/snapshot/image.h"
 #include "recovery/snapshot/snapshot.h"
+#include "recovery/snapshot/threads.h"
 
 #define SNAP_BUDGET 0.03
 #define SNAP_MIN_S 1.0
@@ -49,8 +50,8 @@ static struct {
     double stall_s;           /* the last snapshot's stall */
     int pidfd;                /* the newest snapshot, -1 none */
     uint64_t taken, forks;
-    uint64_t log_at;          /* enc_reclog_recorded() at the last snapshot */
-    uint64_t resbuf_at;         /* enc_reclog_resbuf_recorded() then */
+    uint64_t log_at;          /* enc_log_recorded() at the last snapshot */
+    uint64_t resbuf_at;         /* enc_log_resbuf_recorded() then */
     char skipped[200];        /* the reason last reported, to report once */
 } sn = {.pidfd = -1};
 
@@ -171,13 +172,13 @@ static void take(uint64_t seq)
     for (size_t i = 0; i < sizeof(calib); i += 4096)
         calib[i]++;
     enc_snap_note_offsets();
-    enc_reclog_fork_prepare();
+    enc_log_fork_prepare();
     if ((img = enc_snap_fork_orphan()) == 0) {
         enc_snap_guard_forked(true);
         become_rank(seq);
         return;
     }
-    enc_reclog_fork_parent();
+    enc_log_fork_parent();
     enc_snap_guard_forked(false);
     enc_snap_forget_offsets();
     if (img < 0) {
@@ -201,8 +202,8 @@ static bool log_grown(void)
 {
     uint64_t resbuf = enc_engine_resbuf_bytes();
 
-    return sn.adaptive && (enc_reclog_recorded() - sn.log_at >= sn.log_share ||
-                           (resbuf > 0 && enc_reclog_resbuf_recorded() - sn.resbuf_at >= resbuf / 2));
+    return sn.adaptive && (enc_log_recorded() - sn.log_at >= sn.log_share ||
+                           (resbuf > 0 && enc_log_resbuf_recorded() - sn.resbuf_at >= resbuf / 2));
 }
 
 void enc_snapshot_after(const struct enc_coll *co)
@@ -210,13 +211,13 @@ void enc_snapshot_after(const struct enc_coll *co)
     double now;
 
     (void)co;
-    if (!sn.on)
+    if (!sn.on || enc_engine_seq() == 0)
         return;
     now = enc_coarse_now_s(); /* every collective: seconds-scale interval */
     if ((now < sn.next_at && !sn.force && !log_grown()) || !enc_snap_guard_prepare())
         return;
-    sn.log_at = enc_reclog_recorded();
-    sn.resbuf_at = enc_reclog_resbuf_recorded();
+    sn.log_at = enc_log_recorded();
+    sn.resbuf_at = enc_log_resbuf_recorded();
     if (sn.taken > 0)
         adapt();
     sn.next_at = now + sn.interval;

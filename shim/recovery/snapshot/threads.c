@@ -20,7 +20,8 @@
 
 #include "engine/layer.h"
 #include "recovery/recovery.h"
-#include "recovery/snapshot/snapshot.h"
+#include "recovery/snapshot/image.h"
+#include "recovery/snapshot/threads.h"
 
 #define MAX_TIDS 64
 
