@@ -1,5 +1,5 @@
 /*
- * ckpt_fetch.c - a restarted rank loads the newest committed checkpoint.
+ * load.c - a restarted rank loads the newest committed checkpoint (load.h).
  *
  * Any survivor that committed version v proves every rank finished phase
  * one of v, so the newest version any survivor reports is safe to load:

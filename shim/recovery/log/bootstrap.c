@@ -1,5 +1,5 @@
 /*
- * bootstrap.c - occurrence numbers of bootstrap collectives.
+ * bootstrap.c - occurrence numbers of bootstrap collectives (bootstrap.h).
  *
  * Collectives made before the first encore_load_checkpoint (the seed
  * design's "bootstrap" operations: reading a column count, broadcasting a

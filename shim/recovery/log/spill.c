@@ -1,5 +1,5 @@
 /*
- * spill.c - the result log's spill file.
+ * spill.c - the result log's spill file (spill.h).
  *
  * One file per rank process, made with mkstemp and unlinked at once in
  * ENCORE_SPILL_DIR, else in the rank's private directory under TMPDIR

@@ -1,5 +1,5 @@
 /*
- * snap_child.c - the life of a snapshot image: born orphaned (adopted by
+ * image.c - the life of a snapshot image (image.h): born orphaned (adopted by
  * encore-run, never the program's child), it drops libencore's
  * descriptors, notes where each regular file stands, registers with
  * encore-run and blocks on that socket (no CPU, no timer).  EOF (encore-run

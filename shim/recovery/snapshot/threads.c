@@ -1,5 +1,5 @@
 /*
- * snap_threads.c - may this process be copied by fork()?  Only the calling
+ * threads.c - may this process be copied by fork()?  Only the calling
  * thread exists in the copy.  libencore's own threads (listener, tracker
  * client) are recreated on restore, the progress thread of nonblocking
  * collectives when next needed (mpi/icoll.c: a snapshot waits until it is
