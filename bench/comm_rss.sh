@@ -1,6 +1,6 @@
 #!/bin/sh
-# comm_rss.sh - memory of a long job on derived communicators: the result
-# log of communicators (shim/recovery/commlog.c) must stay bounded when the
+# comm_rss.sh - memory of a long job on derived communicators: their
+# entries in the result log (shim/recovery/log/) must stay bounded when the
 # program checkpoints.
 #
 # tests/programs/comm_ckpt on 4 ranks (per iteration one allreduce of two

@@ -4,7 +4,7 @@
 # (Allreduce, Bcast, Reduce, Allgather(v), Barrier, encore_checkpoint) and
 # tests/programs/snap_iter with 2 MiB allreduces and a snapshot every 0.5 s
 # (results whose log buffers images leave out and fetch again,
-# recovery/bufpool.h), each with 1 to 3 faults drawn at random (seeded by
+# recovery/log/bufpool.h), each with 1 to 3 faults drawn at random (seeded by
 # SOAK_SEED):
 #   kill     SIGKILL of a random rank at a random moment of the run
 #   stop     SIGSTOP of a random rank at a random moment (found by heartbeats)

@@ -38,6 +38,7 @@ integration_tests = \
 	tests/integration/recovery_log.sh \
 	tests/integration/recovery_spill.sh \
 	tests/integration/recovery_comm.sh \
+	tests/integration/log_comm.sh \
 	tests/integration/comm_ckpt.sh \
 	tests/integration/comm_churn.sh \
 	tests/integration/snapshot_kill.sh \
@@ -53,6 +54,7 @@ integration_tests = \
 	tests/integration/slurm_selftest.sh \
 	tests/integration/hosts_run.sh \
 	tests/integration/hosts_loss.sh \
+	tests/integration/hosts_loss_comm.sh \
 	tests/integration/hosts_agent.sh \
 	tests/integration/hosts_shm.sh \
 	tests/integration/hosts_slurm.sh
@@ -71,6 +73,7 @@ unit_tests = \
 	tests/unit/test_snapmsg \
 	tests/unit/test_sock \
 	tests/unit/test_recovery_parts \
+	tests/unit/test_log_holders \
 	tests/unit/test_tracker \
 	tests/unit/test_placement \
 	tests/unit/test_agent_shm \
@@ -87,7 +90,9 @@ LDADD = libenccore.la $(CRITERION_LIBS)
 # client, the launcher's host
 # list and mapping, the agent's --shm argument.
 tests_unit_test_recovery_parts_SOURCES = tests/unit/test_recovery_parts.c \
-	shim/recovery/logreq.c shim/recovery/bootstrap.c shim/recovery/bufpool.c
+	shim/recovery/log/logreq.c shim/recovery/log/bootstrap.c shim/recovery/log/bufpool.c
+tests_unit_test_log_holders_SOURCES = tests/unit/test_log_holders.c \
+	shim/recovery/log/holders.c
 tests_unit_test_tracker_SOURCES = tests/unit/test_tracker.c shim/tracker_client/tclient.c
 tests_unit_test_tracker_CPPFLAGS = $(RUN_CPPFLAGS)
 tests_unit_test_tracker_LDADD = libenctracker.la $(LDADD)

@@ -68,12 +68,34 @@ static bool finished(struct job *j)
     return true;
 }
 
+static void trim_comm(void *arg, uint64_t cid, uint64_t floor)
+{
+    struct job *j = arg;
+
+    enc_tracker_trim(j->t, cid, floor);
+}
+
+/* The same on every other communicator, by the positions the images of its
+ * members announced. */
+static void trim_comm_logs(struct job *j)
+{
+    bool done[ENC_MAX_RANKS];
+
+    if (j->snaps == NULL || j->failing)
+        return;
+    for (int i = 0; i < j->o->np; i++)
+        done[i] = j->r[i].finalized;
+    enc_run_snaps_comm_floors(j->snaps, done, trim_comm, j);
+}
+
 /* Every rank still running has a parked snapshot past seq s: no rank will
  * ask for a result below the lowest s + 1 again (a rank that passed
  * MPI_Finalize asks for none), and the ranks release them. */
 static void trim_logs(struct job *j)
 {
     uint64_t floor = UINT64_MAX, seq;
+
+    trim_comm_logs(j);
 
     for (int i = 0; i < j->o->np && j->snaps != NULL; i++) {
         if (j->r[i].finalized)
@@ -85,7 +107,7 @@ static void trim_logs(struct job *j)
     if (j->snaps == NULL || floor == UINT64_MAX || floor <= j->log_floor || j->failing)
         return;
     j->log_floor = floor;
-    enc_tracker_trim(j->t, floor);
+    enc_tracker_trim(j->t, 0, floor);
 }
 
 /* One round: poll the tracker, the signalfd and the output pipes. */

@@ -129,6 +129,13 @@ enc_status_t enc_run_snaps_activate(struct enc_run_snaps *s, int rank, uint32_t 
                                     const char *inject, pid_t *pid, uint64_t *seq);
 /* The seq of rank's parked image (false: none parked). */
 bool enc_run_snaps_newest(const struct enc_run_snaps *s, int rank, uint64_t *seq);
+/* After an image registered: for each communicator but the world on which
+ * every member's parked image stands (none of them taken before it
+ * existed), fn(arg, cid, floor) with the lowest position among the ranks
+ * not done, when it rose. */
+typedef void (*enc_run_floor_fn)(void *arg, uint64_t cid, uint64_t floor);
+void enc_run_snaps_comm_floors(struct enc_run_snaps *s, const bool *done, enc_run_floor_fn fn,
+                               void *arg);
 /* The rank's parked image is no use any more (it exits). */
 void enc_run_snaps_forget(struct enc_run_snaps *s, int rank);
 /* Every parked image ends (SIGKILL, reaped). */

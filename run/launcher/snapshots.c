@@ -3,12 +3,14 @@
  * Unix socket (nothing on disk) named after the job's directory, where each rank's snapshot images
  * register (proto/snapmsg.h) and wait, at most one parked per rank (a
  * newer one replaces it: the older one gets EOF and exits), activation of
- * the newest when its rank dies, and the end of all of them with the job.
+ * the newest when its rank dies, the end of all of them with the job, and
+ * the trim floors their positions allow on each communicator.
  * encore-run is a child subreaper, so images (orphaned at birth by a
  * double fork) are its children: it reaps them and tells them from ranks
  * by pid.  Program children that are not images never register.
  */
 #include "enc.h"
+#include "core/vec.h"
 #include "launcher/launcher.h"
 #include "proto/snapmsg.h"
 
@@ -29,7 +31,14 @@ struct parked {
     pid_t pid;
     uint32_t incarnation;
     uint64_t seq;
+    struct enc_snap_comm *comms;  /* where it stands on communicators other than the world */
+    uint32_t ncomms;
     unsigned taken, used;
+};
+
+/* The floor last announced for a communicator. */
+struct comm_floor {
+    uint64_t cid, floor;
 };
 
 struct enc_run_snaps {
@@ -37,6 +46,9 @@ struct enc_run_snaps {
     int lfd;
     char name[108];               /* ENCORE_SNAPSHOT_SOCK: "@..." */
     struct parked *r;
+    struct comm_floor *floors;
+    size_t nfloors, capfloors;
+    bool registered;              /* an image registered since the last floors */
 };
 
 /* An abstract socket named after the job directory and this process. */
@@ -105,34 +117,53 @@ static void drop(struct parked *k)
         close(k->fd); /* EOF: the image exits */
     k->fd = -1;
     k->pid = 0;
+    free(k->comms);
+    k->comms = NULL;
+    k->ncomms = 0;
 }
 
-static bool read_hello(int fd, struct enc_snap_hello *h, int np)
+/* The hello and the positions after it (*comms malloc'd). */
+static bool read_hello(int fd, struct enc_snap_hello *h, int np, struct enc_snap_comm **comms)
 {
     struct pollfd p = {.fd = fd, .events = POLLIN};
     struct ucred cr;
     socklen_t len = sizeof(cr);
+    size_t bytes;
 
-    return poll(&p, 1, 1000) == 1 && recv(fd, h, sizeof(*h), MSG_WAITALL) == sizeof(*h) &&
-           enc_snap_hello_valid(h, np) &&
-           getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0 && cr.pid == (pid_t)h->pid &&
-           cr.uid == geteuid();
+    *comms = NULL;
+    if (poll(&p, 1, 1000) != 1 || recv(fd, h, sizeof(*h), MSG_WAITALL) != sizeof(*h) ||
+        !enc_snap_hello_valid(h, np) ||
+        getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) != 0 || cr.pid != (pid_t)h->pid ||
+        cr.uid != geteuid())
+        return false;
+    if (h->ncomms == 0)
+        return true;
+    bytes = h->ncomms * sizeof(**comms);
+    if ((*comms = malloc(bytes)) != NULL && recv(fd, *comms, bytes, MSG_WAITALL) == (ssize_t)bytes)
+        return true;
+    free(*comms);
+    *comms = NULL;
+    return false;
 }
 
 static void accept_one(struct enc_run_snaps *s, int fd, enc_run_snap_wanted_fn wanted, void *arg)
 {
     struct enc_snap_hello h;
+    struct enc_snap_comm *comms;
     struct parked *k;
 
-    if (!read_hello(fd, &h, s->np) || !wanted(arg, (int)h.rank, h.incarnation)) {
+    if (!read_hello(fd, &h, s->np, &comms) || !wanted(arg, (int)h.rank, h.incarnation)) {
         ENC_DEBUG("run", "snapshot connection refused (stale or malformed)");
+        free(comms);
         close(fd);
         return;
     }
     k = &s->r[h.rank];
     drop(k);
     *k = (struct parked){.fd = fd, .pid = (pid_t)h.pid, .incarnation = h.incarnation,
-                         .seq = h.seq, .taken = k->taken + 1, .used = k->used};
+                         .seq = h.seq, .comms = comms, .ncomms = h.ncomms,
+                         .taken = k->taken + 1, .used = k->used};
+    s->registered = true;
     ENC_DEBUG("run", "rank %u: snapshot at seq %llu parked (pid %u)", h.rank,
               (unsigned long long)h.seq, h.pid);
 }
@@ -246,5 +277,71 @@ void enc_run_snaps_close(struct enc_run_snaps *s)
     if (s->lfd >= 0)
         close(s->lfd);
     free(s->r);
+    free(s->floors);
     free(s);
+}
+
+/* ---- trim floors of communicators other than the world ---- */
+
+/* Where the newest images stand on communicator cid: the lowest position
+ * among ranks not done (*floor), and how many images list it. */
+static uint32_t listed(const struct enc_run_snaps *s, const bool *done, uint64_t cid,
+                       uint32_t *members, uint64_t *floor)
+{
+    uint32_t n = 0;
+
+    *floor = UINT64_MAX;
+    for (int r = 0; r < s->np; r++) {
+        const struct parked *k = &s->r[r];
+
+        for (uint32_t i = 0; k->fd >= 0 && i < k->ncomms; i++) {
+            if (k->comms[i].cid != cid)
+                continue;
+            n++;
+            *members = k->comms[i].members;
+            if (!done[r])
+                *floor = ENC_MIN(*floor, k->comms[i].next);
+        }
+    }
+    return n;
+}
+
+/* The floor announced for cid so far (0: none), made when absent. */
+static struct comm_floor *floor_of(struct enc_run_snaps *s, uint64_t cid)
+{
+    for (size_t i = 0; i < s->nfloors; i++)
+        if (s->floors[i].cid == cid)
+            return &s->floors[i];
+    if (ENC_VEC_RESERVE(s->floors, s->capfloors, s->nfloors + 1) != ENC_OK)
+        return NULL;
+    s->floors[s->nfloors] = (struct comm_floor){.cid = cid};
+    return &s->floors[s->nfloors++];
+}
+
+static void comm_floor(struct enc_run_snaps *s, const bool *done, uint64_t cid,
+                       enc_run_floor_fn fn, void *arg)
+{
+    struct comm_floor *f;
+    uint32_t members = 0;
+    uint64_t floor;
+
+    /* an image of a member taken before the communicator existed does not
+     * list it: only when every member's does is the lowest position safe */
+    if (listed(s, done, cid, &members, &floor) != members || floor == UINT64_MAX)
+        return;
+    if ((f = floor_of(s, cid)) == NULL || floor <= f->floor)
+        return;
+    f->floor = floor;
+    fn(arg, cid, floor);
+}
+
+void enc_run_snaps_comm_floors(struct enc_run_snaps *s, const bool *done, enc_run_floor_fn fn,
+                               void *arg)
+{
+    if (s == NULL || !s->registered)
+        return;
+    s->registered = false;
+    for (int r = 0; r < s->np; r++)
+        for (uint32_t i = 0; s->r[r].fd >= 0 && i < s->r[r].ncomms; i++)
+            comm_floor(s, done, s->r[r].comms[i].cid, fn, arg);
 }

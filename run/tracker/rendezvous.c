@@ -239,11 +239,12 @@ static void maybe_done(struct enc_tracker *t)
     send_event(t, &ev);
 }
 
-void enc_tracker_trim(struct enc_tracker *t, uint64_t seq)
+void enc_tracker_trim(struct enc_tracker *t, uint64_t cid, uint64_t seq)
 {
-    struct enc_msg_event ev = {.kind = ENC_EV_TRIM, .epoch = t->epoch, .seq = seq};
+    struct enc_msg_event ev = {.kind = ENC_EV_TRIM, .epoch = t->epoch, .seq = seq, .cid = cid};
 
-    ENC_DEBUG("tracker", "results below seq %llu released", (unsigned long long)seq);
+    ENC_DEBUG("tracker", "results below seq %llu of communicator %016llx released",
+              (unsigned long long)seq, (unsigned long long)cid);
     send_event(t, &ev);
 }
 

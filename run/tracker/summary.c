@@ -32,7 +32,8 @@ static void rank_line(const struct enc_tracker *t, int i, const int *restarts,
         snprintf(rss, sizeof(rss), "  private RSS n/a");
     if (r->has_stats)
         fprintf(out, "  rank %-5d restarts %-3d collectives %-10llu replayed %llu  peak log "
-                "%.1f MiB  peak spill %.1f MiB%s\n", i, n, (unsigned long long)r->stats.completed,
+                "%.1f MiB  peak spill %.1f MiB%s\n", i, n,
+                (unsigned long long)(r->stats.completed + r->stats.comm_completed),
                 (unsigned long long)r->stats.replayed, (double)r->stats.log_peak / 1048576.0,
                 (double)r->stats.spill_peak / 1048576.0, rss);
     else

@@ -86,9 +86,10 @@ enc_status_t enc_tracker_poll(struct enc_tracker *t, int timeout_ms, struct poll
 void enc_tracker_rank_dead(struct enc_tracker *t, int rank, uint32_t incarnation, bool restart);
 /* --policy fail-all: every rank is being restarted; fences all, new epoch. */
 void enc_tracker_restart_all(struct enc_tracker *t);
-/* EVENT TRIM {seq} to every registered rank: no rank will ask for a result
- * below seq again (each can be restored from a snapshot past it). */
-void enc_tracker_trim(struct enc_tracker *t, uint64_t seq);
+/* EVENT TRIM {cid, seq} to every registered rank: no rank will ask for a
+ * result of communicator cid (0: the world) below seq again (each can be
+ * restored from a snapshot past it). */
+void enc_tracker_trim(struct enc_tracker *t, uint64_t cid, uint64_t seq);
 /* EVENT ABORT {rank, code, reason} to every registered rank. */
 void enc_tracker_abort(struct enc_tracker *t, int rank, int32_t code, const char *reason);
 

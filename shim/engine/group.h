@@ -10,7 +10,7 @@
  * restarted rank that replays the creating call gets the same id.  Every
  * data frame of a group collective carries (id, sequence), so traffic of
  * different communicators never mixes; the result log keys group results
- * by the same pair (recovery/commlog.c).
+ * by the same pair (recovery/log/log.h).
  */
 #ifndef ENC_ENGINE_GROUP_H
 #define ENC_ENGINE_GROUP_H

@@ -88,5 +88,7 @@ enc_status_t enc_group_run(struct enc_coll *co)
         enc_coll_recover_or_fail(co, rv);
     g->seq++;
     enc_coll_log_finished(co, t0, co->replayed);
+    if (ops && ops->after)
+        ops->after(enc_eng.ops_arg, co);
     return ENC_OK;
 }

@@ -49,9 +49,14 @@ struct enc_engine_ops {
     enc_status_t (*group_replay)(void *arg, struct enc_coll *co, uint64_t cid, uint64_t gseq);
     enc_status_t (*group_record)(void *arg, const struct enc_coll *co, uint64_t cid,
                                  uint64_t gseq);
-    /* After every collective but finalize, its result recorded and seq
-     * advanced, just before it returns to the program: the one point where
-     * the program's state is a clean collective boundary (snapshots). */
+    /* The tracker's EVENT TRIM: no rank will ask for a result of
+     * communicator cid (0: the world) below seq again.  Called from inside
+     * the progress loop, so the layer only takes note. */
+    void (*trim)(void *arg, uint64_t cid, uint64_t seq);
+    /* After every collective but finalize (the world's and every derived
+     * communicator's), its result recorded and seq advanced, just before it
+     * returns to the program: the one point where the program's state is a
+     * clean collective boundary (snapshots). */
     void (*after)(void *arg, const struct enc_coll *co);
     /* A peer failed or the tracker announced a death inside a collective:
      * regroup (enc_engine_regroup) so the collective can be run again. */

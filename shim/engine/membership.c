@@ -52,7 +52,10 @@ enc_status_t enc_engine_handle_event(struct enc_tclient_event *ev)
             _exit(1); /* encore-run prints the reason once */
         }
         if (ev->u.ev.kind == ENC_EV_TRIM) {
-            enc_eng.log_floor = ENC_MAX(enc_eng.log_floor, ev->u.ev.seq);
+            if (ev->u.ev.cid == 0)
+                enc_eng.log_floor = ENC_MAX(enc_eng.log_floor, ev->u.ev.seq);
+            if (enc_eng.ops && enc_eng.ops->trim)
+                enc_eng.ops->trim(enc_eng.ops_arg, ev->u.ev.cid, ev->u.ev.seq);
             return ENC_OK;
         }
         if (ev->u.ev.epoch > enc_eng.latest_epoch)

@@ -1,6 +1,6 @@
 /*
  * ckpt_api.c - the entry points of the checkpoint API (include/encore.h):
- * the MPI layer's rules around recovery's checkpoint (recovery/checkpoint.c).
+ * the MPI layer's rules around recovery's checkpoint (recovery/checkpoint/api.c).
  *
  * A checkpoint is a collective, so it takes the engine like any serial call
  * (icoll.c).  It is refused while the application holds requests of

@@ -24,7 +24,7 @@
  * MPI_Request_free of a pending one detaches it: the collective still
  * runs, and the worker frees the request afterwards.
  *
- * Snapshots (recovery/snapshot.c) fork the process at a collective
+ * Snapshots (recovery/snapshot/snapshot.c) fork the process at a collective
  * boundary; only the forking thread exists in the copy.  fork_prepare
  * allows it only on the application thread, with no nonblocking
  * collective pending and every worker idle in its wait for work, so no

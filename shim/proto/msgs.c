@@ -278,6 +278,7 @@ static void event_walk(struct codec *c, void *p)
     c_i32(c, &m->code);
     c_str(c, m->reason, sizeof(m->reason));
     c_u64(c, &m->seq);
+    c_u64(c, &m->cid);
 }
 
 /* A death names a rank; an abort may come from the tracker itself, so its
@@ -342,6 +343,7 @@ static void stats_walk(struct codec *c, void *p)
     c_u64(c, &m->log_peak);
     c_u64(c, &m->spill_peak);
     c_u64(c, &m->private_rss);
+    c_u64(c, &m->comm_completed);
 }
 
 static bool stats_valid(const void *p)

@@ -55,7 +55,7 @@ enum enc_event_kind {
     ENC_EV_DEAD = 1,                 /* a rank died; a new epoch begins */
     ENC_EV_ABORT = 2,                /* the job ends; reason says why */
     ENC_EV_DONE = 3,                 /* every rank passed MPI_Finalize: leave */
-    ENC_EV_TRIM = 4,                 /* no rank needs results below seq again */
+    ENC_EV_TRIM = 4,                 /* no rank needs results of cid below seq again */
 };
 
 /* tracker -> rank. */
@@ -66,6 +66,7 @@ struct enc_msg_event {
     int32_t code;                    /* exit code (ABORT) */
     uint64_t seq;                    /* TRIM: results below it are released */
     char reason[ENC_REASON_MAX];
+    uint64_t cid;                    /* TRIM: of this communicator (0: the world) */
 };
 
 /* rank -> tracker: after noticing a new epoch, where this rank stands. */
@@ -96,6 +97,8 @@ struct enc_msg_stats {
     uint64_t spill_peak;             /* most result-log bytes spilled to disk */
     uint64_t private_rss;            /* its own resident bytes at MPI_Finalize, without
                                       * the shared segment's (0: not known) */
+    uint64_t comm_completed;         /* collectives completed on communicators other
+                                      * than the world */
 };
 
 /* rank -> tracker: results of collectives first..last were dropped from

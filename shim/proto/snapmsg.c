@@ -10,7 +10,7 @@
 bool enc_snap_hello_valid(const struct enc_snap_hello *h, int size)
 {
     return h->magic == ENC_SNAP_MAGIC && h->wire == ENC_SNAP_WIRE && h->rank < (uint32_t)size &&
-           h->pid > 1;
+           h->pid > 1 && h->ncomms <= ENC_SNAP_COMMS_MAX;
 }
 
 unsigned enc_snap_sockaddr(const char *name, struct sockaddr_un *sa)

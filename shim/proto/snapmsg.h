@@ -7,7 +7,7 @@
  * Both ends are on the same host and run the same build: the messages are
  * fixed-size structs, checked by magic, wire version and exact length; the
  * launcher also checks the sender's pid and user with SO_PEERCRED.  The snapshot
- * sends HELLO once and blocks reading; encore-run answers ACTIVATE when the
+ * sends HELLO (and the communicator positions it announces) once and blocks reading; encore-run answers ACTIVATE when the
  * rank died, or closes the socket (the snapshot exits on EOF, so none
  * outlives encore-run, even a SIGKILLed one).
  */
@@ -20,8 +20,9 @@
 #include "core/status.h"
 
 #define ENC_SNAP_MAGIC 0x454e5350u /* "ENSP" */
-#define ENC_SNAP_WIRE 1
+#define ENC_SNAP_WIRE 2
 #define ENC_SNAP_INJECT_MAX 64
+#define ENC_SNAP_COMMS_MAX 1024
 
 /* snapshot -> encore-run: "rank r, incarnation i, parked after collective seq". */
 struct enc_snap_hello {
@@ -31,7 +32,19 @@ struct enc_snap_hello {
     uint32_t incarnation;
     uint32_t pid;
     uint32_t ckpt_version;     /* checkpoint committed when it was taken */
-    uint64_t seq;              /* the last collective it completed */
+    uint64_t seq;              /* the last world collective it completed */
+    uint32_t ncomms;           /* enc_snap_comm records that follow */
+    uint32_t pad;
+};
+
+/* After the hello: where the image stands on a communicator other than the
+ * world (restored, it asks for that communicator's entries from `next` on),
+ * and how many members it has. */
+struct enc_snap_comm {
+    uint64_t cid;
+    uint64_t next;
+    uint32_t members;
+    uint32_t pad;
 };
 
 /* encore-run -> snapshot: become `incarnation` of the rank. */

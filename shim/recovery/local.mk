@@ -1,33 +1,38 @@
-# shim/recovery: result log, replay, log service, recovery handshake,
-# checkpoints and the bootstrap cache.
+# shim/recovery: the layer above the engine.  Its ops table, replay and
+# recovery after a regroup at the top; the result log, checkpoints and
+# snapshots in rooms of their own.
 libencore_la_SOURCES += \
-	shim/recovery/reclog.c \
-	shim/recovery/spill.c \
-	shim/recovery/commlog.c \
-	shim/recovery/bufpool.c \
-	shim/recovery/sigrec.c \
-	shim/recovery/logreq.c \
-	shim/recovery/serve.c \
-	shim/recovery/replay.c \
-	shim/recovery/logclient.c \
-	shim/recovery/prefetch.c \
-	shim/recovery/refetch.c \
-	shim/recovery/recover.c \
 	shim/recovery/ops.c \
-	shim/recovery/bootstrap.c \
-	shim/recovery/checkpoint.c \
-	shim/recovery/ckpt.c \
-	shim/recovery/ckpt_exchange.c \
-	shim/recovery/ckpt_fetch.c \
-	shim/recovery/snapshot.c \
-	shim/recovery/snap_child.c \
-	shim/recovery/snap_threads.c
+	shim/recovery/replay.c \
+	shim/recovery/recover.c \
+	shim/recovery/log/store.c \
+	shim/recovery/log/holders.c \
+	shim/recovery/log/spill.c \
+	shim/recovery/log/bufpool.c \
+	shim/recovery/log/sigrec.c \
+	shim/recovery/log/bootstrap.c \
+	shim/recovery/log/logreq.c \
+	shim/recovery/log/serve.c \
+	shim/recovery/log/fetch.c \
+	shim/recovery/log/prefetch.c \
+	shim/recovery/log/refetch.c \
+	shim/recovery/checkpoint/api.c \
+	shim/recovery/checkpoint/ckpt.c \
+	shim/recovery/checkpoint/exchange.c \
+	shim/recovery/checkpoint/load.c \
+	shim/recovery/checkpoint/positions.c \
+	shim/recovery/snapshot/snapshot.c \
+	shim/recovery/snapshot/image.c \
+	shim/recovery/snapshot/threads.c
+# Headers, one per module, a line per room.
 noinst_HEADERS += \
-	shim/recovery/recovery.h \
-	shim/recovery/reclog.h \
-	shim/recovery/spill.h \
-	shim/recovery/bufpool.h \
-	shim/recovery/logreq.h \
-	shim/recovery/ckpt.h \
-	shim/recovery/serve.h \
-	shim/recovery/snapshot.h
+	shim/recovery/recovery.h shim/recovery/ops.h shim/recovery/replay.h \
+	shim/recovery/recover.h \
+	shim/recovery/log/log.h shim/recovery/log/holders.h shim/recovery/log/spill.h \
+	shim/recovery/log/bufpool.h shim/recovery/log/sigrec.h shim/recovery/log/bootstrap.h \
+	shim/recovery/log/wio.h shim/recovery/log/logreq.h shim/recovery/log/serve.h \
+	shim/recovery/log/fetch.h shim/recovery/log/prefetch.h shim/recovery/log/refetch.h \
+	shim/recovery/checkpoint/ckpt.h shim/recovery/checkpoint/exchange.h \
+	shim/recovery/checkpoint/load.h shim/recovery/checkpoint/positions.h \
+	shim/recovery/snapshot/snapshot.h shim/recovery/snapshot/image.h \
+	shim/recovery/snapshot/threads.h

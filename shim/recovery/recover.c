@@ -11,7 +11,8 @@
 
 #include "engine/layer.h"
 #include "proto/msgs.h"
-#include "recovery/recovery.h"
+#include "recovery/ops.h"
+#include "recovery/recover.h"
 
 enc_status_t enc_recovery_apply_resume(const struct enc_msg_resume *r)
 {

@@ -1,10 +1,10 @@
 /*
  * fuzz_logreq.c - log-service requests as a survivor receives them from a
- * replaying rank (recovery/logreq.c).
+ * replaying rank (recovery/log/logreq.c).
  * Oracle: an accepted request survives encode + decode unchanged.
  */
 #include "enc.h"
-#include "recovery/logreq.h"
+#include "recovery/log/logreq.h"
 #include "fuzz.h"
 
 #include <string.h>
@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 void fuzz_seeds(fuzz_emit_fn emit)
 {
     const struct enc_logreq reqs[] = {
-        {.what = ENC_LOGREQ_SEQ, .seq = 41},
+        {.what = ENC_LOGREQ_SEQ, .seq = 41, .cid = 0x5eed0c1d},
         {.what = ENC_LOGREQ_BOOTSTRAP, .seq = 3, .site_off = 0x1234, .site_mod = "kmeans",
          .occ = 2, .kind = 1, .root = -1, .count = 8, .dtype = 3, .op = 0},
         {.what = ENC_LOGREQ_CKPT_LOCAL, .version = 4, .rank = 2},

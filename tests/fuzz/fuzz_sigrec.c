@@ -1,13 +1,13 @@
 /*
  * fuzz_sigrec.c - caller signatures as a replaying rank receives them with
- * each logged result (recovery/sigrec.c): decode, then format them as a
+ * each logged result (recovery/log/sigrec.c): decode, then format them as a
  * replay-divergence report would.  The input is one 104-byte record (short
  * inputs are padded with zeros, as the fixed-size wire form is).
  * Oracle: the record re-encodes to itself, and the report is a bounded,
  * terminated line.
  */
 #include "enc.h"
-#include "recovery/reclog.h"
+#include "recovery/log/sigrec.h"
 #include "fuzz.h"
 
 #include <string.h>

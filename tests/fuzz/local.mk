@@ -51,11 +51,11 @@ tests_fuzz_fuzz_tunables_LDADD = libenccore.la
 tests_fuzz_fuzz_log_SOURCES = tests/fuzz/fuzz_log.c $(fuzz_main)
 tests_fuzz_fuzz_log_CFLAGS = $(fuzz_cflags)
 tests_fuzz_fuzz_log_LDADD = libenccore.la
-tests_fuzz_fuzz_logreq_SOURCES = tests/fuzz/fuzz_logreq.c shim/recovery/logreq.c $(fuzz_main)
+tests_fuzz_fuzz_logreq_SOURCES = tests/fuzz/fuzz_logreq.c shim/recovery/log/logreq.c $(fuzz_main)
 tests_fuzz_fuzz_logreq_CFLAGS = $(fuzz_cflags)
 tests_fuzz_fuzz_logreq_LDADD = libenccore.la
-tests_fuzz_fuzz_sigrec_SOURCES = tests/fuzz/fuzz_sigrec.c shim/recovery/sigrec.c \
-	shim/recovery/bootstrap.c $(fuzz_main)
+tests_fuzz_fuzz_sigrec_SOURCES = tests/fuzz/fuzz_sigrec.c shim/recovery/log/sigrec.c \
+	shim/recovery/log/bootstrap.c $(fuzz_main)
 tests_fuzz_fuzz_sigrec_CFLAGS = $(fuzz_cflags)
 tests_fuzz_fuzz_sigrec_LDADD = libenccore.la
 tests_fuzz_fuzz_tracker_SOURCES = tests/fuzz/fuzz_tracker.c $(fuzz_main)

@@ -44,12 +44,6 @@ wait_for() {
     done
 }
 
-# lose HOST: SIGKILL all its processes, pull its cable.
-lose() {
-    netns_cut "$1"
-    netns_kill "$1"
-}
-
 # left NAME DIRS: TMPDIR holds job directories with only these rank
 # directories (sorted, space separated) besides their .owner files.
 left() {
@@ -74,7 +68,7 @@ rec_ref it4 4 "$REC_ITER" $ITERS
 # -- midrun ---------------------------------------------------------------------
 start midrun 4 --rsh "$RSH" -H "$h1:2,$h2:2,$h3:2" "$REC_ITER" $ITERS
 wait_for midrun "finished version 0, seq 20,"
-lose 2
+netns_lose 2
 finish midrun
 rec_ok midrun it4
 rec_restarts midrun "0 0 1 1"
@@ -90,7 +84,7 @@ REC_ENV="ENCORE_HEARTBEAT_TIMEOUT_MS=2000 ENCORE_REPLICAS=2 TMPDIR=$JOBS"
 netns_restore 2
 start replicas2 4 --rsh "$RSH" -H "$h1:2,$h2:2,$h3:2" "$REC_ITER" $ITERS
 wait_for replicas2 "finished version 0, seq 30,"
-lose 2
+netns_lose 2
 finish replicas2
 rec_ok replicas2 it4
 rec_restarts replicas2 "0 0 1 1"
@@ -101,9 +95,9 @@ REC_ENV="ENCORE_HEARTBEAT_TIMEOUT_MS=2000 TMPDIR=$JOBS"
 netns_restore 2
 start replay 4 --rsh "$RSH" -H "$h1:2,$h2:2,$h3:2,$h4:2" "$REC_ITER" $ITERS
 wait_for replay "finished version 0, seq 30,"
-lose 2
+netns_lose 2
 wait_for replay "rank 3 incarnation 1 \(pid [0-9]+\) registered from $(netns_addr 3):"
-lose 3
+netns_lose 3
 finish replay
 rec_ok replay it4
 rec_restarts replay "0 0 2 2"
@@ -115,7 +109,7 @@ rec_grep replay "rank 2 incarnation 2 \(pid [0-9]+\) registered from $(netns_add
 netns_restore 2
 start noslot 4 --rsh "$RSH" -H "$h1:2,$h2:2" "$REC_ITER" $ITERS
 wait_for noslot "finished version 0, seq 20,"
-lose 2
+netns_lose 2
 finish noslot
 rec_fails noslot
 rec_grep noslot "^encore-run: host $h2 lost \(.*\) and no free slot is left for its rank 2$" \

@@ -11,6 +11,7 @@
 #     netns_cut 2                    # pull host 2's cable (its bridge port down)
 #     netns_restore 2                # plug it back
 #     netns_kill 2                   # SIGKILL every process of host 2 (bounded)
+#     netns_lose 2                   # the host is lost: both of the above
 #     netns_at_exit "kill $pid"      # extra cleanup, run before the hosts go
 #
 # Hosts are named by index (1..N) or by full name everywhere.  Every run gets
@@ -118,6 +119,12 @@ netns_kill() {
     done
     netns_log "processes of $_h survive SIGKILL: $_pids"
     return 1
+}
+
+# netns_lose I|NAME: the whole host is lost: its cable pulled, every process
+# in it SIGKILLed.
+netns_lose() {
+    netns_cut "$1" && netns_kill "$1"
 }
 
 # netns_at_exit CMD: run CMD (eval) at exit, before the hosts are removed.

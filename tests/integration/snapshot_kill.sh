@@ -34,7 +34,7 @@
 #             collectives; killed mid-file, the restored rank reads the same
 #             bytes again (file offsets restored)
 #   refetch   2 MiB results, whose log buffers an image does not copy
-#             (recovery/bufpool.h), with the shared-memory result ring off
+#             (recovery/log/bufpool.h), with the shared-memory result ring off
 #             (ENCORE_SHM_LOG_BYTES=0): rank 0 runs a thread of its own, so it
 #             never snapshots and the log is never trimmed; rank 1, restored
 #             from its snapshot, fetches the results it holds again from

@@ -1,7 +1,8 @@
 /*
  * recov_iter.c - an unmodified iterative MPI program for the recovery tests
  * (tests/integration/recovery_*.sh).  Uses only MPI_Allreduce and MPI_Bcast
- * on MPI_COMM_WORLD and knows nothing of encore.
+ * on MPI_COMM_WORLD (or one communicator made from it: --comm) and knows
+ * nothing of encore.
  *
  * First one MPI_Bcast (collective 1, as counted by encore-run
  * --inject ...:op=K) of a seed from root `seed-root`: in a fault-free run
@@ -34,6 +35,10 @@
  *                  count + 1 (a replay divergence)
  *   --diverge-op I from an incarnation > 0 on, iteration I's allreduce uses
  *                  MPI_MAX instead of MPI_SUM (a replay divergence)
+ *   --comm C       every collective runs on a communicator made once at the
+ *                  start (freed at the end): C is dup (MPI_Comm_dup of the
+ *                  world) or rev (MPI_Comm_split of the world in reversed
+ *                  rank order); roots are ranks of that communicator
  *   --usleep U     sleep U microseconds per iteration (default 0)
  *   --trace 1      print each iteration's results to stderr (debugging)
  */
@@ -62,6 +67,24 @@ static long opt(int argc, char **argv, const char *name, long dflt)
     return dflt;
 }
 
+/* The communicator --comm names (the world without it). */
+static MPI_Comm make_comm(int argc, char **argv, int rank, int size)
+{
+    MPI_Comm c = MPI_COMM_WORLD;
+    const char *kind = NULL;
+
+    for (int i = 1; i + 1 < argc; i++)
+        if (strcmp(argv[i], "--comm") == 0)
+            kind = argv[i + 1];
+    if (kind != NULL && strcmp(kind, "dup") == 0)
+        MPI_Comm_dup(MPI_COMM_WORLD, &c);
+    else if (kind != NULL && strcmp(kind, "rev") == 0)
+        MPI_Comm_split(MPI_COMM_WORLD, 0, size - 1 - rank, &c);
+    else if (kind != NULL)
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    return c;
+}
+
 int main(int argc, char **argv)
 {
     long iters = opt(argc, argv, "--iters", 100);
@@ -80,6 +103,7 @@ int main(int argc, char **argv)
     double *in, *out;
     uint64_t state, seed;
     int rank, size;
+    MPI_Comm comm;
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -90,6 +114,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "recov_iter: out of memory\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
+    comm = make_comm(argc, argv, rank, size);
     seed_root = opt(argc, argv, "--seed-root", size - 1);
     if (inc == 0 || !clock_seed) {
         seed = 0x5eed;
@@ -99,7 +124,7 @@ int main(int argc, char **argv)
         clock_gettime(CLOCK_REALTIME, &ts);
         seed = mix((uint64_t)ts.tv_nsec, (uint64_t)getpid());
     }
-    MPI_Bcast(&seed, 1, MPI_UINT64_T, (int)seed_root, MPI_COMM_WORLD);
+    MPI_Bcast(&seed, 1, MPI_UINT64_T, (int)seed_root, comm);
     state = mix(seed, (uint64_t)rank);
     for (long i = 0; i < iters; i++) {
         long n = big > 0 && i % big_every == big_every - 1 ? big : count;
@@ -110,13 +135,13 @@ int main(int argc, char **argv)
         for (long j = 0; j < n; j++)
             in[j] = (double)((state >> (j % 48)) & 0xfff) + (double)j;
         MPI_Allreduce(in, out, (int)n, MPI_DOUBLE, i == diverge_op && inc > 0 ? MPI_MAX : MPI_SUM,
-                      MPI_COMM_WORLD);
+                      comm);
         for (long j = 0; j < n; j += 1 + n / 64)
             state = mix(state, (uint64_t)out[j]);
         state = mix(state, (uint64_t)out[n - 1]);
 
         drawn = mix(mix(seed, (uint64_t)i), (uint64_t)rank);
-        MPI_Bcast(&drawn, 1, MPI_UINT64_T, (int)(i % size), MPI_COMM_WORLD);
+        MPI_Bcast(&drawn, 1, MPI_UINT64_T, (int)(i % size), comm);
         state = mix(state, drawn);
         if (trace)
             fprintf(stderr, "trace rank %d inc %llu iter %ld sum0 %a drawn %016llx state %016llx\n",
@@ -129,6 +154,8 @@ int main(int argc, char **argv)
            seed, state, out[count - 1]);
     free(in);
     free(out);
+    if (comm != MPI_COMM_WORLD)
+        MPI_Comm_free(&comm);
     MPI_Finalize();
     return 0;
 }

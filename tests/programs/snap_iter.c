@@ -19,6 +19,8 @@
  *   --hold-rank R rank R runs a thread of its own (blocked on a pipe until the
  *                 end), which libencore cannot account for: it takes no
  *                 snapshot
+ *   --dup 1       every allreduce runs on a dup of MPI_COMM_WORLD (made once,
+ *                 freed at the end) instead of the world itself
  *
  * Each rank prints one line at the end:
  *     rank R iters N state <hex64> sum <%a of element 0>
@@ -87,6 +89,8 @@ int main(int argc, char **argv)
     long iters = opt(argc, argv, "--iters", 200), count = opt(argc, argv, "--count", 64);
     long work = opt(argc, argv, "--work-us", 10000), forks = opt(argc, argv, "--fork", 0);
     long nb = opt(argc, argv, "--nonblocking", 0), hold = opt(argc, argv, "--hold-rank", -1);
+    long dup = opt(argc, argv, "--dup", 0);
+    MPI_Comm comm = MPI_COMM_WORLD;
     pthread_t holder;
     const char *input = sopt(argc, argv, "--input");
     uint64_t state = 0x9e3779b97f4a7c15ull;
@@ -96,6 +100,8 @@ int main(int argc, char **argv)
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (dup && MPI_Comm_dup(MPI_COMM_WORLD, &comm) != MPI_SUCCESS)
+        MPI_Abort(MPI_COMM_WORLD, 6);
     if ((v = malloc((size_t)count * sizeof(double))) == NULL)
         MPI_Abort(MPI_COMM_WORLD, 2);
     if (input != NULL && (in = fopen(input, "rb")) == NULL)
@@ -116,12 +122,12 @@ int main(int argc, char **argv)
         if (nb > 0 && i % nb == 0) {
             MPI_Request req;
 
-            MPI_Iallreduce(MPI_IN_PLACE, v, (int)count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &req);
+            MPI_Iallreduce(MPI_IN_PLACE, v, (int)count, MPI_DOUBLE, MPI_SUM, comm, &req);
             usleep((useconds_t)work);
             MPI_Wait(&req, MPI_STATUS_IGNORE);
         } else {
             usleep((useconds_t)work);
-            MPI_Allreduce(MPI_IN_PLACE, v, (int)count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+            MPI_Allreduce(MPI_IN_PLACE, v, (int)count, MPI_DOUBLE, MPI_SUM, comm);
         }
         for (long k = 0; k < count; k++)
             state = (state ^ (uint64_t)v[k]) * 0x100000001b3ull;
@@ -133,6 +139,8 @@ int main(int argc, char **argv)
     if (hold == rank && (close(hold_pipe[1]) != 0 || pthread_join(holder, NULL) != 0))
         MPI_Abort(MPI_COMM_WORLD, 5);
     free(v);
+    if (comm != MPI_COMM_WORLD)
+        MPI_Comm_free(&comm);
     MPI_Finalize();
     return 0;
 }

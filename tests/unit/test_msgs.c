@@ -27,14 +27,14 @@ static const struct enc_msg_world world = {.epoch = 9, .size = 3, .peers = world
                                            .locality = world_ring};
 static const struct enc_msg_heartbeat hb = {.completed = 0x1122334455667788ull};
 static const struct enc_msg_event ev = {.kind = ENC_EV_DEAD, .rank = 3, .epoch = 4, .code = -2,
-                                        .reason = "rank 3 killed by signal 9"};
+                                        .reason = "rank 3 killed by signal 9", .cid = 0xab};
 static const struct enc_msg_status st = {.epoch = 5, .completed = 77};
 static uint64_t resume_done[2] = {10, 12};
 static const struct enc_msg_resume res = {.epoch = 6, .size = 2, .completed = resume_done};
 static const struct enc_msg_abort ab = {.code = 3, .reason = "MPI_Abort from rank 1"};
 static const struct enc_msg_stats stats = {.completed = 100, .replayed = 7, .recovery_s = 1.25,
                                            .log_peak = 4096, .spill_peak = 8192,
-                                           .private_rss = 16384};
+                                           .private_rss = 16384, .comm_completed = 42};
 static const struct enc_msg_dropped drop = {.first = 31, .last = 163};
 
 /* One codec per message, behind a common signature, so the malformed-input
@@ -75,11 +75,11 @@ static const struct codec codecs[] = {
     CODEC(register, reg, NULL, 47 + 8),
     CODEC(world, world, world_rel, 8 + (4 + 2 + 2 + 1) + (4 + 2 + 2 + 3) + (4 + 2 + 2 + 6) + 12),
     CODEC(heartbeat, hb, NULL, 8),
-    CODEC(event, ev, NULL, 1 + 3 * 4 + 2 + 25 + 8),
+    CODEC(event, ev, NULL, 1 + 3 * 4 + 2 + 25 + 8 + 8),
     CODEC(status, st, NULL, 4 + 8),
     CODEC(resume, res, resume_rel, 8 + 2 * 8),
     CODEC(abort, ab, NULL, 4 + 2 + 21),
-    CODEC(stats, stats, NULL, 48),
+    CODEC(stats, stats, NULL, 56),
     CODEC(dropped, drop, NULL, 16),
 };
 
@@ -162,13 +162,14 @@ Test(msgs, event_round_trip)
     struct enc_msg_event m;
     int n = enc_msg_event_encode(&ev, buf, sizeof(buf));
 
-    cr_assert_eq(n, 1 + 3 * 4 + 2 + (int)strlen(ev.reason) + 8);
+    cr_assert_eq(n, 1 + 3 * 4 + 2 + (int)strlen(ev.reason) + 8 + 8);
     cr_assert_eq(enc_msg_event_decode(&m, buf, (size_t)n), ENC_OK);
     cr_assert_eq(m.kind, ENC_EV_DEAD);
     cr_assert_eq(m.rank, 3);
     cr_assert_eq(m.epoch, 4);
     cr_assert_eq(m.code, -2);
     cr_assert_str_eq(m.reason, ev.reason);
+    cr_assert_eq(m.cid, 0xab);
 }
 
 Test(msgs, stats_round_trip)
@@ -176,14 +177,15 @@ Test(msgs, stats_round_trip)
     struct enc_msg_stats m;
     int n = enc_msg_stats_encode(&stats, buf, sizeof(buf));
 
-    cr_assert_eq(n, 48);
-    cr_assert_eq(enc_msg_stats_decode(&m, buf, 48), ENC_OK);
+    cr_assert_eq(n, 56);
+    cr_assert_eq(enc_msg_stats_decode(&m, buf, 56), ENC_OK);
     cr_assert_eq(m.completed, 100);
     cr_assert_eq(m.replayed, 7);
     cr_assert_eq(m.recovery_s, 1.25);
     cr_assert_eq(m.log_peak, 4096);
     cr_assert_eq(m.spill_peak, 8192);
     cr_assert_eq(m.private_rss, 16384);
+    cr_assert_eq(m.comm_completed, 42);
 }
 
 Test(msgs, dropped_range_backwards_rejected)

@@ -9,9 +9,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "recovery/bufpool.h"
-#include "recovery/ckpt.h"
-#include "recovery/logreq.h"
+#include "recovery/log/bufpool.h"
+#include "recovery/log/bootstrap.h"
+#include "recovery/log/logreq.h"
 
 static const struct enc_logreq sample = {
     .what = ENC_LOGREQ_BOOTSTRAP, .seq = 0x0102030405060708ull, .site_off = 0x1234,

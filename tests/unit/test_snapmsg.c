@@ -21,3 +21,13 @@ Test(snapmsg, hello_checks)
     h.pid = 1;
     cr_assert(!enc_snap_hello_valid(&h, 4), "pid 1");
 }
+
+Test(snapmsg, hello_positions_bounded)
+{
+    struct enc_snap_hello h = {.magic = ENC_SNAP_MAGIC, .wire = ENC_SNAP_WIRE, .rank = 0,
+                               .pid = 4242, .ncomms = ENC_SNAP_COMMS_MAX};
+
+    cr_assert(enc_snap_hello_valid(&h, 2));
+    h.ncomms = ENC_SNAP_COMMS_MAX + 1;
+    cr_assert(!enc_snap_hello_valid(&h, 2), "more communicator positions than the limit");
+}

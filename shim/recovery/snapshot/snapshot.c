@@ -1,0 +1,229 @@
+/*
+ * snapshot.c - when to snapshot, and the fork itself (see snapshot.h).
+ *
+ * ENCORE_SNAPSHOT_S=auto (the default) keeps the fault-free cost at or
+ * below 3 %: each snapshot costs the rank its stall (vfork + fork) plus one copy-on-write fault for every page it
+ * writes afterwards.  Both are measured: the stall directly, the faults
+ * with getrusage (minor faults since the last snapshot) times the time
+ * of one copy-on-write fault, timed on a few pages right after each fork.
+ * The next interval is that cost / 0.03, between SNAP_MIN_S and SNAP_MAX_S.
+ *
+ * The log is trimmed only by snapshots, so auto also takes one as soon as
+ * the log has copied ENCORE_LOG_MEM_MAX / SNAP_LOG_SHARE bytes into the
+ * rank's memory since the last (peak log memory stays near that, whatever
+ * the cost estimate says: the fault count includes the log's own growth
+ * and can only overstate), or has kept half the host's result buffer by
+ * reference (trimmed before the buffer comes round, its entries are never
+ * copied out).
+ */
+#include "enc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "engine/engine.h"
+#include "engine/layer.h"
+#include "recovery/log/log.h"
+#include "recovery/snapshot/image.h"
+#include "recovery/snapshot/snapshot.h"
+#include "recovery/snapshot/threads.h"
+
+#define SNAP_BUDGET 0.03
+#define SNAP_MIN_S 1.0
+#define SNAP_MAX_S 600.0
+#define SNAP_FIRST_S 1.0
+#define CALIB_PAGES 16
+#define SNAP_LOG_SHARE 8
+
+static struct {
+    bool on, adaptive, force;
+    double interval, next_at;
+    uint64_t log_share;       /* ENCORE_LOG_MEM_MAX / SNAP_LOG_SHARE */
+    double fault_s;           /* one copy-on-write fault, measured */
+    long flt_after;           /* minor faults right after the last snapshot */
+    double stall_s;           /* the last snapshot's stall */
+    int pidfd;                /* the newest snapshot, -1 none */
+    uint64_t taken, forks;
+    uint64_t log_at;          /* enc_log_recorded() at the last snapshot */
+    uint64_t resbuf_at;         /* enc_log_resbuf_recorded() then */
+    char skipped[200];        /* the reason last reported, to report once */
+} sn = {.pidfd = -1};
+
+static uint8_t calib[CALIB_PAGES * 4096] __attribute__((aligned(4096)));
+enc_status_t enc_snapshot_init(void)
+{
+    double s = enc_tunable_seconds(ENC_TUNE_SNAPSHOT_S); /* -1: auto */
+
+    sn.adaptive = s < 0;
+    sn.on = s != 0 && enc_tunable_isset(ENC_TUNE_SNAPSHOT_SOCK);
+    sn.interval = sn.adaptive ? SNAP_FIRST_S : s;
+    sn.next_at = enc_now_s() + sn.interval;
+    sn.log_share = enc_tunable_uint(ENC_TUNE_LOG_MEM_MAX) / SNAP_LOG_SHARE;
+    return ENC_OK;
+}
+
+uint64_t enc_snapshot_count(void) { return sn.taken; }
+
+static long minor_faults(void)
+{
+    struct rusage ru;
+
+    return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_minflt : 0;
+}
+
+static void kill_parked(void)
+{
+    if (sn.pidfd < 0)
+        return;
+    if (syscall(SYS_pidfd_send_signal, sn.pidfd, SIGKILL, NULL, 0) != 0 && errno != ESRCH)
+        ENC_WARN("snapshot", "cannot end the parked snapshot: %m");
+    close(sn.pidfd);
+    sn.pidfd = -1;
+}
+
+/* The cost of the last snapshot so far, and the interval that keeps it
+ * at SNAP_BUDGET of the run. */
+static void adapt(void)
+{
+    long faults = minor_faults() - sn.flt_after;
+    double cost = sn.stall_s + (double)ENC_MAX(faults, 0) * sn.fault_s;
+
+    if (sn.adaptive)
+        sn.interval = ENC_MIN(ENC_MAX(cost / SNAP_BUDGET, SNAP_MIN_S), SNAP_MAX_S);
+    ENC_DEBUG("snapshot", "last snapshot cost %.6f s (stall %.6f s, %ld faults of %.2f us): "
+              "interval %.2f s", cost, sn.stall_s, faults, sn.fault_s * 1e6, sn.interval);
+}
+
+/* Says once why snapshots are skipped (until they work again). */
+static bool feasible(void)
+{
+    char why[200] = "";
+
+    if (enc_snap_threads_check(why, sizeof(why)) == ENC_OK &&
+        enc_snap_memory_check(why, sizeof(why)) == ENC_OK) {
+        sn.skipped[0] = '\0';
+        return true;
+    }
+    if (strcmp(why, sn.skipped) != 0)
+        ENC_INFO("snapshot", "snapshot skipped: %s", why);
+    snprintf(sn.skipped, sizeof(sn.skipped), "%s", why);
+    return false;
+}
+
+static void calibrate_cow(void)
+{
+    double t0 = enc_now_s();
+
+    for (size_t i = 0; i < sizeof(calib); i += 4096)
+        calib[i]++;
+    sn.fault_s = (enc_now_s() - t0) / CALIB_PAGES;
+}
+
+static void parked(pid_t pid, double t0, uint64_t seq)
+{
+    int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+
+    sn.stall_s = enc_now_s() - t0;
+    calibrate_cow();
+    sn.flt_after = minor_faults();
+    if (fd < 0)
+        ENC_DEBUG("snapshot", "pidfd_open(%d): %m", (int)pid);
+    /* The previous image stays: encore-run ends it when this one registers.
+     * Ending it here left a window (this rank dying before encore-run read
+     * the new image's registration) with no image at all, while the logs
+     * were already trimmed past the previous one: the rank re-ran from the
+     * start and found its results gone. */
+    if (sn.pidfd >= 0)
+        close(sn.pidfd);
+    sn.pidfd = fd;
+    sn.taken++;
+    ENC_INFO("snapshot", "snapshot at seq %llu taken (pid %d) in %.3f ms; next in %.2f s",
+             (unsigned long long)seq, (int)pid, sn.stall_s * 1e3, sn.interval);
+}
+
+/* The image becomes what it was taken from: the rank, restored.  The spare
+ * it left parked is this rank's parked image now: a checkpoint must end it
+ * like any other (soak trial 796: a spare from before a checkpoint was
+ * activated after it, and the replay found the truncated results lost). */
+static void become_rank(uint64_t seq)
+{
+    pid_t spare = enc_snap_child(seq);
+
+    if (sn.pidfd >= 0)
+        close(sn.pidfd);
+    sn = (typeof(sn)){.on = sn.on, .adaptive = sn.adaptive, .log_share = sn.log_share,
+                      .interval = sn.interval, .pidfd = -1, .log_at = sn.log_at, .resbuf_at = sn.resbuf_at,
+                      .next_at = enc_now_s() + sn.interval};
+    if (spare > 0)
+        sn.pidfd = (int)syscall(SYS_pidfd_open, spare, 0);
+}
+
+static void take(uint64_t seq)
+{
+    double t0 = enc_now_s();
+    pid_t img;
+
+    for (size_t i = 0; i < sizeof(calib); i += 4096)
+        calib[i]++;
+    enc_snap_note_offsets();
+    enc_log_fork_prepare();
+    if ((img = enc_snap_fork_orphan()) == 0) {
+        enc_snap_guard_forked(true);
+        become_rank(seq);
+        return;
+    }
+    enc_log_fork_parent();
+    enc_snap_guard_forked(false);
+    enc_snap_forget_offsets();
+    if (img < 0) {
+        ENC_WARN("snapshot", "snapshot at seq %llu failed: fork: %m", (unsigned long long)seq);
+        return;
+    }
+    if (enc_inject_snapshot(++sn.forks))
+        raise(SIGKILL); /* a test: the rank dies while its image is parking */
+    parked(img, t0, seq);
+}
+
+void enc_snapshot_begin(const struct enc_coll *co)
+{
+    if (sn.on && co->sig->kind == ENC_COLL_CHECKPOINT) {
+        kill_parked();
+        sn.force = true;
+    }
+}
+
+static bool log_grown(void)
+{
+    uint64_t resbuf = enc_engine_resbuf_bytes();
+
+    return sn.adaptive && (enc_log_recorded() - sn.log_at >= sn.log_share ||
+                           (resbuf > 0 && enc_log_resbuf_recorded() - sn.resbuf_at >= resbuf / 2));
+}
+
+void enc_snapshot_after(const struct enc_coll *co)
+{
+    double now;
+
+    (void)co;
+    if (!sn.on || enc_engine_seq() == 0)
+        return;
+    now = enc_coarse_now_s(); /* every collective: seconds-scale interval */
+    if ((now < sn.next_at && !sn.force && !log_grown()) || !enc_snap_guard_prepare())
+        return;
+    sn.log_at = enc_log_recorded();
+    sn.resbuf_at = enc_log_resbuf_recorded();
+    if (sn.taken > 0)
+        adapt();
+    sn.next_at = now + sn.interval;
+    sn.force = false;
+    if (feasible())
+        take(enc_engine_seq() - 1); /* releases the guard */
+    else
+        enc_snap_guard_forked(false);
+}

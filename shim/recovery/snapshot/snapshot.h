@@ -1,0 +1,31 @@
+/*
+ * snapshot.h - transparent per-rank snapshots: when to take one, and the
+ * fork itself (snapshot.c).
+ *
+ * At a collective boundary (recovery's after op) a rank fork()s a frozen
+ * copy-on-write image of itself (image.h), which parks with encore-run
+ * until the rank dies; encore-run then activates the newest one and it
+ * replays the collectives after its own from the log.  Uncoordinated: the
+ * log covers everything after any rank's snapshot.
+ */
+#ifndef ENC_RECOVERY_SNAPSHOT_SNAPSHOT_H
+#define ENC_RECOVERY_SNAPSHOT_SNAPSHOT_H
+
+#include <stdint.h>
+
+#include "core/status.h"
+
+struct enc_coll;
+
+/* Reads ENCORE_SNAPSHOT_S and ENCORE_SNAPSHOT_SOCK (checked at MPI_Init). */
+enc_status_t enc_snapshot_init(void);
+/* The after op: takes a snapshot when the interval has elapsed (always
+ * right after a checkpoint). */
+void enc_snapshot_after(const struct enc_coll *co);
+/* The begin op: a checkpoint is starting, and once any rank truncates its
+ * log the parked snapshot is useless: it is killed first. */
+void enc_snapshot_begin(const struct enc_coll *co);
+/* Snapshots taken by this process. */
+uint64_t enc_snapshot_count(void);
+
+#endif
