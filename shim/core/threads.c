@@ -177,6 +177,6 @@ const char *enc_thread_module_name(const struct enc_thread_origin *o)
     const char *slash = strrchr(o->module, '/');
 
     if (o->module[0] == '\0')
-        return "the program";
+        return "code of no loaded library";
     return slash != NULL ? slash + 1 : o->module;
 }

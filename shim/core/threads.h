@@ -37,7 +37,7 @@ enc_status_t enc_thread_origin(int tid, struct enc_thread_origin *o);
 void *enc_thread_module_symbol(const struct enc_thread_origin *o, const char *sym);
 /* The routine of o lies in the program's executable. */
 bool enc_thread_in_program(const struct enc_thread_origin *o);
-/* The last component of o's module path ("the program" when unknown). */
+/* The last component of o's module path (a phrase when unknown). */
 const char *enc_thread_module_name(const struct enc_thread_origin *o);
 
 #endif

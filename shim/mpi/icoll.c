@@ -148,6 +148,21 @@ static bool busy(MPI_Comm comm, bool all)
     return false;
 }
 
+static pthread_key_t app_key;   /* set in every application thread that used the engine */
+static pthread_once_t app_once = PTHREAD_ONCE_INIT;
+
+/* An application thread that used the engine ends: its scratch buffers go. */
+static void app_thread_end(void *arg)
+{
+    (void)arg;
+    enc_engine_thread_end();
+}
+
+static void make_app_key(void)
+{
+    pthread_key_create(&app_key, app_thread_end);
+}
+
 /* An application thread enters its outermost serial section. */
 static void app_enter(void)
 {
@@ -155,6 +170,8 @@ static void app_enter(void)
     if (counted)
         return;
     counted = true;
+    pthread_once(&app_once, make_app_key);
+    pthread_setspecific(app_key, &q);
     if (__atomic_add_fetch(&q.users, 1, __ATOMIC_ACQ_REL) == 2)
         enc_engine_turn_wake(); /* shared() from now on */
 }

@@ -84,18 +84,20 @@ void enc_snap_threads_joined(void)
 
 /* Threads libencore did not start, into out (the caller's, libencore's and,
  * before any restore, the real MPI's left out): their number, -1 when
- * /proc/self/task cannot be read. */
-static int foreign_threads(int *out, int cap)
+ * /proc/self/task cannot be read, MAX_TIDS when it lists too many. */
+static int foreign_threads(int *out)
 {
     int now[MAX_TIDS], eng[4 + 64], n = enc_threads_list(now, MAX_TIDS), nf = 0;
     int ne = enc_engine_thread_ids(eng, 4), self = (int)gettid();
 
+    if (n < 0 || n == MAX_TIDS)
+        return n;
     ne += guard_threads(eng + ne, 64);
-    for (int i = 0; i < n && nf < cap; i++)
+    for (int i = 0; i < n; i++)
         if (now[i] != self && !in(eng, ne, now[i]) &&
             (enc_snapshot_restored() || !in(mpi, nmpi, now[i])))
             out[nf++] = now[i];
-    return n < 0 ? -1 : nf;
+    return nf;
 }
 
 /* Why thread o, no known pool's, cannot be left out of a copy, and what to do. */
@@ -171,8 +173,9 @@ static enc_status_t make_plan(const int *tids, int n, struct plan *pl, char *why
 }
 
 /* Longest wait for the threads of a stopped pool to end (GCC's OpenMP
- * workers end after the pause returns). */
-#define STOP_WAIT_MS 200
+ * workers end just after the pause returns); a pool whose threads do not
+ * end costs each snapshot attempt this long. */
+#define STOP_WAIT_MS 50
 
 static bool any_alive(const int *tids, int n)
 {
@@ -206,28 +209,33 @@ static enc_status_t run_plan(const struct plan *pl, char *why, size_t cap)
     return ENC_OK;
 }
 
+/* The foreign threads into tids: their number, or -1 with the reason. */
+static int list_foreign(int *tids, char *why, size_t cap)
+{
+    int n = foreign_threads(tids);
+
+    if (n < 0)
+        snprintf(why, cap, "cannot list /proc/self/task");
+    else if (n == MAX_TIDS)
+        snprintf(why, cap, "the process has %d threads or more, more than libencore looks "
+                 "through", MAX_TIDS);
+    return n < 0 || n == MAX_TIDS ? -1 : n;
+}
+
 enc_status_t enc_snap_threads_check(char *why, size_t cap)
 {
-    int tids[MAX_TIDS], n = foreign_threads(tids, MAX_TIDS);
+    int tids[MAX_TIDS], n = list_foreign(tids, why, cap);
     struct plan pl = {.nstop = 0}, left = {.nstop = 0};
     enc_status_t rv;
 
-    if (n < 0) {
-        snprintf(why, cap, "cannot list /proc/self/task");
-        return ENC_ERR_STATE;
-    }
-    if (n == 0)
-        return ENC_OK;
-    if (n == MAX_TIDS) {
-        snprintf(why, cap, "the process has %d threads or more, which libencore does not "
-                 "look through", MAX_TIDS);
-        return ENC_ERR_STATE;
-    }
+    if (n <= 0)
+        return n == 0 ? ENC_OK : ENC_ERR_STATE;
     if ((rv = make_plan(tids, n, &pl, why, cap)) != ENC_OK ||
         (rv = run_plan(&pl, why, cap)) != ENC_OK)
         return rv;
     /* what is left must be pools that reset themselves in the copy */
-    n = foreign_threads(tids, MAX_TIDS);
+    if ((n = list_foreign(tids, why, cap)) < 0)
+        return ENC_ERR_STATE;
     if ((rv = make_plan(tids, n, &left, why, cap)) != ENC_OK)
         return rv;
     if (left.ngone > 0) {
