@@ -496,10 +496,17 @@ void enc_mpi_icoll_fini(void)
 
 static bool fork_prepare(void)
 {
+    static bool said;
+
     if (is_worker)
         return false; /* a nonblocking collective: not the program's thread */
-    if (__atomic_load_n(&q.inside, __ATOMIC_ACQUIRE) > 1)
-        return false; /* another thread of the program is inside MPI */
+    if (__atomic_load_n(&q.inside, __ATOMIC_ACQUIRE) > 1) {
+        if (!said)
+            ENC_INFO("snapshot", "snapshot postponed: another thread of the program is inside "
+                     "MPI; a snapshot is taken at a collective during which no other thread is");
+        said = true;
+        return false;
+    }
     pthread_mutex_lock(&q.mu);
     if (STAILQ_EMPTY(&q.jobs) && q.idle == q.nworkers)
         return true;
