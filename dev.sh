@@ -17,7 +17,8 @@ BUILD=$ROOT/_build
 PREFIX=$ROOT/_install
 PACKAGES="build-essential autoconf automake libtool pkg-config openmpi-bin
 libopenmpi-dev libhwloc-dev hwloc libcriterion-dev libssl-dev libdw-dev python3
-python3-mpi4py gfortran iproute2 iputils-ping procps gnuplot-nox"
+python3-mpi4py python3-numpy libopenblas0-pthread libomp5 gfortran iproute2
+iputils-ping procps gnuplot-nox"
 
 say() { printf '==> %s\n' "$*"; }
 

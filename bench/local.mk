@@ -21,11 +21,15 @@ bench_kmeans_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 bench_kmeans_LDADD = $(MPI_LIBS)
 
 CLEANFILES += bench/allreduce_bench bench/replay_bench bench/cold_ring bench/p2p_transport
-EXTRA_DIST += bench/compare.sh bench/profile.sh bench/recovery.sh bench/snapshot_headline.sh bench/scale.sh bench/soak.sh bench/leaks.sh bench/comm_rss.sh bench/mpich.sh bench/imb.sh bench/README.md
+EXTRA_DIST += bench/fork_pools.c bench/compare.sh bench/profile.sh bench/recovery.sh bench/snapshot_headline.sh bench/scale.sh bench/soak.sh bench/leaks.sh bench/comm_rss.sh bench/mpich.sh bench/imb.sh bench/README.md
 
 .PHONY: bench-recovery
-bench-recovery: bench/replay_bench bench/kmeans tests/programs/snap_iter encore-run libencore.la
-	top_builddir=$(top_builddir) $(SHELL) $(srcdir)/bench/recovery.sh
+if HAVE_OPENMP
+bench_pool_programs = tests/programs/omp_iter
+endif
+bench-recovery: bench/replay_bench bench/kmeans tests/programs/snap_iter $(bench_pool_programs) \
+		encore-run libencore.la
+	top_builddir=$(top_builddir) MPI4PY_PYTHON=$(MPI4PY_PYTHON) $(SHELL) $(srcdir)/bench/recovery.sh
 
 # the kill soak (SOAK_TRIALS, default 1000; see the script's head)
 .PHONY: bench-soak

@@ -11,9 +11,15 @@
 #   5. snapshots: cost of one kill at 10/50/90 % of a 10 s and a 60 s job
 #      (BENCH_SNAP_LENGTHS), snapshots off vs auto, as job time lost and
 #      as time from the SIGKILL to the killed rank caught up; fault-free
-#      overhead; peak memory of ranks plus snapshot images
+#      overhead; peak memory of ranks plus snapshot images; peak log.  Also
+#      for programs with a thread pool, 10 s jobs (BENCH_POOL_LENGTHS): an
+#      mpi4py + NumPy program (OpenBLAS's pool) and an OpenMP loop (GCC's
+#      libgomp), each with a 4 MiB allreduce per iteration
 # BENCH_SECTIONS picks sections (default "1 2 4 5"; e.g. BENCH_SECTIONS=5).
-# Section 5: BENCH_SNAP_LENGTHS (default "10 60" s), BENCH_SNAP_REPS (3).
+# Section 5: BENCH_SNAP_PROGRAMS (default "snap_iter numpy omp"),
+# BENCH_SNAP_LENGTHS (default "10 60" s, snap_iter), BENCH_POOL_LENGTHS
+# (default "10" s, numpy and omp), BENCH_SNAP_REPS (3); MPI4PY_PYTHON
+# (default /usr/bin/python3) runs the NumPy program.
 # Run from the build directory (make bench-recovery does), or set top_builddir.
 set -eu
 b=$(cd "${top_builddir:-.}" && pwd)
@@ -79,16 +85,35 @@ echo "all k-means results identical to the fault-free run"
 
 fi
 if section 5; then
-echo "== 5. snapshots: one kill at 10/50/90 % of a job (2 ranks, 20 ms of local work"
-echo "      and one 4 MiB in-place allreduce per iteration), snapshots off vs on (auto)"
-si="$b/tests/programs/snap_iter"
-args="--count 524288 --work-us 20000"
+echo "== 5. snapshots: one kill at 10/50/90 % of a job (2 ranks, one 4 MiB in-place"
+echo "      allreduce per iteration), snapshots off vs on (auto)"
+py=${MPI4PY_PYTHON:-/usr/bin/python3}
+src=$(cd "$(dirname "$0")/.." && pwd)
+# program NAME: sets cmd (the program and its fixed arguments), match (a
+# string in the command line of its processes, ranks and images) and
+# label; false when it cannot run here
+program() {
+    case $1 in
+    snap_iter) # 20 ms of sleep as local work
+        match="$b/tests/programs/snap_iter" label=""
+        cmd="$match --count 524288 --work-us 20000" ;;
+    numpy) # NumPy work: matrix products on OpenBLAS's pool, 4 MiB vectors
+        match="$src/tests/programs/numpy_iter.py" label="NumPy "
+        cmd="$py $match --count 524288 --work-n 160 --work-reps 4"
+        "$py" -c 'import mpi4py.MPI, numpy' 2>/dev/null ;;
+    omp) # an OpenMP loop over the 4 MiB vector (GCC's libgomp)
+        match="$b/tests/programs/omp_iter" label="OpenMP "
+        cmd="$match --count 524288 --work 16"
+        [ -x "$match" ] ;;
+    *) return 1 ;;
+    esac
+}
 # peak: the largest sum of RSS (MiB) of the program's processes (ranks and
 # snapshot images), sampled every 0.2 s while pid $1 runs
 peak() {
     _pk=0
     while kill -0 "$1" 2>/dev/null; do
-        _s=$(ps -eo rss=,args= | awk -v p="$si" 'index($0, p) { s += $1 } END { print int(s / 1024) }')
+        _s=$(ps -eo rss=,args= | awk -v p="$match" 'index($0, p) { s += $1 } END { print int(s / 1024) }')
         [ "$_s" -le "$_pk" ] || _pk=$_s
         sleep 0.2
     done
@@ -116,7 +141,8 @@ caught() {
 # status, peak log MiB per rank, seconds from the kill to rank 1 caught up
 job() {
     t0=$(now)
-    ENCORE_LOG=info ENCORE_SNAPSHOT_S=$1 timeout 900 "$run" -n 2 "$si" --iters "$2" $args \
+    # shellcheck disable=SC2086 # cmd is the program and its arguments
+    ENCORE_LOG=info ENCORE_SNAPSHOT_S=$1 timeout 900 "$run" -n 2 $cmd --iters "$2" \
         >"$tmp/sj.out" 2>"$tmp/sj.err" &
     jp=$!
     peak "$jp" >"$tmp/peak" &
@@ -143,30 +169,30 @@ job() {
         "$(cat "$tmp/caught" 2>/dev/null || echo -)"
     rm -f "$tmp/caught"
 }
-# seconds per iteration and fixed cost (start-up, MPI_Finalize), from two
-# lengths: one short run alone overstated the iteration time by its start-up
-t20=$(job 0 20 0 | awk '{ print $1 }')
-t120=$(job 0 120 0 | awk '{ print $1 }')
-per=$(echo "($t120 - $t20) / 100" | bc -l)
-fixed=$(echo "$t20 - 20 * $per" | bc -l)
-echo "calibration: $(printf '%.1f' "$(echo "$per * 1000" | bc -l)") ms per iteration, $(printf '%.2f' "$fixed") s fixed"
-echo "(a kill at F % lands at fixed / 2 + F % of the iterations' time; its cost is the"
-echo " job's time minus the fault-free median, and in brackets the time from the"
-echo " SIGKILL to the killed rank caught up with the survivors, which fault-free"
-echo " run-to-run spread does not blur)"
-printf "| job | snapshots | fault-free s | overhead | peak MiB | peak log MiB/rank | kill at 10 %% | 50 %% | 90 %% | snapshots used |\n"
-printf "|---|---|---|---|---|---|---|---|---|---|\n"
-for len in ${BENCH_SNAP_LENGTHS:-10 60}; do
-    it=$(echo "($len - $fixed) / $per" | bc)
+# calibrate NAME: seconds per iteration (per) and fixed cost (fixed:
+# start-up, MPI_Finalize) of the program, from two lengths (one short run
+# alone overstated the iteration time by its start-up); the figures are
+# printed after the table
+calibrate() {
+    t20=$(job 0 20 0 | awk '{ print $1 }')
+    t120=$(job 0 120 0 | awk '{ print $1 }')
+    per=$(echo "($t120 - $t20) / 100" | bc -l)
+    fixed=$(echo "$t20 - 20 * $per" | bc -l)
+    echo "calibration, $1: $(printf '%.1f' "$(echo "$per * 1000" | bc -l)") ms per iteration, $(printf '%.2f' "$fixed") s fixed" >>"$tmp/calib"
+}
+# rows LEN: the table's rows (snapshots off, then auto) of a LEN s job
+rows() {
+    it=$(echo "($1 - $fixed) / $per" | bc)
     base=""
     for mode in 0 auto; do
         # the fault-free run: median of BENCH_SNAP_REPS (default 3) runs
+        rm -f "$tmp/free"
         for _r in $(seq "${BENCH_SNAP_REPS:-3}"); do
-            job "$mode" "$it" 0 >>"$tmp/free.$mode.$len"
-            [ "$_r" != 1 ] || cp "$tmp/sj.out" "$tmp/ref.out"
+            job "$mode" "$it" 0 >>"$tmp/free"
+            [ "$_r" != 1 ] || [ "$mode" != 0 ] || cp "$tmp/sj.out" "$tmp/ref.out"
             cmp -s "$tmp/ref.out" "$tmp/sj.out" || { echo "recovery.sh: fault-free runs differ" >&2; exit 1; }
         done
-        set -- $(sort -n "$tmp/free.$mode.$len" | awk '{ l[NR] = $0 } END { print l[int((NR + 1) / 2)] }')
+        set -- $(sort -n "$tmp/free" | awk '{ l[NR] = $0 } END { print l[int((NR + 1) / 2)] }')
         free=$1 pk=$2 plog=$5
         [ -n "$base" ] || base=$free
         costs="" usedall=""
@@ -182,9 +208,28 @@ for len in ${BENCH_SNAP_LENGTHS:-10 60}; do
             [ "$5" = 0 ] || plog=$(printf '%s\n%s\n' "$plog" "$5" | sort -n | tail -1)
             usedall="$usedall$3 "
         done
-        printf "| %s s (%d it.) | %s | %.2f | %+.1f %% | %d | %s |%s %s|\n" "$len" "$it" \
+        printf "| %s%s s (%d it.) | %s | %.2f | %+.1f %% | %d | %s |%s %s|\n" "$label" "$len" "$it" \
             "$([ "$mode" = 0 ] && echo off || echo auto)" "$free" \
             "$(echo "($free - $base) * 100 / $base" | bc -l)" "$pk" "$plog" "$costs" "$usedall"
     done
+}
+echo "(a kill at F % lands at fixed / 2 + F % of the iterations' time; its cost is the"
+echo " job's time minus the fault-free median, and in brackets the time from the"
+echo " SIGKILL to the killed rank caught up with the survivors, which fault-free"
+echo " run-to-run spread does not blur)"
+printf "| job | snapshots | fault-free s | overhead | peak MiB | peak log MiB/rank | kill at 10 %% | 50 %% | 90 %% | snapshots used |\n"
+printf "|---|---|---|---|---|---|---|---|---|---|\n"
+for name in ${BENCH_SNAP_PROGRAMS:-snap_iter numpy omp}; do
+    if ! program "$name"; then
+        echo "recovery.sh: $name skipped: it cannot run here (python3-numpy, libopenblas0-pthread, an OpenMP compiler)" >&2
+        continue
+    fi
+    calibrate "$name"
+    lengths=${BENCH_POOL_LENGTHS:-10}
+    [ "$name" != snap_iter ] || lengths=${BENCH_SNAP_LENGTHS:-10 60}
+    for len in $lengths; do
+        rows "$len"
+    done
 done
+cat "$tmp/calib" 2>/dev/null || true
 fi

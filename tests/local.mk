@@ -43,6 +43,8 @@ integration_tests = \
 	tests/integration/comm_churn.sh \
 	tests/integration/snapshot_kill.sh \
 	tests/integration/snapshot_programs.sh \
+	tests/integration/snapshot_threads.sh \
+	tests/integration/threads_multiple.sh \
 	tests/integration/shm_peer_death.sh \
 	tests/integration/shm_reclaim.sh \
 	tests/integration/soak_short.sh \
@@ -129,7 +131,8 @@ mpi_programs = \
 	tests/programs/noncontig_reduce \
 	tests/programs/op_table \
 	tests/programs/junk_target \
-	tests/programs/spawn_child
+	tests/programs/spawn_child \
+	tests/programs/mt_comms
 check_PROGRAMS += $(mpi_programs)
 mpi_cflags = $(AM_CFLAGS) $(MPI_CFLAGS)
 tests_programs_passthrough_prog_CFLAGS = $(mpi_cflags)
@@ -164,6 +167,15 @@ tests_programs_junk_target_CFLAGS = $(mpi_cflags)
 tests_programs_junk_target_LDADD = $(MPI_LIBS)
 tests_programs_spawn_child_CFLAGS = $(mpi_cflags)
 tests_programs_spawn_child_LDADD = $(MPI_LIBS)
+tests_programs_mt_comms_CFLAGS = $(mpi_cflags) $(PTHREAD_CFLAGS)
+tests_programs_mt_comms_LDADD = $(MPI_LIBS)
+# An OpenMP loop (GCC's libgomp; LLVM's libomp stands in under --openmp llvm).
+if HAVE_OPENMP
+check_PROGRAMS += tests/programs/omp_iter
+tests_programs_omp_iter_CFLAGS = $(mpi_cflags) $(OPENMP_CFLAGS)
+tests_programs_omp_iter_LDFLAGS = $(OPENMP_CFLAGS)
+tests_programs_omp_iter_LDADD = $(MPI_LIBS)
+endif
 # MPI programs that call the checkpoint API, so they link libencore
 # (-no-install: no libtool wrapper script in front of the program).
 api_programs = \
@@ -194,5 +206,6 @@ EXTRA_DIST += $(integration_tests) \
 	tests/integration/slurm_lib.sh \
 	tests/integration/junk_client.py \
 	tests/programs/mpi4py_coll.py \
+	tests/programs/numpy_iter.py \
 	tests/programs/fortran_coll.F90 \
 	tests/programs/fortran_ckpt.f90

@@ -18,7 +18,7 @@
 #include <string.h>
 
 enum { OPT_TAG = 256, OPT_TIMEOUT, OPT_MAXR, OPT_POLICY, OPT_INJECT, OPT_BIND, OPT_INFO,
-       OPT_HOST, OPT_SUMMARY, OPT_HOSTFILE, OPT_MAPBY, OPT_OVERSUB, OPT_RSH };
+       OPT_HOST, OPT_SUMMARY, OPT_HOSTFILE, OPT_MAPBY, OPT_OVERSUB, OPT_RSH, OPT_OPENMP };
 
 static const struct option long_opts[] = {
     {"np", 1, NULL, 'n'},           {"host", 1, NULL, OPT_HOST},
@@ -28,7 +28,8 @@ static const struct option long_opts[] = {
     {"info", 0, NULL, OPT_INFO},    {"summary", 0, NULL, OPT_SUMMARY},
     {"hostfile", 1, NULL, OPT_HOSTFILE}, {"machinefile", 1, NULL, OPT_HOSTFILE},
     {"map-by", 1, NULL, OPT_MAPBY}, {"oversubscribe", 0, NULL, OPT_OVERSUB},
-    {"rsh", 1, NULL, OPT_RSH},      {"help", 0, NULL, 'h'},
+    {"rsh", 1, NULL, OPT_RSH},      {"openmp", 1, NULL, OPT_OPENMP},
+    {"help", 0, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
 
@@ -50,6 +51,9 @@ static void usage(FILE *out)
             "  --inject stop:rank=R:op=K[:incarnation=I]   rank R stops itself at collective K\n"
             "  --inject random:every=T[:seed=S]            SIGKILL a random rank every T s\n"
             "  --bind-to core|package|none                 bind ranks with hwloc\n"
+            "  --openmp gnu|llvm     OpenMP runtime: the program's own (default), or LLVM's\n"
+            "                        libomp standing in for GCC's libgomp (its pool survives\n"
+            "                        the fork of a snapshot without being stopped)\n"
             "  --summary             always print the job summary (restarts, peak memory)\n"
             "  --info                print every tunable and the defaults\n",
             ENC_RUN_DEFAULT_RESTARTS);
@@ -85,6 +89,22 @@ static enc_status_t choice(const char *name, const char *arg, const char *const 
     if (words[2] == NULL)
         return enc_usage_error("encore-run", "%s '%s': expected %s or %s", name, arg, words[0], words[1]);
     return enc_usage_error("encore-run", "%s '%s': expected %s, %s or %s", name, arg, words[0], words[1], words[2]);
+}
+
+/* --openmp gnu|llvm: llvm must be installed where encore-run runs. */
+static enc_status_t openmp_opt(struct enc_run_opts *o, const char *arg)
+{
+    static const char *const runtimes[] = {"gnu", "llvm", NULL};
+    char msg[512];
+    int idx;
+
+    if (choice("--openmp", arg, runtimes, &idx) != ENC_OK)
+        return ENC_ERR_INVAL;
+    o->openmp_llvm = idx == 1;
+    if (o->openmp_llvm && enc_run_find_library(ENC_RUN_LLVM_OPENMP, msg, sizeof(msg)) != ENC_OK)
+        return enc_usage_error("encore-run", "--openmp llvm: LLVM's OpenMP runtime is not "
+                               "installed (%s; Debian package libomp5)", msg);
+    return ENC_OK;
 }
 
 /* -x VAR or -x VAR=value, VAR a variable name. */
@@ -141,6 +161,7 @@ static enc_status_t opt(struct enc_run_opts *o, int ch, const char *arg)
         o->map_by_node = idx == 1;
         return ENC_OK;
     case OPT_OVERSUB: o->oversubscribe = true; return ENC_OK;
+    case OPT_OPENMP: return openmp_opt(o, arg);
     case OPT_RSH: o->rsh = arg;
         return arg[strspn(arg, " \t")] != '\0' ? ENC_OK
                : enc_usage_error("encore-run", "--rsh '%s': expected a command", arg);

@@ -24,6 +24,9 @@
 #define ENC_RUN_BACKOFF_MIN_MS 100
 #define ENC_RUN_BACKOFF_MAX_MS 2000
 #define ENC_RUN_ABORT_GRACE_MS 1000
+/* --openmp llvm preloads LLVM's OpenMP runtime, which provides GCC's
+ * GOMP_* entry points too and so stands in for libgomp. */
+#define ENC_RUN_LLVM_OPENMP "libomp.so.5"
 
 enum enc_run_inject_kind { ENC_RUN_INJ_KILL = 1, ENC_RUN_INJ_STOP = 2, ENC_RUN_INJ_SNAPKILL = 3 };
 
@@ -54,6 +57,7 @@ struct enc_run_opts {
     struct enc_run_hostlist *hosts; /* -H/--hostfile/Slurm; NULL: every rank local */
     bool map_by_node;             /* --map-by node */
     bool oversubscribe;
+    bool openmp_llvm;             /* --openmp llvm */
     const char *rsh;              /* --rsh, default "ssh" */
     char **argv;                  /* program and its arguments */
 };
@@ -79,6 +83,9 @@ bool enc_run_elf_needs_libencore(const char *path);
 
 /* preload.c: the libencore.so to preload, or NULL if none was found. */
 const char *enc_run_find_libencore(char *buf, size_t cap);
+/* ENC_OK when the dynamic loader finds library name here; otherwise its
+ * error in msg. */
+enc_status_t enc_run_find_library(const char *name, char *msg, size_t cap);
 /* Directory holding encore's sitecustomize.py, or NULL. */
 const char *enc_run_find_python_dir(char *buf, size_t cap);
 /* The program resolved along PATH into buf; ENC_ERR_NOT_FOUND when there

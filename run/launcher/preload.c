@@ -1,12 +1,14 @@
 /*
  * preload.c - finding the program, the libencore.so to preload into it
  * ($ENCORE_LIB, else next to encore-run in a build tree (.libs/), else the
- * installed ../lib, else the configured libdir) and encore's Python
- * start-up directory (python/ in a build tree, else pkglibdir/python).
+ * installed ../lib, else the configured libdir), encore's Python
+ * start-up directory (python/ in a build tree, else pkglibdir/python) and
+ * whether a library the ranks are to preload is installed.
  */
 #include "enc.h"
 #include "launcher/launcher.h"
 
+#include <dlfcn.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -44,6 +46,20 @@ const char *enc_run_find_libencore(char *buf, size_t cap)
     }
     snprintf(buf, cap, "%s/libencore.so", ENC_LIBDIR);
     return readable(buf) ? buf : NULL;
+}
+
+/* Loaded and unloaded as a rank's loader would load it: found or not by
+ * the same search (LD_LIBRARY_PATH, the cache, the default directories). */
+enc_status_t enc_run_find_library(const char *name, char *msg, size_t cap)
+{
+    void *h = dlopen(name, RTLD_LAZY | RTLD_LOCAL);
+
+    if (h == NULL) {
+        snprintf(msg, cap, "%s", dlerror());
+        return ENC_ERR_NOT_FOUND;
+    }
+    dlclose(h);
+    return ENC_OK;
 }
 
 const char *enc_run_find_python_dir(char *buf, size_t cap)

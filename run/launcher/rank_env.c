@@ -115,6 +115,38 @@ static enc_status_t add_preload(struct envb *e, const char *preload)
     return rv;
 }
 
+/* Sets name to the search list "first:second", either alone when the
+ * other is NULL or empty. */
+static enc_status_t env_set_list(struct envb *e, const char *name, const char *first,
+                                 const char *second)
+{
+    char *v;
+    enc_status_t rv;
+
+    if (first == NULL || *first == '\0' || second == NULL || *second == '\0')
+        return env_set(e, name, first != NULL && *first != '\0' ? first : second);
+    if ((v = malloc(strlen(first) + strlen(second) + 2)) == NULL)
+        return ENC_ERR_NOMEM;
+    sprintf(v, "%s:%s", first, second);
+    rv = env_set(e, name, v);
+    free(v);
+    return rv;
+}
+
+/* --openmp llvm: LLVM's OpenMP runtime, after everything else preloaded
+ * (libencore, whether preloaded or linked, defines no OpenMP symbol). */
+static enc_status_t add_openmp(struct envb *e, const struct enc_run_opts *o)
+{
+    const char *old = NULL;
+
+    if (!o->openmp_llvm)
+        return ENC_OK;
+    for (int i = 0; i < e->n && old == NULL; i++)
+        if (strncmp(e->v[i], "LD_PRELOAD=", 11) == 0)
+            old = e->v[i] + 11;
+    return env_set_list(e, "LD_PRELOAD", old, ENC_RUN_LLVM_OPENMP);
+}
+
 /* Open MPI leaks at exit by design, so LeakSanitizer would fail every rank
  * of an ASan build: ranks get detect_leaks=0 unless ASAN_OPTIONS is set
  * (make check sets it, also with detect_leaks=0). */
@@ -132,20 +164,10 @@ static enc_status_t add_san_options(struct envb *e)
 static enc_status_t add_pythonpath(struct envb *e)
 {
     char dir[4096];
-    const char *old = getenv("PYTHONPATH");
-    char *v;
-    enc_status_t rv;
 
     if (enc_run_find_python_dir(dir, sizeof(dir)) == NULL)
         return ENC_OK;
-    if (old == NULL || *old == '\0')
-        return env_set(e, "PYTHONPATH", dir);
-    if ((v = malloc(strlen(dir) + strlen(old) + 2)) == NULL)
-        return ENC_ERR_NOMEM;
-    sprintf(v, "%s:%s", dir, old);
-    rv = env_set(e, "PYTHONPATH", v);
-    free(v);
-    return rv;
+    return env_set_list(e, "PYTHONPATH", dir, getenv("PYTHONPATH"));
 }
 
 enc_status_t enc_run_env_base(const struct enc_run_opts *o, const char *tracker,
@@ -163,6 +185,8 @@ enc_status_t enc_run_env_base(const struct enc_run_opts *o, const char *tracker,
         rv = apply_x(&e, o);
     if (rv == ENC_OK && preload != NULL)
         rv = add_preload(&e, preload);
+    if (rv == ENC_OK)
+        rv = add_openmp(&e, o);
     if (rv == ENC_OK)
         rv = add_pythonpath(&e);
     if (rv == 0)

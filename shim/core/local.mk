@@ -1,5 +1,5 @@
 # shim/core: status codes, logging, tunables, clocks, limits, a process's
-# memory.
+# memory, its threads and the thread pools it may run.
 libenccore_la_SOURCES += \
 	shim/core/status.c \
 	shim/core/log.c \
@@ -8,6 +8,8 @@ libenccore_la_SOURCES += \
 	shim/core/limits.c \
 	shim/core/tmpdir.c \
 	shim/core/procmem.c \
+	shim/core/threads.c \
+	shim/core/thread_pools.c \
 	shim/core/tunables.c \
 	shim/core/vec.c
 noinst_HEADERS += \
@@ -18,6 +20,8 @@ noinst_HEADERS += \
 	shim/core/limits.h \
 	shim/core/tmpdir.h \
 	shim/core/procmem.h \
+	shim/core/threads.h \
+	shim/core/thread_pools.h \
 	shim/core/tunables.h \
 	shim/core/vec.h
 EXTRA_DIST += shim/core/tunables.def

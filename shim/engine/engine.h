@@ -126,6 +126,9 @@ struct enc_turns {
     void (*pass)(void);
 };
 void enc_engine_set_turns(const struct enc_turns *t);
+/* shared() has just become true: wakes a wait that went to sleep before,
+ * for longer than a millisecond, so that it sees other threads ask. */
+void enc_engine_turn_wake(void);
 /* A thread that ran collectives ends: frees its scratch buffers. */
 void enc_engine_thread_end(void);
 

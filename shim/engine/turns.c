@@ -4,6 +4,8 @@
  */
 #include "enc.h"
 
+#include <unistd.h>
+
 #include "engine/engine.h"
 #include "engine/scratch.h"
 #include "engine/state.h"
@@ -31,6 +33,20 @@ enc_status_t enc_turn_pass(uint32_t epoch)
     if (enc_turn_wanted())
         turns->pass();
     return enc_eng.epoch == epoch ? ENC_OK : ENC_ERR_EPOCH;
+}
+
+/* A TCP wait polls the listener's eventfd, a shared-memory wait this
+ * rank's own eventfd: both wake up, find nothing, and sleep again for at
+ * most ENC_TURN_POLL_MS. */
+void enc_engine_turn_wake(void)
+{
+    uint64_t one = 1;
+    int fds[2] = {enc_eng.lst.wake_fd,
+                  enc_eng.shm.base != NULL ? enc_eng.shm.evfd[enc_eng.shm.me] : -1};
+
+    for (int i = 0; i < 2; i++)
+        if (fds[i] >= 0 && write(fds[i], &one, sizeof(one)) < 0)
+            ENC_DEBUG("turns", "eventfd write: %m");
 }
 
 void enc_engine_thread_end(void)

@@ -33,7 +33,7 @@ static struct {
     size_t cap;
 } table = {.lock = PTHREAD_RWLOCK_INITIALIZER};
 
-static struct enc_mpi_comm world = {.g = NULL};
+static struct enc_mpi_comm world = {.h = MPI_COMM_WORLD, .g = NULL};
 
 static int find(MPI_Comm h)
 {
@@ -65,10 +65,8 @@ int enc_mpi_is_encore_comm(MPI_Comm h)
 
 struct enc_mpi_comm *enc_mpi_comm_get(MPI_Comm h)
 {
-    if (h == MPI_COMM_WORLD) {
-        world.h = MPI_COMM_WORLD;
+    if (h == MPI_COMM_WORLD)
         return &world;
-    }
     return lookup(h);
 }
 

@@ -7,10 +7,13 @@
  * to the world ranks it stands for.  MPI_GROUP_EMPTY is the empty group;
  * an empty result is the real MPI_GROUP_EMPTY with the reference the real
  * MPI_Group_free of the application's handle gives back (Open MPI counts
- * them, and frees its static object when the count reaches zero).
+ * them, and frees its static object when the count reaches zero).  Under
+ * MPI_THREAD_MULTIPLE threads make and free groups at once: the table has
+ * a lock (an entry stays valid until its own handle is freed).
  */
 #include "enc.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,30 +24,35 @@
 #include "mpi/mpi_layer.h"
 
 static struct {
+    pthread_mutex_t lock;
     struct enc_mpi_group **g;
     int n;
     size_t cap;
-} table;
+} table = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-static struct enc_mpi_group empty = {.n = 0};
+static struct enc_mpi_group empty = {.h = MPI_GROUP_EMPTY, .n = 0};
 
-static int find(MPI_Group h)
+/* The entry of h (the lock held), NULL when none. */
+static struct enc_mpi_group *find(MPI_Group h)
 {
     for (int i = 0; i < table.n; i++)
         if (table.g[i]->h == h)
-            return i;
-    return -1;
+            return table.g[i];
+    return NULL;
 }
 
 struct enc_mpi_group *enc_mpi_group_get(MPI_Group h)
 {
-    int i;
+    struct enc_mpi_group *g;
 
-    if (h == MPI_GROUP_EMPTY) {
-        empty.h = MPI_GROUP_EMPTY;
+    if (h == MPI_GROUP_EMPTY)
         return &empty;
-    }
-    return h != MPI_GROUP_NULL && (i = find(h)) >= 0 ? table.g[i] : NULL;
+    if (h == MPI_GROUP_NULL)
+        return NULL;
+    pthread_mutex_lock(&table.lock);
+    g = find(h);
+    pthread_mutex_unlock(&table.lock);
+    return g;
 }
 
 static int new_shell(MPI_Group *h)
@@ -59,30 +67,50 @@ static int new_shell(MPI_Group *h)
     return rv;
 }
 
+static void free_group(struct enc_mpi_group *g)
+{
+    if (g->h != MPI_GROUP_NULL)
+        enc_real_Group_free(&g->h);
+    free(g->w);
+    free(g);
+}
+
+/* Adds g to the table: false when it cannot grow. */
+static bool add(struct enc_mpi_group *g)
+{
+    bool ok;
+
+    pthread_mutex_lock(&table.lock);
+    if ((ok = ENC_VEC_RESERVE(table.g, table.cap, (size_t)table.n + 1) == ENC_OK))
+        table.g[table.n++] = g;
+    pthread_mutex_unlock(&table.lock);
+    return ok;
+}
+
 int enc_mpi_group_make(const char *fn, const int *world, int n, MPI_Group *out)
 {
     struct enc_mpi_group *g;
 
     if (n == 0) /* as the real MPI makes it: retained */
         return enc_real_Group_incl(MPI_GROUP_EMPTY, 0, world, out);
-    if ((g = calloc(1, sizeof(*g))) == NULL || (g->w = malloc(sizeof(int) * (size_t)n)) == NULL ||
-        ENC_VEC_RESERVE(table.g, table.cap, (size_t)table.n + 1) != ENC_OK) {
-        if (g)
-            free(g->w);
+    if ((g = calloc(1, sizeof(*g))) == NULL || (g->w = malloc(sizeof(int) * (size_t)n)) == NULL) {
         free(g);
         return enc_mpi_raise(MPI_ERR_NO_MEM, "%s: out of memory", fn);
     }
     if (new_shell(&g->h) != MPI_SUCCESS) {
-        free(g->w);
-        free(g);
+        g->h = MPI_GROUP_NULL;
+        free_group(g);
         return enc_mpi_raise(MPI_ERR_INTERN, "%s: the real MPI could not make a group handle",
                              fn);
     }
     memcpy(g->w, world, sizeof(int) * (size_t)n);
     g->n = n;
-    table.g[table.n++] = g;
     *out = g->h;
-    return MPI_SUCCESS;
+    if (add(g))
+        return MPI_SUCCESS;
+    free_group(g);
+    *out = MPI_GROUP_NULL;
+    return enc_mpi_raise(MPI_ERR_NO_MEM, "%s: out of memory", fn);
 }
 
 struct enc_mpi_group *enc_mpi_group_view(MPI_Group h, struct enc_mpi_group_view *v)
@@ -102,19 +130,24 @@ struct enc_mpi_group *enc_mpi_group_view(MPI_Group h, struct enc_mpi_group_view 
 
 int enc_mpi_group_owned(MPI_Group h)
 {
-    return h != MPI_GROUP_EMPTY && h != MPI_GROUP_NULL && find(h) >= 0;
+    return h != MPI_GROUP_EMPTY && h != MPI_GROUP_NULL && enc_mpi_group_get(h) != NULL;
 }
 
 int enc_mpi_group_release(MPI_Group *h)
 {
-    int i = find(*h);
+    struct enc_mpi_group *g = NULL;
 
-    if (i < 0)
+    pthread_mutex_lock(&table.lock);
+    for (int i = 0; i < table.n && g == NULL; i++) {
+        if (table.g[i]->h == *h) {
+            g = table.g[i];
+            table.g[i] = table.g[--table.n];
+        }
+    }
+    pthread_mutex_unlock(&table.lock);
+    if (g == NULL)
         return 0;
-    enc_real_Group_free(&table.g[i]->h);
-    free(table.g[i]->w);
-    free(table.g[i]);
-    table.g[i] = table.g[--table.n];
+    free_group(g);
     *h = MPI_GROUP_NULL;
     return 1;
 }

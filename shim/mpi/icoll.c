@@ -17,6 +17,15 @@
  * re-executing, starts the same collectives per communicator in the same
  * order, and each communicator replays its own from the log.
  *
+ * Under MPI_THREAD_MULTIPLE the application's threads take turns the same
+ * way: each blocking call is a serial section on its own thread, and the
+ * standard's rule (collectives on one communicator in the same order on
+ * every rank) is what makes a re-executed rank's replay exact, per
+ * communicator.  Once a second application thread has used the engine,
+ * another may ask for it at any moment: the engine's waits then sleep at
+ * most a millisecond at a time (shared()), and the one asleep when that
+ * began is woken.
+ *
  * MPI_Wait, Test and their array forms are the real MPI's: the request
  * completes (PMPI_Grequest_complete, from the worker; the real MPI runs
  * with MPI_THREAD_MULTIPLE for it) when the collective has run, and its
@@ -26,10 +35,10 @@
  *
  * Snapshots (recovery/snapshot/snapshot.c) fork the process at a collective
  * boundary; only the forking thread exists in the copy.  fork_prepare
- * allows it only on the application thread, with no nonblocking
- * collective pending and every worker idle in its wait for work, so no
- * worker holds a lock of ours or of the real MPI; the mutex stays held
- * across the fork.  Otherwise the snapshot is postponed to a later
+ * allows it only on an application thread, with no other application
+ * thread inside a serial section, no nonblocking collective pending and
+ * every worker idle in its wait for work, so no worker holds a lock of
+ * ours or of the real MPI; the mutex stays held across the fork.  Otherwise the snapshot is postponed to a later
  * collective boundary.  In the copy, fork_child forgets the workers: new
  * ones start with the next nonblocking call.
  */
@@ -78,6 +87,8 @@ static struct {
     int tid[MAX_WORKERS]; /* their gettid(), 0 before they run (atomic) */
     int outstanding;     /* requests the application has not freed (atomic) */
     int pending;         /* jobs not yet run to their end (atomic) */
+    int inside;          /* application threads inside a serial section (atomic) */
+    int users;           /* application threads that ever entered one (atomic) */
 } q = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER,
        .jobs = STAILQ_HEAD_INITIALIZER(q.jobs)};
 
@@ -85,6 +96,7 @@ static struct {
  * one (an error handler, a helper) runs at once. */
 static __thread int serial_depth;
 static __thread bool is_worker;
+static __thread bool counted; /* this application thread is one of q.users */
 
 static int query(void *extra, MPI_Status *status)
 {
@@ -136,10 +148,39 @@ static bool busy(MPI_Comm comm, bool all)
     return false;
 }
 
+static pthread_key_t app_key;   /* set in every application thread that used the engine */
+static pthread_once_t app_once = PTHREAD_ONCE_INIT;
+
+/* An application thread that used the engine ends: its scratch buffers go. */
+static void app_thread_end(void *arg)
+{
+    (void)arg;
+    enc_engine_thread_end();
+}
+
+static void make_app_key(void)
+{
+    pthread_key_create(&app_key, app_thread_end);
+}
+
+/* An application thread enters its outermost serial section. */
+static void app_enter(void)
+{
+    __atomic_fetch_add(&q.inside, 1, __ATOMIC_ACQ_REL);
+    if (counted)
+        return;
+    counted = true;
+    pthread_once(&app_once, make_app_key);
+    pthread_setspecific(app_key, &q);
+    if (__atomic_add_fetch(&q.users, 1, __ATOMIC_ACQ_REL) == 2)
+        enc_engine_turn_wake(); /* shared() from now on */
+}
+
 static void enter(MPI_Comm comm, bool all)
 {
     if (serial_depth++ > 0)
         return;
+    app_enter();
     if (comm != MPI_COMM_NULL || all) {
         pthread_mutex_lock(&q.mu);
         while (busy(comm, all))
@@ -164,6 +205,7 @@ void enc_mpi_serial_leave(void)
     if (--serial_depth > 0)
         return;
     enc_mpi_turn_give();
+    __atomic_fetch_sub(&q.inside, 1, __ATOMIC_ACQ_REL);
 }
 
 /* j may run: every job started before it on its communicator has run. */
@@ -392,10 +434,12 @@ int enc_mpi_icoll_start(const char *fn, const void *site, enc_mpi_icoll_fn run,
 }
 
 /* A worker or the application may ask for the engine at any moment while
- * a nonblocking collective has not run to its end. */
+ * a nonblocking collective has not run to its end, and another application
+ * thread once several have used MPI. */
 static bool shared(void)
 {
-    return __atomic_load_n(&q.pending, __ATOMIC_RELAXED) > 0;
+    return __atomic_load_n(&q.pending, __ATOMIC_RELAXED) > 0 ||
+           __atomic_load_n(&q.users, __ATOMIC_RELAXED) > 1;
 }
 
 void enc_mpi_icoll_init(void)
@@ -452,8 +496,17 @@ void enc_mpi_icoll_fini(void)
 
 static bool fork_prepare(void)
 {
+    static bool said;
+
     if (is_worker)
         return false; /* a nonblocking collective: not the program's thread */
+    if (__atomic_load_n(&q.inside, __ATOMIC_ACQUIRE) > 1) {
+        if (!said)
+            ENC_INFO("snapshot", "snapshot postponed: another thread of the program is inside "
+                     "MPI; a snapshot is taken at a collective during which no other thread is");
+        said = true;
+        return false;
+    }
     pthread_mutex_lock(&q.mu);
     if (STAILQ_EMPTY(&q.jobs) && q.idle == q.nworkers)
         return true;
@@ -475,6 +528,7 @@ static void fork_child(void)
     STAILQ_INIT(&q.jobs);
     q.idle = q.nworkers = 0;
     q.pending = 0;
+    q.inside = 1; /* this thread, in the collective it took the snapshot in */
     enc_mpi_turn_fork_child();
 }
 

@@ -19,10 +19,15 @@
 #include "mpi/mpi_layer.h"
 #include "recovery/recovery.h"
 
-/* The engine is not thread-safe beyond serialized calls.  The real MPI
- * runs with MPI_THREAD_MULTIPLE whatever the application asked: the
- * progress thread of nonblocking collectives (icoll.c) calls it too. */
-#define THREAD_MAX MPI_THREAD_SERIALIZED
+/* The real MPI runs with MPI_THREAD_MULTIPLE whatever the application
+ * asked: the progress threads of nonblocking collectives (icoll.c) call it
+ * too.  The application gets what it asked for, up to
+ * ENCORE_THREAD_LEVEL and the real MPI's level: under MPI_THREAD_MULTIPLE
+ * its threads take turns in the engine (icoll.c, turn_queue.c). */
+static const int levels[] = {MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED, MPI_THREAD_SERIALIZED,
+                             MPI_THREAD_MULTIPLE};
+static const char *const level_names[] = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED",
+                                          "MPI_THREAD_SERIALIZED", "MPI_THREAD_MULTIPLE"};
 
 static int thread_level = MPI_THREAD_SINGLE;
 /* A restored rank's MPI_Finalize skipped the real one (see below). */
@@ -82,6 +87,30 @@ int enc_mpi_Init(const void *site, int *argc, char ***argv)
     return MPI_SUCCESS;
 }
 
+static const char *level_name(int level)
+{
+    for (size_t i = 0; i < ENC_ARRAY_SIZE(levels); i++)
+        if (levels[i] == level)
+            return level_names[i];
+    return "no thread level";
+}
+
+/* The level the application gets; one line at start (rank 0, first run)
+ * when that is less than it asked for, or it asked for no level at all. */
+static int grant_level(int required, int real)
+{
+    int allowed = levels[enc_tunable_enum(ENC_TUNE_THREAD_LEVEL)];
+    int served = ENC_MIN(allowed, real), level = ENC_MIN(ENC_MAX(required, MPI_THREAD_SINGLE), served);
+    bool known = required >= MPI_THREAD_SINGLE && required <= MPI_THREAD_MULTIPLE;
+
+    if ((!known || required > served) && enc_tunable_uint(ENC_TUNE_RANK) == 0 &&
+        enc_tunable_uint(ENC_TUNE_INCARNATION) == 0)
+        fprintf(stderr, "encore: MPI_Init_thread: the program asks for %s (%d); it gets %s, "
+                "the most %s\n", level_name(required), required, level_name(level),
+                served < allowed ? "the real MPI provides" : "ENCORE_THREAD_LEVEL allows");
+    return level;
+}
+
 int enc_mpi_Init_thread(const void *site, int *argc, char ***argv, int required, int *provided)
 {
     int real = MPI_THREAD_SINGLE;
@@ -91,7 +120,7 @@ int enc_mpi_Init_thread(const void *site, int *argc, char ***argv, int required,
     prepare_singleton();
     if ((rv = enc_real_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &real)) != MPI_SUCCESS)
         return rv;
-    thread_level = ENC_MIN(ENC_MIN(required, real), THREAD_MAX);
+    thread_level = grant_level(required, real);
     if (provided != NULL)
         *provided = thread_level;
     join("MPI_Init_thread");

@@ -69,6 +69,7 @@ run 2 "$R --max-restarts '-1': expected an integer in 0..1000000" -n 2 --max-res
 run 2 "$R --max-restarts 'two': expected an integer in 0..1000000" -n 2 --max-restarts two "$FAKE"
 run 2 "$R --policy 'retry-all': expected retry-one or fail-all" -n 2 --policy retry-all "$FAKE"
 run 2 "$R --bind-to 'socket': expected core, package or none" -n 2 --bind-to socket "$FAKE"
+run 2 "$R --openmp 'intel': expected gnu or llvm" -n 2 --openmp intel "$FAKE"
 run 2 "$R -x '1X=2': expected VAR or VAR=value with VAR a variable name" -n 2 -x 1X=2 "$FAKE"
 run 2 "$R -x '=2': expected VAR or VAR=value with VAR a variable name" -n 2 -x =2 "$FAKE"
 run 2 "$R -x 'A-B': expected VAR or VAR=value with VAR a variable name" -n 2 -x A-B "$FAKE"
@@ -150,6 +151,7 @@ for bad in abc -1 2x " 3" nan 1e400 86401; do
     var 2 "$R ENCORE_SNAPSHOT_S='$bad': expected auto or seconds, a decimal number in 0..86400" "ENCORE_SNAPSHOT_S=$bad"
 done
 var 2 "$R ENCORE_AGENT_START_TIMEOUT_MS='0': expected milliseconds, an integer in 1..86400000" ENCORE_AGENT_START_TIMEOUT_MS=0
+var 2 "$R ENCORE_THREAD_LEVEL='many': expected one of single|funneled|serialized|multiple" ENCORE_THREAD_LEVEL=many
 var 0 "$R warning: ENCORE_REPLICA is not an encore variable; did you mean ENCORE_REPLICAS? (see encore-run --info)" ENCORE_REPLICA=2
 var 0 "$R warning: ENCORE_FROB is not an encore variable (see encore-run --info)" ENCORE_FROB=1
 for ok in ENCORE_LOG=error ENCORE_TREE_MAX_BYTES=64K ENCORE_BCAST_SEGMENT_BYTES=4k \
@@ -160,6 +162,7 @@ for ok in ENCORE_LOG=error ENCORE_TREE_MAX_BYTES=64K ENCORE_BCAST_SEGMENT_BYTES=
     ENCORE_SPILL_MAX=0 ENCORE_SPILL_MAX=64M ENCORE_SPILL_MAX=auto \
     ENCORE_SNAPSHOT_S=0 ENCORE_SNAPSHOT_S=0.25 ENCORE_SNAPSHOT_S=auto \
     ENCORE_AGENT=/elsewhere/encore-agent ENCORE_AGENT_START_TIMEOUT_MS=1000 \
+    ENCORE_THREAD_LEVEL=funneled ENCORE_THREAD_LEVEL=multiple \
     ENCORE_RANK=x ENCORE_SECRET=bad; do # job variables are the launcher's to set
     var 0 "" "$ok"
 done

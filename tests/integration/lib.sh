@@ -336,6 +336,35 @@ rec_ref() {
         enc_fail "$_f_name: fault-free run restarted a rank"
 }
 
+# rec_kill_parked NAME N SEQ_RE encore-run-args...: encore-run -n N (as
+# rec_run) in the background; once rank 1 parked a snapshot at a seq matching
+# SEQ_RE (grep -E), SIGKILLs rank 1's first incarnation from outside and waits
+# for the job: REC_RC, sorted NAME.out.  Fails when the job ends first or no
+# such snapshot comes within 60 s (times ENC_TIME_SCALE).
+rec_kill_parked() {
+    _p_name=$1 _p_n=$2 _p_seq=$3
+    shift 3
+    rm -f "$ENC_TMP/$_p_name.rc"
+    (
+        _p_rc=0
+        rec_encore "$_p_n" "$@" >"$ENC_TMP/$_p_name.raw" 2>"$ENC_TMP/$_p_name.err" || _p_rc=$?
+        echo "$_p_rc" >"$ENC_TMP/$_p_name.rc"
+    ) &
+    _p_bg=$! _p_i=0
+    until grep -qE "rank 1\\] snapshot: snapshot at seq $_p_seq taken" "$ENC_TMP/$_p_name.err" 2>/dev/null; do
+        _p_i=$((_p_i + 1))
+        [ "$_p_i" -le $((600 * ENC_TIME_SCALE)) ] && [ ! -f "$ENC_TMP/$_p_name.rc" ] ||
+            { rec_show "$_p_name"; enc_fail "$_p_name: rank 1 parked no snapshot at seq $_p_seq"; }
+        sleep 0.1
+    done
+    _p_pid=$(sed -n 's/.*rank 1 incarnation 0 (pid \([0-9]*\)) registered.*/\1/p' "$ENC_TMP/$_p_name.err")
+    kill -KILL "$_p_pid" || enc_fail "$_p_name: cannot kill rank 1 (pid $_p_pid)"
+    enc_log "$_p_name: killed rank 1 (pid $_p_pid)"
+    wait "$_p_bg" || true
+    REC_RC=$(cat "$ENC_TMP/$_p_name.rc")
+    sort "$ENC_TMP/$_p_name.raw" >"$ENC_TMP/$_p_name.out" || enc_fail "sort failed"
+}
+
 # rec_show NAME: the run's stderr without the per-collective lines.
 rec_show() {
     grep -v -e ' coll: ' -e 'registered from' -e 'passed MPI_Finalize' "$ENC_TMP/$1.err" \

@@ -16,15 +16,16 @@
  *   --fork 1      every 10th iteration runs system("exit 3") and a fork()ed
  *                 child that exits 5, and checks both statuses and that
  *                 wait() finds no other child
- *   --hold-rank R rank R runs a thread of its own (blocked on a pipe until the
- *                 end), which libencore cannot account for: it takes no
- *                 snapshot
+ *   --hold-rank R rank R runs a thread of its own named "holder" (blocked on a
+ *                 pipe until the end), which libencore cannot account for: it
+ *                 takes no snapshot
  *   --dup 1       every allreduce runs on a dup of MPI_COMM_WORLD (made once,
  *                 freed at the end) instead of the world itself
  *
  * Each rank prints one line at the end:
  *     rank R iters N state <hex64> sum <%a of element 0>
  */
+#define _GNU_SOURCE /* pthread_setname_np */
 #include <mpi.h>
 
 #include <errno.h>
@@ -108,7 +109,8 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 3);
     if (in != NULL)
         setvbuf(in, NULL, _IONBF, 0); /* every chunk is a read(2) at the file offset */
-    if (hold == rank && (pipe(hold_pipe) != 0 || pthread_create(&holder, NULL, held, NULL) != 0))
+    if (hold == rank && (pipe(hold_pipe) != 0 || pthread_create(&holder, NULL, held, NULL) != 0 ||
+                         pthread_setname_np(holder, "holder") != 0))
         MPI_Abort(MPI_COMM_WORLD, 5);
     for (long i = 0; i < iters; i++) {
         uint64_t chunk = 0;

@@ -52,7 +52,7 @@ static struct {
     uint64_t taken, forks;
     uint64_t log_at;          /* enc_log_recorded() at the last snapshot */
     uint64_t resbuf_at;         /* enc_log_resbuf_recorded() then */
-    char skipped[200];        /* the reason last reported, to report once */
+    char skipped[512];        /* the reason last reported, to report once */
 } sn = {.pidfd = -1};
 
 static uint8_t calib[CALIB_PAGES * 4096] __attribute__((aligned(4096)));
@@ -103,7 +103,7 @@ static void adapt(void)
 /* Says once why snapshots are skipped (until they work again). */
 static bool feasible(void)
 {
-    char why[200] = "";
+    char why[512] = "";
 
     if (enc_snap_threads_check(why, sizeof(why)) == ENC_OK &&
         enc_snap_memory_check(why, sizeof(why)) == ENC_OK) {
