@@ -76,7 +76,8 @@ unit_tests = \
 	tests/unit/test_tracker \
 	tests/unit/test_placement \
 	tests/unit/test_agent_shm \
-	tests/unit/test_vec
+	tests/unit/test_vec \
+	tests/unit/test_threads
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 # The link of every program that names none: the unit tests'.
@@ -95,6 +96,9 @@ tests_unit_test_placement_SOURCES = tests/unit/test_placement.c run/launcher/pla
 tests_unit_test_placement_CPPFLAGS = $(RUN_CPPFLAGS)
 tests_unit_test_placement_CFLAGS = $(AM_CFLAGS) $(HWLOC_CFLAGS)
 tests_unit_test_placement_LDADD = $(LDADD) $(HWLOC_LIBS)
+# with OpenMP when the compiler has it: GCC's workers are libgomp's pool
+tests_unit_test_threads_CFLAGS = $(AM_CFLAGS) $(OPENMP_CFLAGS)
+tests_unit_test_threads_LDFLAGS = $(OPENMP_CFLAGS)
 tests_unit_test_agent_shm_SOURCES = tests/unit/test_agent_shm.c run/common/agent_proto.c
 tests_unit_test_agent_shm_CPPFLAGS = $(RUN_CPPFLAGS)
 

@@ -54,8 +54,9 @@ void enc_snap_forget_offsets(void);
 
 /* snap_threads.c: the threads libencore accounts for.  Before the real
  * MPI_Init (the program's own threads), after the engine joined (the MPI
- * library's and the engine's), and at a snapshot (any other thread makes
- * the snapshot unsafe: it would not exist in the copy). */
+ * library's and the engine's), and at a snapshot (a known library's pool
+ * is made safe, core/thread_pools.h; any other thread makes the snapshot
+ * unsafe: it would not exist in the copy). */
 void enc_snap_threads_before_mpi(void);
 void enc_snap_threads_joined(void);
 /* ENC_OK when safe, else ENC_ERR_STATE with a reason in why. */
