@@ -182,7 +182,8 @@ calibrate() {
 }
 # rows LEN: the table's rows (snapshots off, then auto) of a LEN s job
 rows() {
-    it=$(echo "($1 - $fixed) / $per" | bc)
+    _len=$1
+    it=$(echo "($_len - $fixed) / $per" | bc)
     base=""
     for mode in 0 auto; do
         # the fault-free run: median of BENCH_SNAP_REPS (default 3) runs
@@ -208,7 +209,7 @@ rows() {
             [ "$5" = 0 ] || plog=$(printf '%s\n%s\n' "$plog" "$5" | sort -n | tail -1)
             usedall="$usedall$3 "
         done
-        printf "| %s%s s (%d it.) | %s | %.2f | %+.1f %% | %d | %s |%s %s|\n" "$label" "$len" "$it" \
+        printf "| %s%s s (%d it.) | %s | %.2f | %+.1f %% | %d | %s |%s %s|\n" "$label" "$_len" "$it" \
             "$([ "$mode" = 0 ] && echo off || echo auto)" "$free" \
             "$(echo "($free - $base) * 100 / $base" | bc -l)" "$pk" "$plog" "$costs" "$usedall"
     done

@@ -81,7 +81,8 @@ unit_tests = \
 	tests/unit/test_agent_shm \
 	tests/unit/test_vec \
 	tests/unit/test_p2p_match \
-	tests/unit/test_p2p_chanseq
+	tests/unit/test_p2p_chanseq \
+	tests/unit/test_threads
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 # The link of every program that names none: the unit tests'.
@@ -106,6 +107,9 @@ tests_unit_test_placement_LDADD = $(LDADD) $(HWLOC_LIBS)
 tests_unit_test_p2p_match_SOURCES = tests/unit/test_p2p_match.c shim/p2p/match.c \
 	shim/p2p/chanseq.c
 tests_unit_test_p2p_chanseq_SOURCES = tests/unit/test_p2p_chanseq.c shim/p2p/chanseq.c
+# with OpenMP when the compiler has it: GCC's workers are libgomp's pool
+tests_unit_test_threads_CFLAGS = $(AM_CFLAGS) $(OPENMP_CFLAGS)
+tests_unit_test_threads_LDFLAGS = $(OPENMP_CFLAGS)
 tests_unit_test_agent_shm_SOURCES = tests/unit/test_agent_shm.c run/common/agent_proto.c
 tests_unit_test_agent_shm_CPPFLAGS = $(RUN_CPPFLAGS)
 

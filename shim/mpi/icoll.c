@@ -38,9 +38,10 @@
  * allows it only on an application thread, with no other application
  * thread inside a serial section, no nonblocking collective pending and
  * every worker idle in its wait for work, so no worker holds a lock of
- * ours or of the real MPI; the mutex stays held across the fork.  Otherwise the snapshot is postponed to a later
- * collective boundary.  In the copy, fork_child forgets the workers: new
- * ones start with the next nonblocking call.
+ * ours or of the real MPI; the mutex stays held across the fork.
+ * Otherwise the snapshot is postponed to a later collective boundary.  In
+ * the copy, fork_child forgets the workers: new ones start with the next
+ * nonblocking call.
  */
 #include "enc.h"
 

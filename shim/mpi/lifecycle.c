@@ -100,7 +100,8 @@ static const char *level_name(int level)
 static int grant_level(int required, int real)
 {
     int allowed = levels[enc_tunable_enum(ENC_TUNE_THREAD_LEVEL)];
-    int served = ENC_MIN(allowed, real), level = ENC_MIN(ENC_MAX(required, MPI_THREAD_SINGLE), served);
+    int served = ENC_MIN(allowed, real);
+    int level = ENC_MIN(ENC_MAX(required, MPI_THREAD_SINGLE), served);
     bool known = required >= MPI_THREAD_SINGLE && required <= MPI_THREAD_MULTIPLE;
 
     if ((!known || required > served) && enc_tunable_uint(ENC_TUNE_RANK) == 0 &&

@@ -200,7 +200,8 @@ int main(int argc, char **argv)
     MPI_Comm_dup(MPI_COMM_WORLD, &comm_b);
     if ((v = malloc((size_t)count * sizeof(double))) == NULL)
         MPI_Abort(MPI_COMM_WORLD, 6);
-    if (pthread_create(&ta, NULL, thread_a, &a) != 0 || pthread_create(&tb, NULL, thread_b, &b) != 0)
+    if (pthread_create(&ta, NULL, thread_a, &a) != 0 ||
+        pthread_create(&tb, NULL, thread_b, &b) != 0)
         MPI_Abort(MPI_COMM_WORLD, 4);
     pthread_setname_np(ta, "comm-a");
     pthread_setname_np(tb, "comm-b");

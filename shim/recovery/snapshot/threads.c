@@ -115,6 +115,9 @@ static void why_missing(const struct enc_thread_origin *o, bool found, char *why
         snprintf(who, sizeof(who), "a Python threading thread");
     else if (enc_thread_in_program(o))
         snprintf(who, sizeof(who), "the program's own, started in %s", enc_thread_module_name(o));
+    else if (enc_thread_module_symbol(o, "__sanitizer_set_report_path") != NULL)
+        snprintf(who, sizeof(who), "started through %s, a sanitizer whose thread start hides "
+                 "which code started it", enc_thread_module_name(o));
     else
         snprintf(who, sizeof(who), "started in %s", enc_thread_module_name(o));
     snprintf(why, cap, "thread %d '%s' (%s) would be missing in the copy (a fork copies only "
