@@ -84,7 +84,7 @@ void enc_hier_free(struct enc_hier *h)
 }
 
 /* The world's, rebuilt per epoch; a derived communicator's hangs on its
- * group (enc_group_hier). */
+ * group (g->hier). */
 static struct enc_hier *world_hier;
 
 static int world_of(const struct enc_group *g, int r)
@@ -113,6 +113,23 @@ static void group_hosts(struct enc_hier *h, const struct enc_group *g, int n)
     }
 }
 
+/* The channel g's ranks local[0..n) use on this host: g's, when they were
+ * all on this host when g was made (its setup, group_chan.c, recorded each
+ * rank's host leader then) and it got one; else -1. */
+static int group_host_chan(const struct enc_group *g, const int *local, int n)
+{
+    int lead, ch;
+
+    if (!g->setup || n < 1)
+        return -1;
+    lead = g->lead_of[local[0]];
+    ch = g->chan_of[local[0]];
+    for (int i = 1; i < n; i++)
+        if (g->lead_of[local[i]] != lead)
+            return -1; /* a rank came here from another host */
+    return ch >= 1 && ch == g->chan.index ? ch : -1;
+}
+
 static void find_local(struct enc_hier *h, const struct enc_group *g, int n, int me)
 {
     bool shm = true;
@@ -131,7 +148,7 @@ static void find_local(struct enc_hier *h, const struct enc_group *g, int n, int
     /* a rank alone on its host only meets the leaders */
     h->chan = -1;
     if (shm && h->nlocal > 1)
-        h->chan = g ? enc_group_host_chan(g, h->local, h->nlocal) : 0;
+        h->chan = g ? group_host_chan(g, h->local, h->nlocal) : 0;
 }
 
 static struct enc_hier *hier_build(const struct enc_group *g)
@@ -162,7 +179,7 @@ static struct enc_hier *hier_build(const struct enc_group *g)
 
 const struct enc_hier *enc_coll_hosts(struct enc_group *g)
 {
-    struct enc_hier **slot = g ? enc_group_hier(g) : &world_hier;
+    struct enc_hier **slot = g ? &g->hier : &world_hier;
 
     if (enc_eng.peers == NULL)
         return NULL;

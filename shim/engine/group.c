@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "engine/group.h"
-#include "engine/hier.h"
 #include "engine/state.h"
 
 /* Every group made and not yet freed, oldest first. */
@@ -92,8 +91,6 @@ void enc_group_free(struct enc_group *g)
     if (g == NULL)
         return;
     unlink_group(g);
-    enc_group_release_chan(g);
-    enc_hier_free(g->hier);
     free(g->lead_of);
     free(g->chan_of);
     free(g->members);
@@ -176,9 +173,4 @@ const int *enc_group_locality(struct enc_group *g)
 const char *enc_group_host(int world_rank)
 {
     return enc_eng.peers[world_rank].addr;
-}
-
-struct enc_hier **enc_group_hier(struct enc_group *g)
-{
-    return &g->hier;
 }

@@ -53,7 +53,7 @@ struct enc_group {
  * ENC_ERR_INVAL for an out-of-range or repeated rank. */
 enc_status_t enc_group_new(uint64_t cid, const int *members, int n, int live,
                            struct enc_group **out);
-void enc_group_free(struct enc_group *g);
+void enc_group_free(struct enc_group *g); /* see enc_group_destroy */
 /* fn(arg, g) for every group this rank is a member of (in creation order). */
 void enc_group_each(void (*fn)(void *arg, struct enc_group *g), void *arg);
 /* A rank that loaded a checkpoint: g continues at collective seq (the one
@@ -76,8 +76,6 @@ uint64_t enc_group_seq(const struct enc_group *g);
 const int *enc_group_locality(struct enc_group *g);
 /* Host identity of world rank r (the address the launcher registered). */
 const char *enc_group_host(int world_rank);
-/* Where g keeps its hosts (engine/hier.h). */
-struct enc_hier **enc_group_hier(struct enc_group *g);
 
 /* group_chan.c.  A new communicator's first collective, run by every
  * member right after it is made (logged and replayed like any other):
@@ -85,10 +83,8 @@ struct enc_hier **enc_group_hier(struct enc_group *g);
  * and every member learns which, so its collectives use shared memory
  * from then on. */
 enc_status_t enc_group_setup(struct enc_group *g);
-/* The channel the ranks local[0..n) of g use on this host: g's, when they
- * were all on this host when g was made and it got one; else -1. */
-int enc_group_host_chan(const struct enc_group *g, const int *local, int n);
-/* Gives g's channel back (enc_group_free does). */
-void enc_group_release_chan(struct enc_group *g);
+/* Frees g with what its collectives set up: its channel and its hosts
+ * (enc_group_free frees the group alone). */
+void enc_group_destroy(struct enc_group *g);
 
 #endif

@@ -21,6 +21,7 @@
 
 #include "core/tunables.h"
 #include "engine/group.h"
+#include "engine/hier.h"
 #include "engine/state.h"
 #include "shm/shm.h"
 
@@ -123,23 +124,12 @@ out:
     return rv;
 }
 
-int enc_group_host_chan(const struct enc_group *g, const int *local, int n)
+void enc_group_destroy(struct enc_group *g)
 {
-    int lead, ch;
-
-    if (!g->setup || n < 1)
-        return -1;
-    lead = g->lead_of[local[0]];
-    ch = g->chan_of[local[0]];
-    for (int i = 1; i < n; i++)
-        if (g->lead_of[local[i]] != lead)
-            return -1; /* a rank came here from another host */
-    return ch >= 1 && ch == g->chan.index ? ch : -1;
-}
-
-void enc_group_release_chan(struct enc_group *g)
-{
+    if (g == NULL)
+        return;
     if (g->chan.index >= 1)
         enc_shm_chan_release(&enc_eng.shm, g->chan.index, g->cid);
-    g->chan.index = -1;
+    enc_hier_free(g->hier);
+    enc_group_free(g);
 }

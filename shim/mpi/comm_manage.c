@@ -83,7 +83,7 @@ static int free_comm(const char *fn, MPI_Comm *comm)
     if (*comm == MPI_COMM_WORLD)
         return enc_real_Comm_free(comm); /* erroneous: the real MPI says so */
     g = enc_mpi_comm_remove(*comm);
-    enc_group_free(g);
+    enc_group_destroy(g);
     (void)fn;
     /* the real free runs the attribute delete callbacks */
     return enc_real_Comm_free(comm);

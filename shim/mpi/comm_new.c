@@ -32,7 +32,7 @@ int enc_mpi_comm_adopt(const char *fn, uint64_t cid, const int *members, int n, 
     if ((rv = enc_group_new(cid, members, n, live, &g)) != ENC_OK ||
         (rv = enc_group_setup(g)) != ENC_OK || (rv = enc_mpi_comm_add(shell, g)) != ENC_OK) {
         if (rv != ENC_ERR_INVAL)
-            enc_group_free(g);
+            enc_group_destroy(g);
         enc_real_Comm_free(&shell);
         return enc_mpi_engine_error(fn, rv);
     }
