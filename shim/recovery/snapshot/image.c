@@ -137,6 +137,16 @@ static int connect_launcher(const char *name)
     return -1;
 }
 
+bool enc_snap_parking_reachable(void)
+{
+    int fd = connect_launcher(enc_tunable_str(ENC_TUNE_SNAPSHOT_SOCK));
+
+    if (fd < 0)
+        return false;
+    close(fd); /* encore-run reads no hello and drops it */
+    return true;
+}
+
 static bool full_io(int fd, void *p, size_t len, bool wr)
 {
     size_t done = 0;

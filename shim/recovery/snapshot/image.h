@@ -25,6 +25,9 @@
  * pid of the spare image it left parked, -1 none; the program goes on as
  * the rank); otherwise it _exits. */
 pid_t enc_snap_child(uint64_t seq);
+/* Whether an image of this rank could register where images are parked
+ * (encore-run's socket, on its host only so far). */
+bool enc_snap_parking_reachable(void);
 /* True in a process restored from a snapshot. */
 bool enc_snapshot_restored(void);
 /* fork() of a vfork() child, adopted by encore-run: 0 in the copy, its

@@ -62,6 +62,15 @@ enc_status_t enc_snapshot_init(void)
 
     sn.adaptive = s < 0;
     sn.on = s != 0 && enc_tunable_isset(ENC_TUNE_SNAPSHOT_SOCK);
+    /* Images park on encore-run's host only (an abstract socket there): a
+     * rank elsewhere would fork images nothing keeps, so it says so once
+     * and takes none; its recovery re-executes (or loads a checkpoint). */
+    if (sn.on && !enc_snap_parking_reachable()) {
+        ENC_WARN("snapshot", "snapshots off on this rank: its images cannot be parked "
+                 "(they park on encore-run's host only, and this rank runs on another); "
+                 "a restart of this rank re-executes from the start or its last checkpoint");
+        sn.on = false;
+    }
     sn.interval = sn.adaptive ? SNAP_FIRST_S : s;
     sn.next_at = enc_now_s() + sn.interval;
     sn.log_share = enc_tunable_uint(ENC_TUNE_LOG_MEM_MAX) / SNAP_LOG_SHARE;
