@@ -12,9 +12,12 @@
  * the log has copied ENCORE_LOG_MEM_MAX / SNAP_LOG_SHARE bytes into the
  * rank's memory since the last (peak log memory stays near that, whatever
  * the cost estimate says: the fault count includes the log's own growth
- * and can only overstate), or has kept half the host's result buffer by
- * reference (trimmed before the buffer comes round, its entries are never
- * copied out).
+ * and can only overstate), or has kept as many bytes of the host's result
+ * buffer by reference (or half the buffer, if that is less: trimmed before
+ * the buffer comes round, its entries are never copied out).  Results kept
+ * in the buffer are log too: counting them against the same share keeps
+ * the peak log of a job whose results all stay on the host near one
+ * interval's results, not half the buffer (1 GiB by default).
  */
 #include "enc.h"
 
@@ -212,7 +215,8 @@ static bool log_grown(void)
     uint64_t resbuf = enc_engine_resbuf_bytes();
 
     return sn.adaptive && (enc_log_recorded() - sn.log_at >= sn.log_share ||
-                           (resbuf > 0 && enc_log_resbuf_recorded() - sn.resbuf_at >= resbuf / 2));
+                           (resbuf > 0 && enc_log_resbuf_recorded() - sn.resbuf_at >=
+                                              ENC_MIN(resbuf / 2, sn.log_share)));
 }
 
 void enc_snapshot_after(const struct enc_coll *co)
