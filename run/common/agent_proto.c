@@ -264,3 +264,55 @@ enc_status_t enc_agent_shm_parse(const char *s, int max_np, int *np, int *ranks,
     }
     return *n > 0 ? ENC_OK : ENC_ERR_INVAL;
 }
+
+enc_status_t enc_agent_send_image(int fd, uint8_t type, const struct enc_agent_image *m)
+{
+    size_t cap = 32 + (size_t)m->ncomms * 20;
+    struct enc_wbuf w;
+    uint8_t *buf;
+    enc_status_t rv;
+
+    if (m->ncomms > ENC_SNAP_COMMS_MAX || (buf = malloc(cap)) == NULL)
+        return m->ncomms > ENC_SNAP_COMMS_MAX ? ENC_ERR_INVAL : ENC_ERR_NOMEM;
+    enc_w_init(&w, buf, cap);
+    enc_w_u32(&w, m->rank);
+    enc_w_u32(&w, m->inc);
+    enc_w_u32(&w, m->pid);
+    enc_w_u64(&w, m->seq);
+    enc_w_u32(&w, m->ncomms);
+    for (uint32_t i = 0; i < m->ncomms; i++) {
+        enc_w_u64(&w, m->comms[i].cid);
+        enc_w_u64(&w, m->comms[i].next);
+        enc_w_u32(&w, m->comms[i].members);
+    }
+    rv = w.err ? ENC_ERR_INVAL : enc_agent_send(fd, type, buf, w.len);
+    free(buf);
+    return rv;
+}
+
+enc_status_t enc_agent_image_decode(struct enc_agent_image *m, const void *p, size_t len)
+{
+    struct enc_rbuf r;
+
+    memset(m, 0, sizeof(*m));
+    enc_r_init(&r, p, len);
+    enc_r_u32(&r, &m->rank);
+    enc_r_u32(&r, &m->inc);
+    enc_r_u32(&r, &m->pid);
+    enc_r_u64(&r, &m->seq);
+    enc_r_u32(&r, &m->ncomms);
+    if (r.err || m->ncomms > ENC_SNAP_COMMS_MAX)
+        return ENC_ERR_PROTO;
+    if (m->ncomms > 0 && (m->comms = calloc(m->ncomms, sizeof(*m->comms))) == NULL)
+        return ENC_ERR_NOMEM;
+    for (uint32_t i = 0; i < m->ncomms; i++) {
+        enc_r_u64(&r, &m->comms[i].cid);
+        enc_r_u64(&r, &m->comms[i].next);
+        enc_r_u32(&r, &m->comms[i].members);
+    }
+    if (enc_r_done(&r) == ENC_OK)
+        return ENC_OK;
+    free(m->comms);
+    m->comms = NULL;
+    return ENC_ERR_PROTO;
+}
