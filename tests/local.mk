@@ -58,6 +58,7 @@ integration_tests = \
 	tests/integration/hosts_loss.sh \
 	tests/integration/hosts_loss_comm.sh \
 	tests/integration/hosts_agent.sh \
+	tests/integration/hosts_snapshot.sh \
 	tests/integration/hosts_shm.sh \
 	tests/integration/hosts_slurm.sh
 
@@ -207,6 +208,7 @@ endif
 EXTRA_DIST += $(integration_tests) \
 	tests/integration/lib.sh \
 	tests/integration/netns_lib.sh \
+	tests/integration/snap_lib.sh \
 	tests/integration/slurm_lib.sh \
 	tests/integration/junk_client.py \
 	tests/programs/mpi4py_coll.py \
