@@ -265,16 +265,16 @@ enc_status_t enc_agent_shm_parse(const char *s, int max_np, int *np, int *ranks,
     return *n > 0 ? ENC_OK : ENC_ERR_INVAL;
 }
 
-enc_status_t enc_agent_send_image(int fd, uint8_t type, const struct enc_agent_image *m)
+enc_status_t enc_agent_image_encode(const struct enc_agent_image *m, uint8_t **out, size_t *len)
 {
     size_t cap = 32 + (size_t)m->ncomms * 20;
     struct enc_wbuf w;
-    uint8_t *buf;
-    enc_status_t rv;
 
-    if (m->ncomms > ENC_SNAP_COMMS_MAX || (buf = malloc(cap)) == NULL)
-        return m->ncomms > ENC_SNAP_COMMS_MAX ? ENC_ERR_INVAL : ENC_ERR_NOMEM;
-    enc_w_init(&w, buf, cap);
+    if (m->ncomms > ENC_SNAP_COMMS_MAX)
+        return ENC_ERR_INVAL;
+    if ((*out = malloc(cap)) == NULL)
+        return ENC_ERR_NOMEM;
+    enc_w_init(&w, *out, cap);
     enc_w_u32(&w, m->rank);
     enc_w_u32(&w, m->inc);
     enc_w_u32(&w, m->pid);
@@ -285,7 +285,23 @@ enc_status_t enc_agent_send_image(int fd, uint8_t type, const struct enc_agent_i
         enc_w_u64(&w, m->comms[i].next);
         enc_w_u32(&w, m->comms[i].members);
     }
-    rv = w.err ? ENC_ERR_INVAL : enc_agent_send(fd, type, buf, w.len);
+    if (w.err) {
+        free(*out);
+        return ENC_ERR_INVAL;
+    }
+    *len = w.len;
+    return ENC_OK;
+}
+
+enc_status_t enc_agent_send_image(int fd, uint8_t type, const struct enc_agent_image *m)
+{
+    uint8_t *buf;
+    size_t len;
+    enc_status_t rv;
+
+    if ((rv = enc_agent_image_encode(m, &buf, &len)) != ENC_OK)
+        return rv;
+    rv = enc_agent_send(fd, type, buf, len);
     free(buf);
     return rv;
 }

@@ -58,7 +58,9 @@ struct enc_agent_image {
     uint32_t ncomms;
     struct enc_snap_comm *comms;
 };
+enc_status_t enc_agent_image_encode(const struct enc_agent_image *m, uint8_t **out, size_t *len);
 enc_status_t enc_agent_send_image(int fd, uint8_t type, const struct enc_agent_image *m);
+/* Strict: ENC_ERR_PROTO for a short, long or inconsistent payload. */
 enc_status_t enc_agent_image_decode(struct enc_agent_image *m, const void *p, size_t len);
 
 /* Encodes into a malloc'd buffer. */
