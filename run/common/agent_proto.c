@@ -206,17 +206,23 @@ enc_status_t enc_agent_send(int fd, uint8_t type, const void *p, size_t len)
     return enc_frame_send(fd, &h, p, enc_deadline_ms(SEND_TIMEOUT_MS));
 }
 
-enc_status_t enc_agent_send_note(int fd, uint8_t type, const struct enc_agent_note *m)
+/* Sends what an encoder made (rv: its status), and frees it. */
+static enc_status_t send_encoded(int fd, uint8_t type, enc_status_t rv, uint8_t *buf, size_t len)
 {
-    uint8_t *buf;
-    size_t len;
-    enc_status_t rv;
-
-    if ((rv = enc_agent_note_encode(m, &buf, &len)) != ENC_OK)
+    if (rv != ENC_OK)
         return rv;
     rv = enc_agent_send(fd, type, buf, len);
     free(buf);
     return rv;
+}
+
+enc_status_t enc_agent_send_note(int fd, uint8_t type, const struct enc_agent_note *m)
+{
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    enc_status_t rv = enc_agent_note_encode(m, &buf, &len);
+
+    return send_encoded(fd, type, rv, buf, len);
 }
 
 bool enc_agent_shm_format(char *out, size_t cap, int np, const int *host_of, int host)
@@ -295,15 +301,11 @@ enc_status_t enc_agent_image_encode(const struct enc_agent_image *m, uint8_t **o
 
 enc_status_t enc_agent_send_image(int fd, uint8_t type, const struct enc_agent_image *m)
 {
-    uint8_t *buf;
-    size_t len;
-    enc_status_t rv;
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    enc_status_t rv = enc_agent_image_encode(m, &buf, &len);
 
-    if ((rv = enc_agent_image_encode(m, &buf, &len)) != ENC_OK)
-        return rv;
-    rv = enc_agent_send(fd, type, buf, len);
-    free(buf);
-    return rv;
+    return send_encoded(fd, type, rv, buf, len);
 }
 
 enc_status_t enc_agent_image_decode(struct enc_agent_image *m, const void *p, size_t len)
