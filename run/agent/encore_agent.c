@@ -2,7 +2,7 @@
  * encore_agent.c - encore-agent, one per host of a multi-host job.
  * Started by encore-run through --rsh (or srun) as
  *     encore-agent --host NAME --index I --connect ADDR[,ADDR...] --port P
- *                  --tracker-port TP [--shm NP:RANK[,RANK...]]
+ *                  --tracker-port TP [--shm NP:RANK[,RANK...]] [--snapshots NP]
  * it reads the job secret from its standard input (never the command
  * line), connects to the first of encore-run's addresses that answers and
  * authenticates, then spawns, kills and reaps that host's ranks on request.

@@ -17,7 +17,10 @@ static void image_parked(void *arg, int host, int rank, const struct enc_run_sna
 
     if (j->host_of[rank] != host)
         return; /* the rank moved away: whatever it left there is no use */
-    if (img != NULL && !job_snap_wanted(j, rank, img->incarnation))
+    /* the dying incarnation's last image, come in while the agent is asked
+     * to activate: the one it will activate */
+    if (img != NULL && !job_snap_wanted(j, rank, img->incarnation) &&
+        !(j->r[rank].activating && img->incarnation + 1 == j->r[rank].incarnation))
         return;
     enc_run_snaps_note_remote(j->snaps, rank, img);
     if (img != NULL)
