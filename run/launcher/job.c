@@ -100,7 +100,7 @@ static enc_status_t add_shm_env(struct job *j, char ***env)
 }
 
 /* The same on another host: its agent owns the rank's images and answers
- * RESTORED (job_hooks.c) or NOIMAGE, and then the rank starts afresh. */
+ * RESTORED (job_images.c) or NOIMAGE, and then the rank starts afresh. */
 static bool restore_remote(struct job *j, int rank)
 {
     struct rank_proc *p = &j->r[rank];
