@@ -69,6 +69,17 @@ restored_on() {
         { rec_show "$1"; enc_fail "$1: rank $2 replayed $_o_replayed collectives, restored at seq $SNAP_SEQ"; }
 }
 
+# images_of RANK: the pids of RANK's parked images (processes named
+# encore-image whose environment says ENCORE_RANK=RANK), space separated.
+images_of() {
+    for _c in /proc/[0-9]*/comm; do
+        [ "$(cat "$_c" 2>/dev/null)" = encore-image ] || continue
+        _d=${_c%/comm}
+        tr '\0' '\n' <"$_d/environ" 2>/dev/null | grep -qx "ENCORE_RANK=$1" && printf '%s ' "${_d#/proc/}"
+    done
+    return 0
+}
+
 # -- late: a rank killed on another host, restored there ------------------------
 # shellcheck disable=SC2086
 snap_start late 4 --rsh "$RSH" -H "$h1:2,$h2:2" "$PROG" $ARGS
@@ -105,16 +116,19 @@ snap_start imagekill 4 --rsh "$RSH" -H "$h1:2,$h2:2" "$PROG" $ARGS --hold-rank 0
 rank=$(snap_pid imagekill 3 0)
 snap_wait imagekill "rank 3\\] snapshot: snapshot at seq [5-9][0-9] taken"
 kill -STOP "$rank" || enc_fail "imagekill: cannot stop rank 3 (pid $rank)"
-# stopped, the rank takes no newer snapshot: its last line names the newest image
-line=$(enc_last_line "$ENC_TMP/imagekill.err" "rank 3\\] snapshot: snapshot at seq [0-9]+ taken")
-img=$(echo "$line" | sed -n 's/.*(pid \([0-9]*\)).*/\1/p')
-iseq=$(echo "$line" | sed -n 's/.*at seq \([0-9]*\) taken.*/\1/p')
+# stopped, the rank takes no newer snapshot: once its newest image parked
+# (an older one exits then), rank 3 has exactly one encore-image process
+# (its environment names the rank), and its line says at which seq
 i=0
-until [ "$(cat "/proc/$img/comm" 2>/dev/null)" = encore-image ]; do
+until [ "$(echo "$(images_of 3)" | wc -w)" -eq 1 ] &&
+    img=$(images_of 3 | tr -d " ") && grep -q "rank 3\] snapshot: snapshot at seq [0-9]* taken (pid $img)" \
+        "$ENC_TMP/imagekill.err"; do
     i=$((i + 1))
-    [ "$i" -le 100 ] || enc_fail "imagekill: image $img of rank 3 never parked"
+    [ "$i" -le 100 ] || { rec_show imagekill; enc_fail "imagekill: no parked image of rank 3 (pids: $(images_of 3))"; }
     sleep 0.1
 done
+iseq=$(sed -n "s/.*rank 3\] snapshot: snapshot at seq \([0-9]*\) taken (pid $img).*/\1/p" \
+    "$ENC_TMP/imagekill.err")
 kill -KILL "$img" "$rank" || enc_fail "imagekill: cannot kill image $img and rank $rank"
 enc_log "imagekill: killed rank 3 (pid $rank) and its image at seq $iseq (pid $img)"
 snap_end imagekill
