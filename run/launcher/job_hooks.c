@@ -110,9 +110,13 @@ static void agent_exited(void *arg, int rank, uint32_t inc, int status,
     struct job *j = arg;
     struct rank_proc *p;
 
-    if (rank < 0 || rank >= j->o->np || j->r[rank].incarnation != inc || !j->r[rank].remote_live)
+    if (rank < 0 || rank >= j->o->np || !j->r[rank].remote_live)
         return;
     p = &j->r[rank];
+    /* the incarnation before, killed by fail-all: its restart (or the
+     * job's end) waits for its end (job_rank_exited clears pid) */
+    if (p->incarnation != inc && !(inc + 1 == p->incarnation && p->phase != R_RUNNING))
+        return;
     p->remote_live = false;
     p->private_kb = ENC_MAX(p->private_kb, mem->private_kb);
     if (mem->shm_alloc_kb >= 0) /* the segment only grows: the last word is the largest */

@@ -22,6 +22,9 @@
 #              start (rank 0 runs a thread of its own, so it never
 #              snapshots and the log is never trimmed: everything can
 #              still be replayed)
+#   failall    --policy fail-all: rank 3 killed on h2 once it parked a
+#              snapshot; every rank restarts from the start (their agents
+#              forget the images; none is activated)
 #   hostlost   4 ranks on h1:2,h2:2, spare h3:2, rank 0 holding a thread
 #              again: h2 lost (cable pulled, every process SIGKILLed) after
 #              ranks 2 and 3 parked images there; the images die with the
@@ -143,6 +146,17 @@ else
         "rank 3 did not re-execute on $h2"
     enc_log "ok imagekill (re-executed, replayed $(rec_summary imagekill 3 replayed))"
 fi
+
+# -- failall: everyone restarts from scratch, images or not -------------------------
+# shellcheck disable=SC2086
+snap_start failall 4 --rsh "$RSH" -H "$h1:2,$h2:2" --policy fail-all "$PROG" $ARGS
+snap_kill failall 3 0 '[5-9][0-9]'
+snap_end failall
+rec_ok failall it4
+rec_restarts failall "1 1 1 1"
+[ "$(rec_count failall "restored from (its|the) snapshot")" -eq 0 ] ||
+    { rec_show failall; enc_fail "failall: a rank was restored from an image"; }
+enc_log "ok failall"
 
 # -- hostlost: the images die with their host -----------------------------------------
 mkdir "$ENC_TMP/jobs" || enc_fail "mkdir failed"
