@@ -14,9 +14,12 @@
 #      overhead; peak memory of ranks plus snapshot images; peak log.  Also
 #      for programs with a thread pool, 10 s jobs (BENCH_POOL_LENGTHS): an
 #      mpi4py + NumPy program (OpenBLAS's pool) and an OpenMP loop (GCC's
-#      libgomp), each with a 4 MiB allreduce per iteration
+#      libgomp), each with a 4 MiB allreduce per iteration; and the
+#      two-host job (snap_iter with one rank on each of two network
+#      namespace hosts, --rsh "ip netns exec"; needs root, else skipped):
+#      the killed rank's images park with its host's agent
 # BENCH_SECTIONS picks sections (default "1 2 4 5"; e.g. BENCH_SECTIONS=5).
-# Section 5: BENCH_SNAP_PROGRAMS (default "snap_iter numpy omp"),
+# Section 5: BENCH_SNAP_PROGRAMS (default "snap_iter numpy omp hosts"),
 # BENCH_SNAP_LENGTHS (default "10 60" s, snap_iter), BENCH_POOL_LENGTHS
 # (default "10" s, numpy and omp), BENCH_SNAP_REPS (3); MPI4PY_PYTHON
 # (default /usr/bin/python3) runs the NumPy program.
@@ -89,11 +92,30 @@ echo "== 5. snapshots: one kill at 10/50/90 % of a job (2 ranks, one 4 MiB in-pl
 echo "      allreduce per iteration), snapshots off vs on (auto)"
 py=${MPI4PY_PYTHON:-/usr/bin/python3}
 src=$(cd "$(dirname "$0")/.." && pwd)
-# program NAME: sets cmd (the program and its fixed arguments), match (a
-# string in the command line of its processes, ranks and images) and
-# label; false when it cannot run here
+# two namespace hosts for the two-host job, made once (netns_lib.sh, whose
+# EXIT trap removes them, and then $tmp)
+hosts_made=""
+two_hosts() {
+    [ -z "$hosts_made" ] || return 0
+    [ "$(id -u)" = 0 ] && command -v ip >/dev/null 2>&1 || return 1
+    # shellcheck disable=SC1091 # the test's library, from the source tree
+    . "$src/tests/integration/netns_lib.sh"
+    netns_create 2 >/dev/null 2>&1 || return 1
+    netns_at_exit "rm -rf '$tmp'"
+    hosts_made="$(netns_name 1):1,$(netns_name 2):1"
+}
+# program NAME: sets cmd (the program and its fixed arguments), hosts
+# (encore-run's -H list, reached with --rsh "ip netns exec"; "" for one
+# host), match (a string in the command line of its processes, ranks and
+# images) and label; false when it cannot run here
 program() {
+    hosts=""
     case $1 in
+    hosts) # snap_iter on two hosts: rank 0 on the first, rank 1 on the second
+        two_hosts || return 1
+        hosts=$hosts_made
+        match="$b/tests/programs/snap_iter" label="two hosts, "
+        cmd="$match --count 524288 --work-us 20000" ;;
     snap_iter) # 20 ms of sleep as local work
         match="$b/tests/programs/snap_iter" label=""
         cmd="$match --count 524288 --work-us 20000" ;;
@@ -142,7 +164,8 @@ caught() {
 job() {
     t0=$(now)
     # shellcheck disable=SC2086 # cmd is the program and its arguments
-    ENCORE_LOG=info ENCORE_SNAPSHOT_S=$1 timeout 900 "$run" -n 2 $cmd --iters "$2" \
+    ENCORE_LOG=info ENCORE_SNAPSHOT_S=$1 timeout 900 "$run" -n 2 ${hosts:+--rsh} \
+        ${hosts:+"ip netns exec"} ${hosts:+-H} ${hosts:+"$hosts"} $cmd --iters "$2" \
         >"$tmp/sj.out" 2>"$tmp/sj.err" &
     jp=$!
     peak "$jp" >"$tmp/peak" &
@@ -220,9 +243,9 @@ echo " SIGKILL to the killed rank caught up with the survivors, which fault-free
 echo " run-to-run spread does not blur)"
 printf "| job | snapshots | fault-free s | overhead | peak MiB | peak log MiB/rank | kill at 10 %% | 50 %% | 90 %% | snapshots used |\n"
 printf "|---|---|---|---|---|---|---|---|---|---|\n"
-for name in ${BENCH_SNAP_PROGRAMS:-snap_iter numpy omp}; do
+for name in ${BENCH_SNAP_PROGRAMS:-snap_iter numpy omp hosts}; do
     if ! program "$name"; then
-        echo "recovery.sh: $name skipped: it cannot run here (python3-numpy, libopenblas0-pthread, an OpenMP compiler)" >&2
+        echo "recovery.sh: $name skipped: it cannot run here (python3-numpy, libopenblas0-pthread, an OpenMP compiler; root and ip netns for hosts)" >&2
         continue
     fi
     calibrate "$name"

@@ -58,6 +58,7 @@ integration_tests = \
 	tests/integration/hosts_loss.sh \
 	tests/integration/hosts_loss_comm.sh \
 	tests/integration/hosts_agent.sh \
+	tests/integration/hosts_snapshot.sh \
 	tests/integration/hosts_shm.sh \
 	tests/integration/hosts_slurm.sh
 
@@ -79,6 +80,7 @@ unit_tests = \
 	tests/unit/test_tracker \
 	tests/unit/test_placement \
 	tests/unit/test_agent_shm \
+	tests/unit/test_agent_image \
 	tests/unit/test_vec \
 	tests/unit/test_p2p_match \
 	tests/unit/test_p2p_chanseq \
@@ -112,6 +114,8 @@ tests_unit_test_threads_CFLAGS = $(AM_CFLAGS) $(OPENMP_CFLAGS)
 tests_unit_test_threads_LDFLAGS = $(OPENMP_CFLAGS)
 tests_unit_test_agent_shm_SOURCES = tests/unit/test_agent_shm.c run/common/agent_proto.c
 tests_unit_test_agent_shm_CPPFLAGS = $(RUN_CPPFLAGS)
+tests_unit_test_agent_image_SOURCES = tests/unit/test_agent_image.c run/common/agent_proto.c
+tests_unit_test_agent_image_CPPFLAGS = $(RUN_CPPFLAGS)
 
 # ---- programs the integration tests run ----
 # fake_rank: a rank without MPI, speaking the tracker protocol.
@@ -207,6 +211,7 @@ endif
 EXTRA_DIST += $(integration_tests) \
 	tests/integration/lib.sh \
 	tests/integration/netns_lib.sh \
+	tests/integration/snap_lib.sh \
 	tests/integration/slurm_lib.sh \
 	tests/integration/junk_client.py \
 	tests/programs/mpi4py_coll.py \

@@ -2,7 +2,7 @@
  * encore_agent.c - encore-agent, one per host of a multi-host job.
  * Started by encore-run through --rsh (or srun) as
  *     encore-agent --host NAME --index I --connect ADDR[,ADDR...] --port P
- *                  --tracker-port TP [--shm NP:RANK[,RANK...]]
+ *                  --tracker-port TP [--shm NP:RANK[,RANK...]] [--snapshots NP]
  * it reads the job secret from its standard input (never the command
  * line), connects to the first of encore-run's addresses that answers and
  * authenticates, then spawns, kills and reaps that host's ranks on request.
@@ -16,8 +16,12 @@
  * one of those ranks is added before the first is spawned, so each learns
  * all its host peers, and each of them (restarts too) inherits it.  A rank
  * that moves here later from a lost host is not in it and uses TCP.
+ * With --snapshots NP (the job's size) it also owns the snapshot images
+ * of its ranks (images.h): they park here and are activated here when
+ * their rank dies, on encore-run's word.
  */
 #include "enc.h"
+#include "agent/images.h"
 #include "common/agent_proto.h"
 #include "common/proc.h"
 #include "net/sock.h"
@@ -54,6 +58,8 @@ struct arank {
 struct agent {
     const char *host, *addrs, *shm_arg;
     int index;
+    int snap_np;                  /* --snapshots: the job's size (0: no images here) */
+    struct agent_images *images;  /* NULL: snapshots off on this host */
     struct enc_shm_host shm;      /* this host's segment (memfd -1: none) */
     int shm_ranks[AGENT_MAX_RANKS], nshm_ranks;
     uint16_t port, tracker_port;
@@ -86,7 +92,7 @@ static void parse_args(struct agent *a, int argc, char **argv)
     static const struct option lo[] = {
         {"host", 1, NULL, 'h'}, {"index", 1, NULL, 'i'}, {"connect", 1, NULL, 'c'},
         {"port", 1, NULL, 'p'}, {"tracker-port", 1, NULL, 't'}, {"shm", 1, NULL, 's'},
-        {NULL, 0, NULL, 0}};
+        {"snapshots", 1, NULL, 'n'}, {NULL, 0, NULL, 0}};
     int ch;
 
     while ((ch = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -97,12 +103,15 @@ static void parse_args(struct agent *a, int argc, char **argv)
         case 'p': a->port = (uint16_t)atoi(optarg); break;
         case 't': a->tracker_port = (uint16_t)atoi(optarg); break;
         case 's': a->shm_arg = optarg; break;
+        case 'n': a->snap_np = atoi(optarg); break;
         default: die(a, "usage: encore-agent --host NAME --index I --connect ADDRS --port P "
-                        "--tracker-port TP [--shm NP:RANKS] (secret on stdin)");
+                        "--tracker-port TP [--shm NP:RANKS] [--snapshots NP] (secret on stdin)");
         }
     }
     if (a->host == NULL || a->addrs == NULL || a->port == 0 || a->tracker_port == 0)
         die(a, "missing --host, --connect, --port or --tracker-port");
+    if (a->snap_np < 0 || a->snap_np > SHM_MAX_NP)
+        die(a, "malformed --snapshots (the job's size, 1..%d)", SHM_MAX_NP);
 }
 
 /* The host's segment with every rank it starts with, before any spawns. */
@@ -259,7 +268,7 @@ static const char *rank_dir(struct agent *a, const struct enc_agent_spawn *m, ch
 static void do_spawn(struct agent *a, const struct enc_agent_spawn *m)
 {
     char why[ENC_AGENT_TEXT_MAX], sec[128], host[128], trk[128], dir[4200], shm_fd[64];
-    char *evfds = NULL, *extra[] = {sec, host, trk, dir, shm_fd, NULL};
+    char snap[160], *evfds = NULL, *extra[] = {sec, host, trk, dir, NULL, NULL, NULL, NULL};
     int nextra = 4;
     struct arank *s = free_slot(a);
     char **env;
@@ -276,9 +285,13 @@ static void do_spawn(struct agent *a, const struct enc_agent_spawn *m)
     snprintf(sec, sizeof(sec), "ENCORE_SECRET=%s", a->secret_hex);
     snprintf(host, sizeof(host), "ENCORE_HOST=%s", a->host);
     snprintf(trk, sizeof(trk), "ENCORE_TRACKER=%s:%u", a->used_addr, a->tracker_port);
+    if (a->images != NULL) { /* this host's parking (none: the rank takes no snapshot) */
+        snprintf(snap, sizeof(snap), "ENCORE_SNAPSHOT_SOCK=%s", agent_images_sock(a->images));
+        extra[nextra++] = snap;
+    }
     if (shm_env(a, m->rank, shm_fd, sizeof(shm_fd), &evfds)) {
-        extra[5] = evfds;
-        nextra = 6;
+        extra[nextra++] = shm_fd;
+        extra[nextra++] = evfds;
     }
     if ((env = rank_env(a, m->env, extra, nextra)) == NULL ||
         enc_run_spawn(m->path, m->argv, env, m->bind_to[0] ? m->bind_to : NULL,
@@ -289,11 +302,31 @@ static void do_spawn(struct agent *a, const struct enc_agent_spawn *m)
         s->rank = s->out.rank = s->err.rank = (int)m->rank; /* streams got the slot */
         s->inc = m->inc;
         s->private_kb = -1;
+        agent_images_spawned(a->images, (int)m->rank, m->inc);
         note(a, ENC_MSG_AGENT_STARTED, m->rank, m->inc, (uint32_t)s->pid, NULL);
     }
     free(env);
     free(evfds);
     memset(sec, 0, sizeof(sec));
+}
+
+/* ACTIVATE: the rank's newest image here becomes incarnation inc, in a
+ * slot of its own (its output goes through the pipes it shares with the
+ * incarnation it was taken from); NOIMAGE when there is none. */
+static void do_activate(struct agent *a, const struct enc_agent_note *m)
+{
+    struct arank *s = free_slot(a);
+    pid_t pid;
+
+    if (s == NULL ||
+        agent_images_activate(a->images, (int)m->rank, m->inc, m->text, &pid) != ENC_OK) {
+        note(a, ENC_MSG_AGENT_NOIMAGE, m->rank, m->inc, 0, NULL);
+        return;
+    }
+    s->pid = pid;
+    s->rank = (int)m->rank;
+    s->inc = m->inc;
+    s->private_kb = -1;
 }
 
 static void on_frame(struct agent *a)
@@ -312,6 +345,12 @@ static void on_frame(struct agent *a)
                enc_agent_note_decode(&kn, a->rd.payload, (size_t)a->rd.hdr.len) == ENC_OK) {
         if ((r = find(a, (int)kn.rank)) != NULL && r->inc == kn.inc)
             kill(r->pid, (int)kn.value);
+    } else if (type == ENC_MSG_AGENT_ACTIVATE &&
+               enc_agent_note_decode(&kn, a->rd.payload, (size_t)a->rd.hdr.len) == ENC_OK) {
+        do_activate(a, &kn);
+    } else if (type == ENC_MSG_AGENT_FORGET &&
+               enc_agent_note_decode(&kn, a->rd.payload, (size_t)a->rd.hdr.len) == ENC_OK) {
+        agent_images_forget(a->images, (int)kn.rank);
     } else if (type != ENC_MSG_AGENT_HEARTBEAT) {
         ENC_WARN("agent", "unexpected or malformed frame type %u from encore-run", type);
     }
@@ -322,6 +361,8 @@ static void kill_all_and_exit(struct agent *a, const char *why)
     for (int i = 0; i < AGENT_MAX_RANKS; i++)
         if (a->r[i].pid > 0)
             kill(a->r[i].pid, SIGKILL);
+    agent_images_close(a->images); /* they are children too */
+    a->images = NULL;
     while (waitpid(-1, NULL, 0) > 0)
         ;
     enc_run_jobdir_remove(a->jobdir);
@@ -356,10 +397,17 @@ static void reap(struct agent *a)
     while (read(a->sfd, &si, sizeof(si)) == sizeof(si))
         if (si.ssi_signo != SIGCHLD)
             kill_all_and_exit(a, "terminated");
-    while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+    while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+        bool rank = false;
+
         for (int i = 0; i < AGENT_MAX_RANKS; i++)
-            if (a->r[i].pid == pid)
+            if (a->r[i].pid == pid) {
                 exited(a, &a->r[i], status);
+                rank = true;
+            }
+        if (!rank)
+            (void)agent_images_reaped(a->images, pid); /* an image, or a program's orphan */
+    }
 }
 
 static void input(struct agent *a)
@@ -391,11 +439,11 @@ static void timers(struct agent *a)
 
 static void loop(struct agent *a)
 {
-    struct pollfd pf[2 + 2 * AGENT_MAX_RANKS];
+    struct pollfd pf[2 + 2 * AGENT_MAX_RANKS + 1 + AGENT_MAX_RANKS];
     struct enc_run_stream *st[2 + 2 * AGENT_MAX_RANKS];
 
     for (;;) {
-        int n = 2;
+        int n = 2, ni;
 
         pf[0] = (struct pollfd){.fd = a->fd, .events = POLLIN};
         pf[1] = (struct pollfd){.fd = a->sfd, .events = POLLIN};
@@ -408,8 +456,10 @@ static void loop(struct agent *a)
                     pf[n++] = (struct pollfd){.fd = s2[k]->fd, .events = POLLIN};
                 }
         }
-        if (poll(pf, (nfds_t)n, ENC_AGENT_HEARTBEAT_MS / 2) < 0 && errno != EINTR)
+        ni = agent_images_pollfds(a->images, pf + n, 1 + AGENT_MAX_RANKS);
+        if (poll(pf, (nfds_t)(n + ni), ENC_AGENT_HEARTBEAT_MS / 2) < 0 && errno != EINTR)
             kill_all_and_exit(a, "poll failed");
+        agent_images_serve(a->images, pf + n, ni);
         for (int i = 2; i < n; i++)
             if (pf[i].revents)
                 enc_run_stream_pump(st[i]);
@@ -441,6 +491,9 @@ int main(int argc, char **argv)
     connect_back(&a);
     if (enc_run_jobdir_create(a.jobdir, sizeof(a.jobdir)) != ENC_OK)
         die(&a, "cannot create a job directory (see above)");
+    if (a.snap_np > 0 && agent_images_open(&a.images, a.snap_np, a.jobdir, a.fd) != ENC_OK)
+        ENC_WARN("agent", "host %s: snapshots off on this host's ranks: their images "
+                 "cannot be parked here (see above)", a.host);
     enc_frame_reader_init(&a.rd, ENC_CTRL_MAX_PAYLOAD);
     a.hb_timeout_ns = enc_tunable_uint(ENC_TUNE_HEARTBEAT_TIMEOUT_MS) * 1000000ull;
     a.last_seen = enc_now_ns();

@@ -206,17 +206,23 @@ enc_status_t enc_agent_send(int fd, uint8_t type, const void *p, size_t len)
     return enc_frame_send(fd, &h, p, enc_deadline_ms(SEND_TIMEOUT_MS));
 }
 
-enc_status_t enc_agent_send_note(int fd, uint8_t type, const struct enc_agent_note *m)
+/* Sends what an encoder made (rv: its status), and frees it. */
+static enc_status_t send_encoded(int fd, uint8_t type, enc_status_t rv, uint8_t *buf, size_t len)
 {
-    uint8_t *buf;
-    size_t len;
-    enc_status_t rv;
-
-    if ((rv = enc_agent_note_encode(m, &buf, &len)) != ENC_OK)
+    if (rv != ENC_OK)
         return rv;
     rv = enc_agent_send(fd, type, buf, len);
     free(buf);
     return rv;
+}
+
+enc_status_t enc_agent_send_note(int fd, uint8_t type, const struct enc_agent_note *m)
+{
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    enc_status_t rv = enc_agent_note_encode(m, &buf, &len);
+
+    return send_encoded(fd, type, rv, buf, len);
 }
 
 bool enc_agent_shm_format(char *out, size_t cap, int np, const int *host_of, int host)
@@ -263,4 +269,68 @@ enc_status_t enc_agent_shm_parse(const char *s, int max_np, int *np, int *ranks,
         ranks[(*n)++] = prev = r;
     }
     return *n > 0 ? ENC_OK : ENC_ERR_INVAL;
+}
+
+enc_status_t enc_agent_image_encode(const struct enc_agent_image *m, uint8_t **out, size_t *len)
+{
+    size_t cap = 32 + (size_t)m->ncomms * 20;
+    struct enc_wbuf w;
+
+    if (m->ncomms > ENC_SNAP_COMMS_MAX)
+        return ENC_ERR_INVAL;
+    if ((*out = malloc(cap)) == NULL)
+        return ENC_ERR_NOMEM;
+    enc_w_init(&w, *out, cap);
+    enc_w_u32(&w, m->rank);
+    enc_w_u32(&w, m->inc);
+    enc_w_u32(&w, m->pid);
+    enc_w_u64(&w, m->seq);
+    enc_w_u32(&w, m->ncomms);
+    for (uint32_t i = 0; i < m->ncomms; i++) {
+        enc_w_u64(&w, m->comms[i].cid);
+        enc_w_u64(&w, m->comms[i].next);
+        enc_w_u32(&w, m->comms[i].members);
+    }
+    if (w.err) {
+        free(*out);
+        return ENC_ERR_INVAL;
+    }
+    *len = w.len;
+    return ENC_OK;
+}
+
+enc_status_t enc_agent_send_image(int fd, uint8_t type, const struct enc_agent_image *m)
+{
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    enc_status_t rv = enc_agent_image_encode(m, &buf, &len);
+
+    return send_encoded(fd, type, rv, buf, len);
+}
+
+enc_status_t enc_agent_image_decode(struct enc_agent_image *m, const void *p, size_t len)
+{
+    struct enc_rbuf r;
+
+    memset(m, 0, sizeof(*m));
+    enc_r_init(&r, p, len);
+    enc_r_u32(&r, &m->rank);
+    enc_r_u32(&r, &m->inc);
+    enc_r_u32(&r, &m->pid);
+    enc_r_u64(&r, &m->seq);
+    enc_r_u32(&r, &m->ncomms);
+    if (r.err || m->ncomms > ENC_SNAP_COMMS_MAX)
+        return ENC_ERR_PROTO;
+    if (m->ncomms > 0 && (m->comms = calloc(m->ncomms, sizeof(*m->comms))) == NULL)
+        return ENC_ERR_NOMEM;
+    for (uint32_t i = 0; i < m->ncomms; i++) {
+        enc_r_u64(&r, &m->comms[i].cid);
+        enc_r_u64(&r, &m->comms[i].next);
+        enc_r_u32(&r, &m->comms[i].members);
+    }
+    if (enc_r_done(&r) == ENC_OK)
+        return ENC_OK;
+    free(m->comms);
+    m->comms = NULL;
+    return ENC_ERR_PROTO;
 }

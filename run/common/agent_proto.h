@@ -5,6 +5,11 @@
  * agent -> encore-run: HELLO, STARTED, FAILED (cannot start), EXITED (wait
  * status), HEARTBEAT.  The job secret never travels here: the agent reads
  * it from its standard input and adds it to each rank's environment.
+ * Snapshot images of the host's ranks park with its agent: agent ->
+ * encore-run: PARKED (an image, where it stands), UNPARKED (it died),
+ * RESTORED (an ACTIVATE made it the rank), NOIMAGE (nothing to activate);
+ * encore-run -> agent: ACTIVATE {rank, inc, text = ENCORE_INJECT}, FORGET
+ * {rank} (its images are no use any more).
  */
 #ifndef ENC_COMMON_AGENT_PROTO_H
 #define ENC_COMMON_AGENT_PROTO_H
@@ -14,6 +19,7 @@
 #include <stddef.h>
 
 #include "core/status.h"
+#include "proto/snapmsg.h"
 
 #define ENC_AGENT_TEXT_MAX 512
 #define ENC_AGENT_HEARTBEAT_MS 500
@@ -40,6 +46,22 @@ struct enc_agent_spawn {
     char **argv;                  /* NULL-terminated */
     char **env;                   /* NULL-terminated; no ENCORE_SECRET/ENCORE_TRACKER */
 };
+
+/* PARKED {rank, inc, seq, comms} and RESTORED {rank, inc, pid, seq}: a
+ * snapshot image of rank, taken by incarnation inc after world collective
+ * seq (proto/snapmsg.h); decoded comms are malloc'd (free them). */
+struct enc_agent_image {
+    uint32_t rank;
+    uint32_t inc;
+    uint32_t pid;
+    uint64_t seq;
+    uint32_t ncomms;
+    struct enc_snap_comm *comms;
+};
+enc_status_t enc_agent_image_encode(const struct enc_agent_image *m, uint8_t **out, size_t *len);
+enc_status_t enc_agent_send_image(int fd, uint8_t type, const struct enc_agent_image *m);
+/* Strict: ENC_ERR_PROTO for a short, long or inconsistent payload. */
+enc_status_t enc_agent_image_decode(struct enc_agent_image *m, const void *p, size_t len);
 
 /* Encodes into a malloc'd buffer. */
 enc_status_t enc_agent_note_encode(const struct enc_agent_note *m, uint8_t **out, size_t *len);

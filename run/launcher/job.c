@@ -99,15 +99,52 @@ static enc_status_t add_shm_env(struct job *j, char ***env)
     return rv;
 }
 
+/* The same on another host: its agent owns the rank's images and answers
+ * RESTORED (job_images.c) or NOIMAGE, and then the rank starts afresh. */
+static bool restore_remote(struct job *j, int rank)
+{
+    struct rank_proc *p = &j->r[rank];
+    char inj[64];
+
+    if (j->snaps == NULL || !j->agents_up)
+        return false;
+    enc_run_inject_value(j->o, rank, p->incarnation, inj, sizeof(inj));
+    if (enc_run_remote_activate(j->rm, j->host_of[rank], rank, p->incarnation, inj) != ENC_OK)
+        return false;
+    p->activating = p->remote_live = true;
+    p->pid = 0;
+    p->phase = R_RUNNING;
+    p->stopped_since = 0;
+    p->registered = false;
+    p->lost[0] = '\0';
+    return true;
+}
+
+void job_forget_images(struct job *j, int rank)
+{
+    enc_run_snaps_forget(j->snaps, rank);
+    if (j->snaps != NULL && job_remote(j, rank))
+        enc_run_remote_forget(j->rm, j->host_of[rank], rank);
+}
+
 enc_status_t job_spawn(struct job *j, int rank)
+{
+    struct rank_proc *p = &j->r[rank];
+
+    if (p->incarnation > 0 && !job_remote(j, rank) && restore(j, rank))
+        return ENC_OK;
+    if (p->incarnation > 0 && job_remote(j, rank) && restore_remote(j, rank))
+        return ENC_OK;
+    return job_spawn_fresh(j, rank);
+}
+
+enc_status_t job_spawn_fresh(struct job *j, int rank)
 {
     struct rank_proc *p = &j->r[rank];
     char **env, dir[4200];
     enc_status_t rv;
 
-    if (p->incarnation > 0 && !job_remote(j, rank) && restore(j, rank))
-        return ENC_OK;
-    p->from_image = false;
+    p->from_image = p->activating = false;
     if (p->incarnation > 0 && j->log_floor > 0 && !j->o->fail_all)
         ENC_WARN("run", "rank %d has no snapshot image left: it re-executes from the start "
                  "(or its last checkpoint), but results below seq %llu were released when "
@@ -172,7 +209,7 @@ static void restart_everyone(struct job *j, int dead, const char *why)
     enc_tracker_restart_all(j->t);
     for (int i = 0; i < j->o->np; i++) {
         job_kill_rank(j, &j->r[i], SIGKILL);
-        enc_run_snaps_forget(j->snaps, i); /* everyone starts from scratch */
+        job_forget_images(j, i); /* everyone starts from scratch */
         j->r[i].finalized = false;
         schedule_restart(j, i);
     }

@@ -30,6 +30,7 @@ struct rank_proc {
     bool remote_live;             /* a SPAWN went to its agent and no EXITED came back */
     bool waiting;                 /* to spawn once every agent is up */
     bool from_image;              /* this incarnation is a restored snapshot image */
+    bool activating;              /* an ACTIVATE went to its agent, unanswered */
     char lost[160];               /* why the tracker gave up on it, if it did */
     uint64_t restart_at;
     uint64_t stopped_since;       /* first seen stopped while unwatched (0: not) */
@@ -79,7 +80,13 @@ void job_kill_all(struct job *j, int sig);
 /* Ends the job: one line, EVENT ABORT to the ranks, SIGKILL after a grace. */
 void job_fail(struct job *j, int status, uint64_t grace_ms, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* Starts the rank's next incarnation: from its newest snapshot image when
+ * one is parked (here, or on its host by the agent), else afresh. */
 enc_status_t job_spawn(struct job *j, int rank);
+/* Starts it afresh (the program from the start). */
+enc_status_t job_spawn_fresh(struct job *j, int rank);
+/* The rank's parked images are no use any more, wherever they are. */
+void job_forget_images(struct job *j, int rank);
 /* A rank died before MPI_Finalize (its process is gone or being killed). */
 void job_rank_died(struct job *j, int rank, const char *why);
 /* A rank's process ended with wait status `status`. */
@@ -96,6 +103,11 @@ enc_status_t job_wait_rank(struct job *j, pid_t pid, int *status, pid_t *reaped,
 /* job_hooks.c: the embedded tracker and the agents, with their hooks. */
 enc_status_t job_start_tracker(struct job *j, struct enc_secret *s);
 enc_status_t job_start_agents(struct job *j, const struct enc_secret *s);
+
+/* job_images.c: the agents' word on their hosts' snapshot images (sets
+ * cfg's snapshots flag and image hooks); a lost host's images are gone. */
+void job_image_hooks(struct job *j, struct enc_run_remote_config *cfg);
+void job_host_images_lost(struct job *j, int host);
 
 /* job_timers.c: runs the timers that are due; the next one's time. */
 void job_timers(struct job *j);

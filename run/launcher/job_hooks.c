@@ -2,7 +2,8 @@
  * job_hooks.c - what the embedded tracker and the agents of a multi-host
  * job tell encore-run, turned into rank state (job.c): a rank lost,
  * registered, finalized or aborting; an agent up, a rank started or exited
- * on it, a host lost; and starting both.
+ * on it, a host lost; and starting both (the agents' word on snapshot
+ * images: job_images.c).
  */
 #include "enc.h"
 #include "launcher/job.h"
@@ -62,6 +63,8 @@ static void hook_finalized(void *arg, int rank)
 
     j->r[rank].finalized = true;
     job_sample_memory(j, rank); /* about its largest: its work is done */
+    if (job_remote(j, rank))
+        job_forget_images(j, rank); /* here, job_snap_wanted refuses them */
 }
 
 static void hook_aborted(void *arg, int rank, int32_t code, const char *reason)
@@ -107,9 +110,13 @@ static void agent_exited(void *arg, int rank, uint32_t inc, int status,
     struct job *j = arg;
     struct rank_proc *p;
 
-    if (rank < 0 || rank >= j->o->np || j->r[rank].incarnation != inc || !j->r[rank].remote_live)
+    if (rank < 0 || rank >= j->o->np || !j->r[rank].remote_live)
         return;
     p = &j->r[rank];
+    /* the incarnation before, killed by fail-all: its restart (or the
+     * job's end) waits for its end (job_rank_exited clears pid) */
+    if (p->incarnation != inc && !(inc + 1 == p->incarnation && p->phase != R_RUNNING))
+        return;
     p->remote_live = false;
     p->private_kb = ENC_MAX(p->private_kb, mem->private_kb);
     if (mem->shm_alloc_kb >= 0) /* the segment only grows: the last word is the largest */
@@ -145,6 +152,7 @@ static void host_lost(void *arg, int host, const char *why)
     j->hl->h[host].lost = true;
     ENC_WARN("run", "host %s lost: %s; it is excluded for the rest of the job",
              j->hl->h[host].name, why);
+    job_host_images_lost(j, host);
     for (int i = 0; i < j->o->np; i++) /* nothing of that host will report again */
         if (j->host_of[i] == host) {
             j->r[i].remote_live = false;
@@ -177,6 +185,7 @@ enc_status_t job_start_agents(struct job *j, const struct enc_secret *s)
                   .exited = agent_exited, .lost = host_lost, .never_up = agent_never_up}};
     enc_status_t rv;
 
+    job_image_hooks(j, &cfg);
     enc_run_hosts_mark_local(j->hl);
     if ((rv = enc_run_remote_start(&j->rm, &cfg)) != ENC_OK) {
         fprintf(stderr, "encore-run: cannot start the agents: %s\n", encore_strerror(rv));
@@ -219,7 +228,9 @@ enc_status_t job_start_tracker(struct job *j, struct enc_secret *s)
     rv = enc_run_env_base(j->o, addr, hex, preload, &j->env);
     memset(hex, 0, sizeof(hex));
     if (rv == ENC_OK)
-        rv = enc_run_snaps_open(&j->snaps, j->o->np, j->jobdir, &j->env);
+        rv = enc_run_snaps_open(&j->snaps, j->o->np, j->jobdir, NULL, NULL);
+    if (rv == ENC_OK && j->snaps != NULL)
+        rv = enc_run_env_add(&j->env, "ENCORE_SNAPSHOT_SOCK", enc_run_snaps_sock(j->snaps));
     return rv;
 }
 

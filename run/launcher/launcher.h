@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "common/parking.h"
 #include "common/proc.h"
 #include "core/status.h"
 #include "launcher/placement.h"
@@ -111,46 +112,6 @@ bool enc_run_pid_stopped(pid_t pid);
 /* restart_policy.c: the restart budget and backoff of one rank. */
 bool enc_run_can_restart(const struct enc_run_opts *o, int restarts);
 int64_t enc_run_backoff_ms(int restarts);
-
-/* snapshots.c: parked snapshot images of the ranks.  open: NULL in *out
- * when ENCORE_SNAPSHOT_S=0 turns them off; else an abstract socket named
- * after jobdir, whose name it adds to env as ENCORE_SNAPSHOT_SOCK. */
-struct enc_run_snaps;
-struct pollfd;
-/* Is incarnation inc the live incarnation of rank (an image of it is useful)? */
-typedef bool (*enc_run_snap_wanted_fn)(void *arg, int rank, uint32_t inc);
-enc_status_t enc_run_snaps_open(struct enc_run_snaps **out, int np, const char *jobdir,
-                                char ***env);
-int enc_run_snaps_pollfds(const struct enc_run_snaps *s, struct pollfd *p, int cap);
-void enc_run_snaps_serve(struct enc_run_snaps *s, const struct pollfd *p, int n,
-                         enc_run_snap_wanted_fn wanted, void *arg);
-/* Reads registrations queued on the socket, waiting up to wait_ms for
- * one of rank (none waited for once it has one parked). */
-void enc_run_snaps_drain(struct enc_run_snaps *s, int rank, int wait_ms,
-                         enc_run_snap_wanted_fn wanted, void *arg);
-/* True when pid was a parked image (now gone). */
-bool enc_run_snaps_reaped(struct enc_run_snaps *s, pid_t pid);
-/* Makes rank's parked image incarnation inc: ENC_OK with its *pid and the
- * *seq it was taken at; ENC_ERR_NOT_FOUND when there is none (or it died). */
-enc_status_t enc_run_snaps_activate(struct enc_run_snaps *s, int rank, uint32_t inc,
-                                    const char *inject, pid_t *pid, uint64_t *seq);
-/* The seq of rank's parked image (false: none parked). */
-bool enc_run_snaps_newest(const struct enc_run_snaps *s, int rank, uint64_t *seq);
-/* After an image registered: for each communicator but the world on which
- * every member's parked image stands (none of them taken before it
- * existed), fn(arg, cid, floor) with the lowest position among the ranks
- * not done, when it rose. */
-typedef void (*enc_run_floor_fn)(void *arg, uint64_t cid, uint64_t floor);
-void enc_run_snaps_comm_floors(struct enc_run_snaps *s, const bool *done, enc_run_floor_fn fn,
-                               void *arg);
-/* The rank's parked image is no use any more (it exits). */
-void enc_run_snaps_forget(struct enc_run_snaps *s, int rank);
-/* Every parked image ends (SIGKILL, reaped). */
-void enc_run_snaps_end(struct enc_run_snaps *s);
-void enc_run_snaps_counts(const struct enc_run_snaps *s, int rank, unsigned *taken,
-                          unsigned *used);
-/* Ends them, closes the socket. */
-void enc_run_snaps_close(struct enc_run_snaps *s);
 
 /* job.c: runs the job to its end; returns encore-run's exit status. */
 int enc_run_job(const struct enc_run_opts *o, const char *path);

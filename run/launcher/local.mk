@@ -8,11 +8,11 @@ encore_run_SOURCES += \
 	run/launcher/preload.c \
 	run/launcher/rank_env.c \
 	run/launcher/restart_policy.c \
-	run/launcher/snapshots.c \
 	run/launcher/stopped.c \
 	run/launcher/job.c \
 	run/launcher/job_loop.c \
 	run/launcher/job_hooks.c \
+	run/launcher/job_images.c \
 	run/launcher/job_timers.c \
 	run/launcher/job_summary.c \
 	run/launcher/placement.c \

@@ -131,7 +131,7 @@ static int build_argv(const struct enc_run_remote *rm, int h, char *words, size_
 
     agent_path(agent, sizeof(agent));
     snprintf(words, cap, "%s", rm->cfg.rsh);
-    for (char *w = strtok_r(words, " \t", &save); w != NULL && n < max - 14;
+    for (char *w = strtok_r(words, " \t", &save); w != NULL && n < max - 16;
          w = strtok_r(NULL, " \t", &save))
         argv[n++] = w;
     argv[n++] = (char *)rm->cfg.hosts->h[h].name;
@@ -149,6 +149,10 @@ static int build_argv(const struct enc_run_remote *rm, int h, char *words, size_
     if (shm != NULL) {
         argv[n++] = "--shm";
         argv[n++] = shm;
+    }
+    if (rm->cfg.snapshots) {
+        argv[n++] = "--snapshots";
+        asprintf(&argv[n++], "%d", rm->cfg.np);
     }
     argv[n] = NULL;
     return n;
@@ -351,6 +355,30 @@ static void host_lost(struct enc_run_remote *rm, int h, const char *why)
         rm->cfg.hooks.lost(rm->cfg.hooks.arg, h, why);
 }
 
+/* PARKED and RESTORED: an image of a rank of host h (nothing else
+ * comes from an agent whose host runs no such rank). */
+static void image_frame(struct enc_run_remote *rm, int h)
+{
+    const struct enc_run_remote_hooks *k = &rm->cfg.hooks;
+    struct agent *a = &rm->a[h];
+    struct enc_agent_image m;
+    struct enc_run_snap_info img;
+
+    if (enc_agent_image_decode(&m, a->rd.payload, (size_t)a->rd.hdr.len) != ENC_OK ||
+        m.rank >= (uint32_t)rm->cfg.np) {
+        ENC_WARN("run", "malformed image frame from the agent of host %s",
+                 rm->cfg.hosts->h[h].name);
+        return;
+    }
+    img = (struct enc_run_snap_info){.incarnation = m.inc, .seq = m.seq, .comms = m.comms,
+                                     .ncomms = m.ncomms};
+    if (a->rd.hdr.type == ENC_MSG_AGENT_PARKED && k->parked)
+        k->parked(k->arg, h, (int)m.rank, &img);
+    else if (a->rd.hdr.type == ENC_MSG_AGENT_RESTORED && k->restored)
+        k->restored(k->arg, h, (int)m.rank, m.inc, (pid_t)m.pid, m.seq);
+    free(m.comms);
+}
+
 static void agent_frame(struct enc_run_remote *rm, int h)
 {
     const struct enc_run_remote_hooks *k = &rm->cfg.hooks;
@@ -361,6 +389,10 @@ static void agent_frame(struct enc_run_remote *rm, int h)
     a->last_seen = enc_now_ns();
     if (a->rd.hdr.type == ENC_MSG_AGENT_HEARTBEAT)
         return;
+    if (a->rd.hdr.type == ENC_MSG_AGENT_PARKED || a->rd.hdr.type == ENC_MSG_AGENT_RESTORED) {
+        image_frame(rm, h);
+        return;
+    }
     if (enc_agent_note_decode(&m, a->rd.payload, (size_t)a->rd.hdr.len) != ENC_OK) {
         ENC_WARN("run", "malformed frame from the agent of host %s", rm->cfg.hosts->h[h].name);
         return;
@@ -373,6 +405,14 @@ static void agent_frame(struct enc_run_remote *rm, int h)
         enc_agent_mem_parse(m.text, &mem);
         if (k->exited)
             k->exited(k->arg, (int)m.rank, m.inc, (int)m.value, &mem);
+        break;
+    case ENC_MSG_AGENT_UNPARKED:
+        if (k->parked && m.rank < (uint32_t)rm->cfg.np)
+            k->parked(k->arg, h, (int)m.rank, NULL);
+        break;
+    case ENC_MSG_AGENT_NOIMAGE:
+        if (k->noimage && m.rank < (uint32_t)rm->cfg.np)
+            k->noimage(k->arg, (int)m.rank, m.inc);
         break;
     default: break;
     }
@@ -510,7 +550,7 @@ enc_status_t enc_run_remote_spawn(struct enc_run_remote *rm, int host,
                                   const struct enc_agent_spawn *m)
 {
     static const char *const skip[] = {"ENCORE_SECRET=", "ENCORE_TRACKER=", "ENCORE_HOST=",
-                                       "ENCORE_RANK_TMPDIR=", NULL};
+                                       "ENCORE_RANK_TMPDIR=", "ENCORE_SNAPSHOT_SOCK=", NULL};
     uint8_t *buf;
     size_t len;
     enc_status_t rv;
@@ -530,4 +570,23 @@ void enc_run_remote_kill(struct enc_run_remote *rm, int host, int rank, uint32_t
 
     if (rm->a[host].state == A_UP)
         enc_agent_send_note(rm->a[host].fd, ENC_MSG_AGENT_KILL, &m);
+}
+
+enc_status_t enc_run_remote_activate(struct enc_run_remote *rm, int host, int rank, uint32_t inc,
+                                     const char *inject)
+{
+    struct enc_agent_note m = {.rank = (uint32_t)rank, .inc = inc};
+
+    if (rm->a[host].state != A_UP)
+        return ENC_ERR_STATE;
+    snprintf(m.text, sizeof(m.text), "%s", inject);
+    return enc_agent_send_note(rm->a[host].fd, ENC_MSG_AGENT_ACTIVATE, &m);
+}
+
+void enc_run_remote_forget(struct enc_run_remote *rm, int host, int rank)
+{
+    struct enc_agent_note m = {.rank = (uint32_t)rank};
+
+    if (rm->a[host].state == A_UP)
+        (void)enc_agent_send_note(rm->a[host].fd, ENC_MSG_AGENT_FORGET, &m);
 }

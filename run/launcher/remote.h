@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "common/agent_proto.h"
+#include "common/parking.h"
 #include "launcher/placement.h"
 #include "proto/auth.h"
 
@@ -31,6 +32,12 @@ struct enc_run_remote_hooks {
     void (*lost)(void *arg, int host, const char *why);
     /* An agent never came up; why is one line naming the host. */
     void (*never_up)(void *arg, int host, const char *why);
+    /* Snapshot images on the agent's host: one of rank parked (img) or
+     * died (img NULL); restored: an ACTIVATE made one incarnation inc
+     * (pid, taken at seq); noimage: there was none to activate. */
+    void (*parked)(void *arg, int host, int rank, const struct enc_run_snap_info *img);
+    void (*restored)(void *arg, int host, int rank, uint32_t inc, pid_t pid, uint64_t seq);
+    void (*noimage)(void *arg, int rank, uint32_t inc);
 };
 
 struct enc_run_remote_config {
@@ -41,6 +48,7 @@ struct enc_run_remote_config {
     uint16_t tracker_port;
     int np;                       /* ranks of the job */
     const int *host_of;           /* each rank's host at start (agent --shm) */
+    bool snapshots;               /* the agents own their hosts' images (--snapshots) */
     struct enc_run_remote_hooks hooks;
 };
 
@@ -66,6 +74,12 @@ const char *enc_run_remote_local_addr(const struct enc_run_remote *rm);
 enc_status_t enc_run_remote_spawn(struct enc_run_remote *rm, int host,
                                   const struct enc_agent_spawn *m);
 void enc_run_remote_kill(struct enc_run_remote *rm, int host, int rank, uint32_t inc, int sig);
+/* ACTIVATE rank's newest image on host as incarnation inc (answered by
+ * the restored or noimage hook); ENC_ERR_STATE when the agent is not up. */
+enc_status_t enc_run_remote_activate(struct enc_run_remote *rm, int host, int rank, uint32_t inc,
+                                     const char *inject);
+/* FORGET: rank's images on host are no use any more. */
+void enc_run_remote_forget(struct enc_run_remote *rm, int host, int rank);
 
 #endif
 

@@ -39,6 +39,12 @@ uint64_t enc_frame_max_payload(uint8_t type)
     case ENC_MSG_AGENT_FAILED:
     case ENC_MSG_AGENT_EXITED:
     case ENC_MSG_AGENT_HEARTBEAT:
+    case ENC_MSG_AGENT_PARKED:
+    case ENC_MSG_AGENT_UNPARKED:
+    case ENC_MSG_AGENT_ACTIVATE:
+    case ENC_MSG_AGENT_RESTORED:
+    case ENC_MSG_AGENT_NOIMAGE:
+    case ENC_MSG_AGENT_FORGET:
         return ENC_CTRL_MAX_PAYLOAD;
     case ENC_MSG_DATA:
     case ENC_MSG_LOG_RESULT:

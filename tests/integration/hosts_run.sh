@@ -12,9 +12,10 @@
 #   killed    2 hosts, rank 1 SIGKILLed at its 10th collective: it restarts
 #             on its own (live) host and the job ends exactly; nothing is
 #             left in TMPDIR (the agents' and ranks' private directories)
-#   snapoff   snapshots on (0.1 s): every rank, none on encore-run's host,
-#             says once that its images cannot be parked and takes none;
-#             exact output
+#   snapon    snapshots on (0.1 s), no rank on encore-run's host: every
+#             rank parks its images with its host's agent, and the summary
+#             counts them; exact output (hosts_snapshot.sh kills and
+#             restores such ranks)
 #   toomany   more ranks than slots without --oversubscribe: one line, exit 2
 set -eu
 # shellcheck disable=SC2034 # read by lib.sh
@@ -88,17 +89,17 @@ registered killed 1 1 1
 # the agents' job directories (the killed rank's session files) are gone
 enc_expect_empty_dir "$ENC_TMP/killed.tmp" killed
 
-# -- snapoff: snapshots asked for, but images park on encore-run's host only ---
-# (every rank here runs in a namespace, where encore-run's abstract socket
-# is not): each rank says so once and takes none; the job is exact.
+# -- snapon: every rank's images park with its own host's agent ---------------
 REC_ENV="ENCORE_SNAPSHOT_S=0.1"
-rec_run snapoff 3 --rsh "$RSH" -H "$h1:2,$h2" "$REC_ITER" --iters 30
+rec_run snapon 3 --rsh "$RSH" -H "$h1:2,$h2" --summary "$REC_ITER" --iters 30 --usleep 20000
 REC_ENV=
-rec_ok snapoff it3
-_n=$(rec_count snapoff "warning: snapshots off on this rank: its images cannot be parked")
-[ "$_n" -eq 3 ] || { rec_show snapoff; enc_fail "snapoff: $_n 'snapshots off' lines, want 3 (one per rank)"; }
-[ "$(rec_count snapoff "snapshot at seq [0-9]+ taken")" -eq 0 ] ||
-    { rec_show snapoff; enc_fail "snapoff: a rank took a snapshot nothing keeps"; }
+rec_ok snapon it3
+[ "$(rec_count snapon "snapshots off on this rank")" -eq 0 ] ||
+    { rec_show snapon; enc_fail "snapon: a rank says its images cannot be parked"; }
+for r in 0 1 2; do
+    rec_grep snapon "^  rank $r +snapshots taken [1-9][0-9]* +used 0\$" \
+        "rank $r's snapshots are not counted"
+done
 
 # -- toomany: 4 ranks, 3 slots --------------------------------------------------
 rec_run toomany 4 --rsh "$RSH" -H "$h1:2,$h2" "$REC_ITER" --iters 30

@@ -1,9 +1,10 @@
 /*
  * image.h - the life of a snapshot image (image.c).
  *
- * The image is made a child of encore-run (vfork + fork; encore-run is a
- * child subreaper), closes every descriptor libencore holds, records its
- * regular files' offsets, registers with encore-run on ENCORE_SNAPSHOT_SOCK
+ * The image is made a child of its host's owner (vfork + fork; encore-run,
+ * or on another host its agent, is a child subreaper), closes every
+ * descriptor libencore holds, records its regular files' offsets,
+ * registers with that owner on ENCORE_SNAPSHOT_SOCK
  * (saying where it stands on every communicator) and blocks there without
  * using CPU.  When the rank dies, encore-run activates the newest one: it
  * restores the offsets and rejoins as the next incarnation
@@ -26,7 +27,7 @@
  * the rank); otherwise it _exits. */
 pid_t enc_snap_child(uint64_t seq);
 /* Whether an image of this rank could register where images are parked
- * (encore-run's socket, on its host only so far). */
+ * (the socket of encore-run or of this host's agent). */
 bool enc_snap_parking_reachable(void);
 /* True in a process restored from a snapshot. */
 bool enc_snapshot_restored(void);

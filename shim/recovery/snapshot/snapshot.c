@@ -65,13 +65,16 @@ enc_status_t enc_snapshot_init(void)
 
     sn.adaptive = s < 0;
     sn.on = s != 0 && enc_tunable_isset(ENC_TUNE_SNAPSHOT_SOCK);
-    /* Images park on encore-run's host only (an abstract socket there): a
-     * rank elsewhere would fork images nothing keeps, so it says so once
-     * and takes none; its recovery re-executes (or loads a checkpoint). */
+    /* Images park with their host's owner (encore-run or the host's agent,
+     * on an abstract socket of that host's network namespace): a rank that
+     * cannot reach it (it entered another namespace, say) would fork images
+     * nothing keeps, so it says so once and takes none. */
     if (sn.on && !enc_snap_parking_reachable()) {
         ENC_WARN("snapshot", "snapshots off on this rank: its images cannot be parked "
-                 "(they park on encore-run's host only, and this rank runs on another); "
-                 "a restart of this rank re-executes from the start or its last checkpoint");
+                 "(nothing answers on ENCORE_SNAPSHOT_SOCK=%s, the socket of encore-run "
+                 "or of this host's agent, in this network namespace); a restart of this "
+                 "rank re-executes from the start or its last checkpoint",
+                 enc_tunable_str(ENC_TUNE_SNAPSHOT_SOCK));
         sn.on = false;
     }
     sn.interval = sn.adaptive ? SNAP_FIRST_S : s;

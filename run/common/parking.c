@@ -1,18 +1,20 @@
 /*
- * snapshots.c - encore-run's side of transparent snapshots: an abstract
- * Unix socket (nothing on disk) named after the job's directory, where each rank's snapshot images
- * register (proto/snapmsg.h) and wait, at most one parked per rank (a
- * newer one replaces it: the older one gets EOF and exits), activation of
- * the newest when its rank dies, the end of all of them with the job, and
- * the trim floors their positions allow on each communicator.
- * encore-run is a child subreaper, so images (orphaned at birth by a
- * double fork) are its children: it reaps them and tells them from ranks
- * by pid.  Program children that are not images never register.
+ * parking.c - the owner's side of transparent snapshots (parking.h), in
+ * encore-run for its host and in encore-agent for each other host: an
+ * abstract Unix socket (nothing on disk) named after the owner's job
+ * directory, where each rank's snapshot images register (proto/snapmsg.h)
+ * and wait, at most one parked per rank (a newer one replaces it: the
+ * older one gets EOF and exits), activation of the newest when its rank
+ * dies, the end of all of them with the job, and the trim floors their
+ * positions allow on each communicator (encore-run: with the remote
+ * records its agents sent).  The owner is a child subreaper, so images
+ * (orphaned at birth by a double fork) are its children: it reaps them
+ * and tells them from ranks by pid.  Program children that are not images
+ * never register.
  */
 #include "enc.h"
+#include "common/parking.h"
 #include "core/vec.h"
-#include "launcher/launcher.h"
-#include "proto/snapmsg.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -27,7 +29,8 @@
 #include <unistd.h>
 
 struct parked {
-    int fd;                       /* -1: none */
+    int fd;                       /* -1: none here */
+    bool remote;                  /* parked on the rank's host, by its agent */
     pid_t pid;
     uint32_t incarnation;
     uint64_t seq;
@@ -49,7 +52,29 @@ struct enc_run_snaps {
     struct comm_floor *floors;
     size_t nfloors, capfloors;
     bool registered;              /* an image registered since the last floors */
+    enc_run_snap_note_fn note;
+    void *note_arg;
 };
+
+static bool present(const struct parked *k)
+{
+    return k->fd >= 0 || k->remote;
+}
+
+static void tell(const struct enc_run_snaps *s, int rank, const struct parked *k)
+{
+    struct enc_run_snap_info img;
+
+    if (s->note == NULL)
+        return;
+    if (k == NULL) {
+        s->note(s->note_arg, rank, NULL);
+        return;
+    }
+    img = (struct enc_run_snap_info){.incarnation = k->incarnation, .seq = k->seq,
+                                     .comms = k->comms, .ncomms = k->ncomms};
+    s->note(s->note_arg, rank, &img);
+}
 
 /* An abstract socket named after the job directory and this process. */
 static enc_status_t listen_at(struct enc_run_snaps *s, const char *jobdir)
@@ -72,7 +97,7 @@ static enc_status_t listen_at(struct enc_run_snaps *s, const char *jobdir)
 }
 
 enc_status_t enc_run_snaps_open(struct enc_run_snaps **out, int np, const char *jobdir,
-                                char ***env)
+                                enc_run_snap_note_fn note, void *note_arg)
 {
     struct enc_run_snaps *s;
     enc_status_t rv = ENC_OK;
@@ -86,16 +111,23 @@ enc_status_t enc_run_snaps_open(struct enc_run_snaps **out, int np, const char *
     }
     s->np = np;
     s->lfd = -1;
+    s->note = note;
+    s->note_arg = note_arg;
     for (int i = 0; i < np; i++)
         s->r[i].fd = -1;
     *out = s;
     if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
         ENC_WARN("run", "PR_SET_CHILD_SUBREAPER: %m; snapshots off");
     else if ((rv = listen_at(s, jobdir)) == ENC_OK)
-        return enc_run_env_add(env, "ENCORE_SNAPSHOT_SOCK", s->name);
+        return ENC_OK;
     enc_run_snaps_close(s);
     *out = NULL;
     return rv;
+}
+
+const char *enc_run_snaps_sock(const struct enc_run_snaps *s)
+{
+    return s->name;
 }
 
 int enc_run_snaps_pollfds(const struct enc_run_snaps *s, struct pollfd *p, int cap)
@@ -116,6 +148,7 @@ static void drop(struct parked *k)
     if (k->fd >= 0)
         close(k->fd); /* EOF: the image exits */
     k->fd = -1;
+    k->remote = false;
     k->pid = 0;
     free(k->comms);
     k->comms = NULL;
@@ -166,6 +199,7 @@ static void accept_one(struct enc_run_snaps *s, int fd, enc_run_snap_wanted_fn w
     s->registered = true;
     ENC_DEBUG("run", "rank %u: snapshot at seq %llu parked (pid %u)", h.rank,
               (unsigned long long)h.seq, h.pid);
+    tell(s, (int)h.rank, k);
 }
 
 void enc_run_snaps_serve(struct enc_run_snaps *s, const struct pollfd *p, int n,
@@ -177,8 +211,10 @@ void enc_run_snaps_serve(struct enc_run_snaps *s, const struct pollfd *p, int n,
         return;
     for (int i = 1; i < n; i++)
         for (int r = 0; r < s->np; r++)
-            if (p[i].revents && s->r[r].fd == p[i].fd)
+            if (p[i].revents && s->r[r].fd == p[i].fd) {
                 drop(&s->r[r]); /* nothing is expected from a parked image */
+                tell(s, r, NULL);
+            }
     if (!(p[0].revents & POLLIN))
         return;
     while ((fd = accept4(s->lfd, NULL, NULL, SOCK_CLOEXEC)) >= 0)
@@ -209,6 +245,7 @@ bool enc_run_snaps_reaped(struct enc_run_snaps *s, pid_t pid)
     for (int r = 0; s != NULL && r < s->np; r++)
         if (s->r[r].pid == pid) {
             drop(&s->r[r]);
+            tell(s, r, NULL);
             return true;
         }
     return false;
@@ -237,10 +274,44 @@ enc_status_t enc_run_snaps_activate(struct enc_run_snaps *s, int rank, uint32_t 
 
 bool enc_run_snaps_newest(const struct enc_run_snaps *s, int rank, uint64_t *seq)
 {
-    if (s == NULL || s->r[rank].fd < 0)
+    if (s == NULL || !present(&s->r[rank]))
         return false;
     *seq = s->r[rank].seq;
     return true;
+}
+
+void enc_run_snaps_note_remote(struct enc_run_snaps *s, int rank,
+                               const struct enc_run_snap_info *img)
+{
+    struct parked *k;
+    size_t bytes;
+
+    if (s == NULL)
+        return;
+    k = &s->r[rank];
+    drop(k);
+    if (img == NULL)
+        return;
+    bytes = img->ncomms * sizeof(*k->comms);
+    k->comms = bytes ? malloc(bytes) : NULL;
+    if (bytes && k->comms == NULL)
+        return; /* unknown positions: as if none were parked (no trim) */
+    if (bytes)
+        memcpy(k->comms, img->comms, bytes);
+    k->ncomms = img->ncomms;
+    k->remote = true;
+    k->incarnation = img->incarnation;
+    k->seq = img->seq;
+    k->taken++;
+    s->registered = true;
+}
+
+void enc_run_snaps_used_remote(struct enc_run_snaps *s, int rank)
+{
+    if (s == NULL)
+        return;
+    drop(&s->r[rank]);
+    s->r[rank].used++;
 }
 
 void enc_run_snaps_forget(struct enc_run_snaps *s, int rank)
@@ -294,7 +365,7 @@ static uint32_t listed(const struct enc_run_snaps *s, const bool *done, uint64_t
     for (int r = 0; r < s->np; r++) {
         const struct parked *k = &s->r[r];
 
-        for (uint32_t i = 0; k->fd >= 0 && i < k->ncomms; i++) {
+        for (uint32_t i = 0; present(k) && i < k->ncomms; i++) {
             if (k->comms[i].cid != cid)
                 continue;
             n++;
@@ -342,6 +413,6 @@ void enc_run_snaps_comm_floors(struct enc_run_snaps *s, const bool *done, enc_ru
         return;
     s->registered = false;
     for (int r = 0; r < s->np; r++)
-        for (uint32_t i = 0; s->r[r].fd >= 0 && i < s->r[r].ncomms; i++)
+        for (uint32_t i = 0; present(&s->r[r]) && i < s->r[r].ncomms; i++)
             comm_floor(s, done, s->r[r].comms[i].cid, fn, arg);
 }
