@@ -27,8 +27,11 @@ libencore_la_SOURCES += \
 	shim/mpi/coll_allgather.c \
 	shim/mpi/coll_scan.c \
 	shim/mpi/coll_rooted.c \
+	shim/mpi/io_agree.c \
+	shim/mpi/io_file.c \
+	shim/mpi/io_shared.c \
 	shim/mpi/gen/wrappers.c
-noinst_HEADERS += shim/mpi/mpi_layer.h shim/mpi/icoll.h shim/mpi/turn_queue.h shim/mpi/gen/entries.h
+noinst_HEADERS += shim/mpi/mpi_layer.h shim/mpi/icoll.h shim/mpi/turn_queue.h shim/mpi/io.h shim/mpi/gen/entries.h
 EXTRA_DIST += shim/mpi/mpi.spec shim/mpi/gen_entries.py
 BUILT_SOURCES += $(srcdir)/shim/mpi/gen/wrappers.c $(srcdir)/shim/mpi/gen/entries.h
 
