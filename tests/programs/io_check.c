@@ -7,7 +7,9 @@
  * line per fact, "rank R ..."), so runs compare by sorted output; the data
  * files DIR/data and DIR/ordered compare with cmp.
  *
- * usage: io_check DIR ITERS
+ * usage: io_check DIR ITERS [shared]
+ * With "shared", calls MPI_File_write_shared right after the first open
+ * (refused under encore-run: io.sh checks the one line).
  * Every block written is a pure function of (iteration, rank, index), and
  * nothing is read before it is final, so a restored rank's re-executed
  * writes and reads are exact (docs/io.md).
@@ -67,9 +69,9 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-    if (argc != 3 || (iters = atoi(argv[2])) < 1) {
+    if (argc < 3 || argc > 4 || (iters = atoi(argv[2])) < 1) {
         if (rank == 0)
-            fprintf(stderr, "usage: io_check DIR ITERS\n");
+            fprintf(stderr, "usage: io_check DIR ITERS [shared]\n");
         MPI_Finalize();
         return 2;
     }
@@ -84,6 +86,8 @@ int main(int argc, char **argv)
     check(MPI_File_open(MPI_COMM_WORLD, data, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL,
                         &fh), "open data");
     check(MPI_File_set_size(fh, 0), "set_size 0");
+    if (argc == 4 && strcmp(argv[3], "shared") == 0)
+        check(MPI_File_write_shared(fh, &rank, 1, MPI_INT, MPI_STATUS_IGNORE), "write_shared");
     check(MPI_File_open(MPI_COMM_WORLD, ordered, MPI_MODE_CREATE | MPI_MODE_RDWR,
                         MPI_INFO_NULL, &fo), "open ordered");
     check(MPI_File_set_size(fo, 0), "set_size ordered");
