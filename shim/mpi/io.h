@@ -19,7 +19,7 @@
 /* One file opened on an encore communicator. */
 struct enc_io_file {
     MPI_File fh;            /* this rank's real handle, on MPI_COMM_SELF */
-    MPI_Comm comm;          /* the encore communicator it was opened on */
+    MPI_Comm comm;          /* a dup of the encore communicator it was opened on */
     int amode;              /* as the application asked */
     char *name;             /* for MPI_MODE_DELETE_ON_CLOSE */
     MPI_Offset shared;      /* shared file pointer, in etypes of the view */

@@ -105,8 +105,14 @@ int enc_mpi_File_open(const void *site, MPI_Comm comm, const char *filename, int
         free(f), free(name);
         return rv != MPI_SUCCESS ? rv : err;
     }
+    /* The file's own communicator (as Open MPI's own File_open dups it):
+     * the program may free comm before File_close. */
+    if ((rv = enc_mpi_Comm_dup(site, comm, &f->comm)) != MPI_SUCCESS) {
+        enc_real_File_close(&real);
+        free(f), free(name);
+        return rv;
+    }
     f->fh = real;
-    f->comm = comm;
     f->amode = amode;
     f->name = name;
     f->etype_size = 1;
@@ -138,6 +144,8 @@ int enc_mpi_File_close(const void *site, MPI_File *fh)
     if (rv == MPI_SUCCESS && (f->amode & MPI_MODE_DELETE_ON_CLOSE))
         rv = enc_mpi_Barrier(site, f->comm);
     free(all);
+    if (rv == MPI_SUCCESS)
+        rv = enc_mpi_Comm_free(site, &f->comm);
     unlink_file(f);
     *fh = MPI_FILE_NULL;
     return rv != MPI_SUCCESS ? rv : err;

@@ -6,7 +6,7 @@
 #             the files it wrote (data, ordered) identical to native's (cmp)
 #   kill      rank 0 SIGKILLed at collective 20 (inside the write loop) and
 #             rank 2 at 45: output and files identical to the fault-free run
-#   late      rank 0 killed at collective 72 (the barrier before the file
+#   late      rank 0 killed at collective 74 (the barrier before the file
 #             grows), after all data was written: its replay of the early
 #             MPI_File_set_size(fh, 0) must not truncate what the others
 #             wrote (output and files still identical).  A kill after the
@@ -51,7 +51,7 @@ rec_restarts kill "1 0 1 0"
 same_files kill native
 enc_log "ok kill ($REC_MS ms)"
 
-rec_run late 4 --inject kill:rank=0:op=72 "$PROG" "$ENC_TMP/late.d" "$ITERS"
+rec_run late 4 --inject kill:rank=0:op=74 "$PROG" "$ENC_TMP/late.d" "$ITERS"
 rec_ok late native
 rec_restarts late "1 0 0 0"
 same_files late native
