@@ -10,19 +10,18 @@
 #include "enc.h"
 
 #include <stdlib.h>
-#include <unistd.h>
 
 #include <mpi.h>
 
+#include "engine/layer.h"
 #include "mpi/io.h"
 #include "mpi/mpi_layer.h"
 
-/* Differs between the first run of a rank and its restored copy (a
- * restart or a snapshot's fork is a new process): host id and pid, taken
- * at each call, never cached (a snapshot copies memory). */
+/* Differs between the first run of a rank and every restored copy (a
+ * restart or a snapshot's fork takes the next incarnation number). */
 static int64_t incarnation(void)
 {
-    return ((int64_t)(gethostid() & 0x7fffffff) << 32) | (int64_t)getpid();
+    return (int64_t)enc_engine_incarnation();
 }
 
 int enc_io_agree(const void *site, const char *fn, MPI_Comm comm, int64_t mine, int64_t *all,
