@@ -81,12 +81,24 @@ int enc_mpi_File_open(const void *site, MPI_Comm comm, const char *filename, int
     MPI_File real = MPI_FILE_NULL;
     int replayed = 0, rv, err = MPI_SUCCESS;
 
+    if (filename == NULL || fh == NULL) {
+        free(all), free(f);
+        return enc_mpi_raise(MPI_ERR_ARG, "MPI_File_open: %s is NULL",
+                             filename == NULL ? "filename" : "fh");
+    }
     if (all == NULL || f == NULL || name == NULL) {
         free(all), free(f), free(name);
         return enc_mpi_raise(MPI_ERR_NO_MEM, "MPI_File_open: out of memory");
     }
     /* Rank 0 creates (and checks EXCL) before anyone else opens. */
     rv = enc_io_agree(site, "MPI_File_open", comm, amode, all, &replayed);
+    for (int i = 0; rv == MPI_SUCCESS && i < n; i++)
+        if (all[i] != amode) {
+            free(all), free(f), free(name);
+            return enc_mpi_raise(MPI_ERR_AMODE, "MPI_File_open: ranks passed different "
+                                 "access modes (%d here, %lld on rank %d)", amode,
+                                 (long long)all[i], i);
+        }
     if (rv == MPI_SUCCESS && me == 0)
         err = real_open(name, replayed ? plain : amode & ~MPI_MODE_DELETE_ON_CLOSE, info,
                         &real);

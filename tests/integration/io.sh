@@ -13,6 +13,7 @@
 #             file grew would make its repeated MPI_File_get_size see the
 #             later size: docs/io.md, what is not exact.
 #   shared    MPI_File_write_shared is refused with one line, exit 1
+#   amode     rank 1 opens with another access mode: one error line, exit 1
 set -eu
 # shellcheck disable=SC2034 # read by lib.sh
 ENC_LIMIT=90
@@ -32,7 +33,7 @@ same_files() {
 }
 
 mkdir "$ENC_TMP/native.d" "$ENC_TMP/free.d" "$ENC_TMP/kill.d" "$ENC_TMP/late.d" \
-    "$ENC_TMP/shared.d"
+    "$ENC_TMP/shared.d" "$ENC_TMP/amode.d"
 enc_run_ok native enc_mpirun 4 "$PROG" "$ENC_TMP/native.d" "$ITERS"
 cp "$ENC_TMP/native.out" "$ENC_TMP/native.ref"
 [ "$(wc -l <"$ENC_TMP/native.ref")" -eq 44 ] || enc_fail "native: want 44 lines"
@@ -62,4 +63,9 @@ rec_fails shared
 rec_grep shared 'MPI_File_write_shared on a file opened on an encore communicator is not supported in encore mode' \
     "no refusal line"
 enc_log "ok shared"
+
+rec_run amode 4 "$PROG" "$ENC_TMP/amode.d" "$ITERS" amode
+rec_fails amode
+rec_grep amode 'MPI_File_open: ranks passed different access modes' "no amode error line"
+enc_log "ok amode"
 enc_pass
