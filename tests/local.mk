@@ -31,6 +31,7 @@ integration_tests = \
 	tests/integration/junk_peers.sh \
 	tests/integration/recovery_kill.sh \
 	tests/integration/io.sh \
+	tests/integration/io_shared.sh \
 	tests/integration/recovery_stop.sh \
 	tests/integration/recovery_fail.sh \
 	tests/integration/recovery_overlap.sh \
@@ -142,11 +143,13 @@ mpi_programs = \
 	tests/programs/junk_target \
 	tests/programs/spawn_child \
 	tests/programs/mt_comms
-mpi_programs += tests/programs/io_check
+mpi_programs += tests/programs/io_check tests/programs/io_shared_check
 check_PROGRAMS += $(mpi_programs)
 mpi_cflags = $(AM_CFLAGS) $(MPI_CFLAGS)
 tests_programs_io_check_CFLAGS = $(mpi_cflags)
 tests_programs_io_check_LDADD = $(MPI_LIBS)
+tests_programs_io_shared_check_CFLAGS = $(mpi_cflags)
+tests_programs_io_shared_check_LDADD = $(MPI_LIBS)
 tests_programs_passthrough_prog_CFLAGS = $(mpi_cflags)
 tests_programs_passthrough_prog_LDADD = $(MPI_LIBS) $(DL_LIBS)
 tests_programs_send_on_world_CFLAGS = $(mpi_cflags)

@@ -17,8 +17,9 @@ LIFECYCLE = {"MPI_Init", "MPI_Init_thread", "MPI_Initialized", "MPI_Query_thread
 def io_status(f):
     if f.name.endswith("_shared") and f.name != "MPI_File_seek_shared" \
             and f.name != "MPI_File_get_position_shared":
-        return ("refused on files opened on encore communicators (a noncollective shared "
-                "file pointer cannot be replayed exactly; docs/io.md)")
+        return ("served on encore communicators (docs/io.md: the shared pointer lives in a "
+                "locked sidecar file; each access is recorded per rank and call, so a "
+                "restored rank repeating it gets the same offset)")
     return ("served on encore communicators (docs/io.md: each rank's real handle is on "
             "MPI_COMM_SELF, group steps are logged and replayed)")
 

@@ -42,6 +42,7 @@ static void unlink_file(struct enc_io_file *f)
         }
     pthread_mutex_unlock(&lock);
     free(f->name);
+    free(f->sidecar);
     free(f);
 }
 
@@ -90,11 +91,16 @@ int enc_mpi_File_open(const void *site, MPI_Comm comm, const char *filename, int
         free(all), free(f), free(name);
         return enc_mpi_raise(MPI_ERR_NO_MEM, "MPI_File_open: out of memory");
     }
+    f->name = name;
+    if ((rv = enc_io_pointer_open(f)) != MPI_SUCCESS) {
+        free(all), free(f), free(name);
+        return rv;
+    }
     /* Rank 0 creates (and checks EXCL) before anyone else opens. */
     rv = enc_io_agree(site, "MPI_File_open", comm, amode, all, &replayed);
     for (int i = 0; rv == MPI_SUCCESS && i < n; i++)
         if (all[i] != amode) {
-            free(all), free(f), free(name);
+            free(all), free(f->sidecar), free(f), free(name);
             return enc_mpi_raise(MPI_ERR_AMODE, "MPI_File_open: ranks passed different "
                                  "access modes (%d here, %lld on rank %d)", amode,
                                  (long long)all[i], i);
@@ -102,6 +108,9 @@ int enc_mpi_File_open(const void *site, MPI_Comm comm, const char *filename, int
     if (rv == MPI_SUCCESS && me == 0)
         err = real_open(name, replayed ? plain : amode & ~MPI_MODE_DELETE_ON_CLOSE, info,
                         &real);
+    /* The shared pointer starts empty, once (io_pointer.c). */
+    if (rv == MPI_SUCCESS && me == 0 && !replayed && err == MPI_SUCCESS)
+        err = enc_io_pointer_create(f);
     if (rv == MPI_SUCCESS)
         rv = enc_io_agree(site, "MPI_File_open", comm, err, all, &replayed);
     if (rv == MPI_SUCCESS && (err = (int)all[0]) == MPI_SUCCESS && me != 0)
@@ -114,6 +123,7 @@ int enc_mpi_File_open(const void *site, MPI_Comm comm, const char *filename, int
     if (rv != MPI_SUCCESS || err != MPI_SUCCESS) {
         if (real != MPI_FILE_NULL)
             enc_real_File_close(&real);
+        enc_io_pointer_close(f, me == 0 && !replayed);
         free(f), free(name);
         return rv != MPI_SUCCESS ? rv : err;
     }
@@ -121,12 +131,11 @@ int enc_mpi_File_open(const void *site, MPI_Comm comm, const char *filename, int
      * the program may free comm before File_close. */
     if ((rv = enc_mpi_Comm_dup(site, comm, &f->comm)) != MPI_SUCCESS) {
         enc_real_File_close(&real);
-        free(f), free(name);
+        free(f->sidecar), free(f), free(name);
         return rv;
     }
     f->fh = real;
     f->amode = amode;
-    f->name = name;
     f->etype_size = 1;
     pthread_mutex_lock(&lock);
     f->next = files;
@@ -153,6 +162,10 @@ int enc_mpi_File_close(const void *site, MPI_File *fh)
     if (rv == MPI_SUCCESS && (f->amode & MPI_MODE_DELETE_ON_CLOSE) && !replayed &&
         enc_mpi_comm_rank(enc_mpi_comm_get(f->comm)) == 0)
         delete_file(f->name);
+    /* Everyone's shared-pointer accesses are done (a restored rank still
+     * repeating them has not reached this close yet). */
+    enc_io_pointer_close(f, rv == MPI_SUCCESS && !replayed &&
+                                enc_mpi_comm_rank(enc_mpi_comm_get(f->comm)) == 0);
     if (rv == MPI_SUCCESS && (f->amode & MPI_MODE_DELETE_ON_CLOSE))
         rv = enc_mpi_Barrier(site, f->comm);
     free(all);
@@ -215,7 +228,7 @@ int enc_mpi_File_set_view(const void *site, MPI_File fh, MPI_Offset disp, MPI_Da
     (void)site;
     /* A new view resets the shared pointer (MPI 4.0 14.3). */
     if (f != NULL && rv == MPI_SUCCESS && PMPI_Type_size(etype, &size) == MPI_SUCCESS) {
-        f->shared = 0;
+        enc_io_pointer_set(f, 0);
         f->etype_size = size > 0 ? size : 1;
     }
     return rv;

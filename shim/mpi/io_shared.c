@@ -2,13 +2,14 @@
  * io_shared.c - the shared file pointer of files opened on encore
  * communicators.
  *
- * Every rank keeps the same copy of the pointer (io.h): it changes only
- * in collective calls (ordered reads and writes, seek_shared, set_view),
- * whose offsets come from one logged enc_io_agree, so a restored rank
- * repeating them gets the same offsets and the pointer never advances
- * twice.  The noncollective shared-pointer calls would need a counter
- * outside any collective, which a replay could not reproduce: they are
- * refused with one line (docs/io.md).
+ * The pointer's value lives in a sidecar file (io_pointer.c): the
+ * noncollective calls (write_shared, read_shared and their nonblocking
+ * forms) take and advance it there under a lock, each access recorded
+ * under (rank, call number) so a restored rank repeating it gets the same
+ * offset.  Collective calls read it there too (a recorded access that
+ * advances by 0), then set it through one logged enc_io_agree: every rank
+ * computes the same new value and starts a new epoch with it, which the
+ * next access in the sidecar picks up (docs/io.md).
  */
 #include "enc.h"
 
@@ -18,6 +19,11 @@
 
 #include "mpi/io.h"
 #include "mpi/mpi_layer.h"
+
+static int my_rank(struct enc_io_file *f)
+{
+    return enc_mpi_comm_rank(enc_mpi_comm_get(f->comm));
+}
 
 typedef int (*io_at_fn)(MPI_File, MPI_Offset, void *, int, MPI_Datatype, MPI_Status *);
 
@@ -49,7 +55,7 @@ static int ordered(const void *site, const char *fn, struct enc_io_file *f, void
     struct enc_mpi_comm *c = enc_mpi_comm_get(f->comm);
     int n = enc_mpi_comm_size(c), me = enc_mpi_comm_rank(c), size, replayed, rv;
     int64_t *all = malloc(sizeof *all * (size_t)n);
-    MPI_Offset mine = f->shared, total = 0;
+    MPI_Offset mine, base, total = 0;
 
     if (all == NULL)
         return enc_mpi_raise(MPI_ERR_NO_MEM, "%s: out of memory", fn);
@@ -63,8 +69,11 @@ static int ordered(const void *site, const char *fn, struct enc_io_file *f, void
                              "(%lld bytes each)", fn, (long long)count * size,
                              (long long)f->etype_size);
     }
-    rv = enc_io_agree(site, fn, f->comm, (int64_t)count * size / f->etype_size, all,
-                      &replayed);
+    rv = enc_io_pointer_take(fn, f, me, 0, &base);
+    mine = base;
+    if (rv == MPI_SUCCESS)
+        rv = enc_io_agree(site, fn, f->comm, (int64_t)count * size / f->etype_size, all,
+                          &replayed);
     for (int i = 0; rv == MPI_SUCCESS && i < n; i++) {
         if (i < me)
             mine += all[i];
@@ -73,7 +82,7 @@ static int ordered(const void *site, const char *fn, struct enc_io_file *f, void
     free(all);
     if (rv != MPI_SUCCESS)
         return rv;
-    f->shared += total;
+    enc_io_pointer_set(f, base + total);
     return io(f->fh, mine, buf, count, t, st);
 }
 
@@ -187,8 +196,12 @@ int enc_mpi_File_seek_shared(const void *site, MPI_File fh, MPI_Offset offset, i
 
     if (f == NULL)
         return enc_real_File_seek_shared(fh, offset, whence);
-    if (whence == MPI_SEEK_CUR)
-        base = f->shared;
+    if (whence == MPI_SEEK_CUR &&
+        (rv = enc_io_pointer_take("MPI_File_seek_shared", f, my_rank(f), 0, &base)) !=
+            MPI_SUCCESS)
+        return rv;
+    else if (whence == MPI_SEEK_CUR)
+        ;
     else if (whence == MPI_SEEK_END && (rv = end_in_etypes(fh, &end)) != MPI_SUCCESS)
         return rv;
     else if (whence == MPI_SEEK_END)
@@ -206,7 +219,7 @@ int enc_mpi_File_seek_shared(const void *site, MPI_File fh, MPI_Offset offset, i
         rv = enc_mpi_raise(MPI_ERR_ARG, "MPI_File_seek_shared: position %lld is negative",
                            (long long)all[0]);
     if (rv == MPI_SUCCESS)
-        f->shared = all[0];
+        enc_io_pointer_set(f, all[0]);
     free(all);
     return rv;
 }
@@ -218,51 +231,96 @@ int enc_mpi_File_get_position_shared(const void *site, MPI_File fh, MPI_Offset *
     (void)site;
     if (f == NULL)
         return enc_real_File_get_position_shared(fh, offset);
-    *offset = f->shared;
+    return enc_io_pointer_take("MPI_File_get_position_shared", f, my_rank(f), 0, offset);
+}
+
+/* The size of count elements of t in etypes of the view, or an error. */
+static int etypes_of(const char *fn, struct enc_io_file *f, int count, MPI_Datatype t,
+                     MPI_Offset *etypes)
+{
+    int size;
+
+    if (count < 0 || PMPI_Type_size(t, &size) != MPI_SUCCESS)
+        return enc_mpi_raise(MPI_ERR_ARG, "%s: bad count %d or datatype", fn, count);
+    if (((int64_t)count * size) % f->etype_size != 0)
+        return enc_mpi_raise(MPI_ERR_ARG, "%s: %lld bytes are not a whole number of etypes "
+                             "(%lld bytes each)", fn, (long long)count * size,
+                             (long long)f->etype_size);
+    *etypes = (MPI_Offset)count * size / f->etype_size;
     return MPI_SUCCESS;
 }
 
-/* The noncollective shared-pointer calls: see the comment at the top. */
-static int refuse_shared(const char *fn)
+/* The noncollective calls: take the offset, then the real explicit-offset
+ * transfer through this rank's own handle. */
+static int take(const char *fn, struct enc_io_file *f, int count, MPI_Datatype t,
+                MPI_Offset *off)
 {
-    return enc_mpi_raise(MPI_ERR_UNSUPPORTED_OPERATION, "%s on a file opened on an encore "
-                         "communicator is not supported in encore mode (a noncollective "
-                         "shared file pointer cannot be replayed exactly; use "
-                         "MPI_File_write_ordered/read_ordered, docs/io.md)", fn);
+    MPI_Offset etypes = 0;
+    int rv = etypes_of(fn, f, count, t, &etypes);
+
+    return rv != MPI_SUCCESS ? rv : enc_io_pointer_take(fn, f, my_rank(f), etypes, off);
 }
 
 int enc_mpi_File_write_shared(const void *site, MPI_File fh, const void *buf, int count,
                               MPI_Datatype datatype, MPI_Status *status)
 {
+    struct enc_io_file *f = enc_io_find(fh);
+    MPI_Offset off;
+    int rv;
+
     (void)site;
-    return enc_io_find(fh) == NULL
-               ? enc_real_File_write_shared(fh, buf, count, datatype, status)
-               : refuse_shared("MPI_File_write_shared");
+    if (f == NULL)
+        return enc_real_File_write_shared(fh, buf, count, datatype, status);
+    rv = take("MPI_File_write_shared", f, count, datatype, &off);
+    return rv != MPI_SUCCESS ? rv : write_at(fh, off, (void *)buf, count, datatype, status);
 }
 
 int enc_mpi_File_read_shared(const void *site, MPI_File fh, void *buf, int count,
                              MPI_Datatype datatype, MPI_Status *status)
 {
+    struct enc_io_file *f = enc_io_find(fh);
+    MPI_Offset off;
+    int rv;
+
     (void)site;
-    return enc_io_find(fh) == NULL
-               ? enc_real_File_read_shared(fh, buf, count, datatype, status)
-               : refuse_shared("MPI_File_read_shared");
+    if (f == NULL)
+        return enc_real_File_read_shared(fh, buf, count, datatype, status);
+    rv = take("MPI_File_read_shared", f, count, datatype, &off);
+    return rv != MPI_SUCCESS ? rv : read_at(fh, off, buf, count, datatype, status);
 }
 
 int enc_mpi_File_iwrite_shared(const void *site, MPI_File fh, const void *buf, int count,
                                MPI_Datatype datatype, MPI_Request *request)
 {
+    struct enc_io_file *f = enc_io_find(fh);
+    MPI_Offset off;
+    int rv, saved;
+
     (void)site;
-    return enc_io_find(fh) == NULL
-               ? enc_real_File_iwrite_shared(fh, buf, count, datatype, request)
-               : refuse_shared("MPI_File_iwrite_shared");
+    if (f == NULL)
+        return enc_real_File_iwrite_shared(fh, buf, count, datatype, request);
+    if ((rv = take("MPI_File_iwrite_shared", f, count, datatype, &off)) != MPI_SUCCESS)
+        return rv;
+    saved = enc_mpi_guard_enter();
+    rv = PMPI_File_iwrite_at(fh, off, buf, count, datatype, request);
+    enc_mpi_guard_leave(saved);
+    return rv;
 }
 
 int enc_mpi_File_iread_shared(const void *site, MPI_File fh, void *buf, int count,
                               MPI_Datatype datatype, MPI_Request *request)
 {
+    struct enc_io_file *f = enc_io_find(fh);
+    MPI_Offset off;
+    int rv, saved;
+
     (void)site;
-    return enc_io_find(fh) == NULL
-               ? enc_real_File_iread_shared(fh, buf, count, datatype, request)
-               : refuse_shared("MPI_File_iread_shared");
+    if (f == NULL)
+        return enc_real_File_iread_shared(fh, buf, count, datatype, request);
+    if ((rv = take("MPI_File_iread_shared", f, count, datatype, &off)) != MPI_SUCCESS)
+        return rv;
+    saved = enc_mpi_guard_enter();
+    rv = PMPI_File_iread_at(fh, off, buf, count, datatype, request);
+    enc_mpi_guard_leave(saved);
+    return rv;
 }

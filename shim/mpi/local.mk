@@ -30,6 +30,7 @@ libencore_la_SOURCES += \
 	shim/mpi/io_agree.c \
 	shim/mpi/io_file.c \
 	shim/mpi/io_shared.c \
+	shim/mpi/io_pointer.c \
 	shim/mpi/gen/wrappers.c
 noinst_HEADERS += shim/mpi/mpi_layer.h shim/mpi/icoll.h shim/mpi/turn_queue.h shim/mpi/io.h shim/mpi/gen/entries.h
 EXTRA_DIST += shim/mpi/mpi.spec shim/mpi/gen_entries.py

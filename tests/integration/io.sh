@@ -12,7 +12,6 @@
 #             wrote (output and files still identical).  A kill after the
 #             file grew would make its repeated MPI_File_get_size see the
 #             later size: docs/io.md, what is not exact.
-#   shared    MPI_File_write_shared is refused with one line, exit 1
 #   amode     rank 1 opens with another access mode: one error line, exit 1
 set -eu
 # shellcheck disable=SC2034 # read by lib.sh
@@ -33,7 +32,7 @@ same_files() {
 }
 
 mkdir "$ENC_TMP/native.d" "$ENC_TMP/free.d" "$ENC_TMP/kill.d" "$ENC_TMP/late.d" \
-    "$ENC_TMP/shared.d" "$ENC_TMP/amode.d"
+    "$ENC_TMP/amode.d"
 enc_run_ok native enc_mpirun 4 "$PROG" "$ENC_TMP/native.d" "$ITERS"
 cp "$ENC_TMP/native.out" "$ENC_TMP/native.ref"
 [ "$(wc -l <"$ENC_TMP/native.ref")" -eq 44 ] || enc_fail "native: want 44 lines"
@@ -57,12 +56,6 @@ rec_ok late native
 rec_restarts late "1 0 0 0"
 same_files late native
 enc_log "ok late ($REC_MS ms)"
-
-rec_run shared 4 "$PROG" "$ENC_TMP/shared.d" "$ITERS" shared
-rec_fails shared
-rec_grep shared 'MPI_File_write_shared on a file opened on an encore communicator is not supported in encore mode' \
-    "no refusal line"
-enc_log "ok shared"
 
 rec_run amode 4 "$PROG" "$ENC_TMP/amode.d" "$ITERS" amode
 rec_fails amode

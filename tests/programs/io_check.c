@@ -7,10 +7,8 @@
  * line per fact, "rank R ..."), so runs compare by sorted output; the data
  * files DIR/data and DIR/ordered compare with cmp.
  *
- * usage: io_check DIR ITERS [shared|amode]
- * With "shared", calls MPI_File_write_shared right after the first open
- * (refused under encore-run: io.sh checks the one line); with "amode",
- * rank 1 opens the first file with another access mode (an error).
+ * usage: io_check DIR ITERS [amode]
+ * With "amode", rank 1 opens the first file with another access mode (an error).
  * Every block written is a pure function of (iteration, rank, index), and
  * nothing is read before it is final, so a restored rank's re-executed
  * writes and reads are exact (docs/io.md).
@@ -72,7 +70,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     if (argc < 3 || argc > 4 || (iters = atoi(argv[2])) < 1) {
         if (rank == 0)
-            fprintf(stderr, "usage: io_check DIR ITERS [shared|amode]\n");
+            fprintf(stderr, "usage: io_check DIR ITERS [amode]\n");
         MPI_Finalize();
         return 2;
     }
@@ -89,8 +87,6 @@ int main(int argc, char **argv)
         amode |= MPI_MODE_UNIQUE_OPEN;
     check(MPI_File_open(MPI_COMM_WORLD, data, amode, MPI_INFO_NULL, &fh), "open data");
     check(MPI_File_set_size(fh, 0), "set_size 0");
-    if (argc == 4 && strcmp(argv[3], "shared") == 0)
-        check(MPI_File_write_shared(fh, &rank, 1, MPI_INT, MPI_STATUS_IGNORE), "write_shared");
     check(MPI_File_open(MPI_COMM_WORLD, ordered, MPI_MODE_CREATE | MPI_MODE_RDWR,
                         MPI_INFO_NULL, &fo), "open ordered");
     check(MPI_File_set_size(fo, 0), "set_size ordered");
