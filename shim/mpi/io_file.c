@@ -218,14 +218,34 @@ int enc_mpi_File_preallocate(const void *site, MPI_File fh, MPI_Offset size)
     return resize(site, "MPI_File_preallocate", fh, size, enc_real_File_preallocate);
 }
 
+/* MPI_DISPLACEMENT_CURRENT is the shared pointer's byte offset; the real
+ * handle's own shared pointer never moves (io_pointer.c keeps ours). */
+static int current_displacement(struct enc_io_file *f, MPI_Offset *disp)
+{
+    MPI_Offset at;
+    int rv = enc_io_pointer_take("MPI_File_set_view", f,
+                                 enc_mpi_comm_rank(enc_mpi_comm_get(f->comm)), 0, &at);
+    int saved;
+
+    if (rv != MPI_SUCCESS)
+        return rv;
+    saved = enc_mpi_guard_enter();
+    rv = PMPI_File_get_byte_offset(f->fh, at, disp);
+    enc_mpi_guard_leave(saved);
+    return rv;
+}
+
 int enc_mpi_File_set_view(const void *site, MPI_File fh, MPI_Offset disp, MPI_Datatype etype,
                           MPI_Datatype filetype, const char *datarep, MPI_Info info)
 {
     struct enc_io_file *f = enc_io_find(fh);
-    int rv = enc_real_File_set_view(fh, disp, etype, filetype, datarep, info);
-    int size;
+    int rv = MPI_SUCCESS, size;
 
     (void)site;
+    if (f != NULL && disp == MPI_DISPLACEMENT_CURRENT)
+        rv = current_displacement(f, &disp);
+    if (rv == MPI_SUCCESS)
+        rv = enc_real_File_set_view(fh, disp, etype, filetype, datarep, info);
     /* A new view resets the shared pointer (MPI 4.0 14.3). */
     if (f != NULL && rv == MPI_SUCCESS && PMPI_Type_size(etype, &size) == MPI_SUCCESS) {
         enc_io_pointer_set(f, 0);
