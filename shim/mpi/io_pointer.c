@@ -51,6 +51,17 @@ struct opened {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct opened *opened;
 
+/* The file system path of an MPI-IO file name: without a prefix naming
+ * the file system ("ufs:", "nfs:", "lustre:"), which only MPI-IO reads. */
+static const char *path_of(const char *name)
+{
+    const char *p = name;
+
+    while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9'))
+        p++;
+    return *p == ':' && p - name > 1 ? p + 1 : name;
+}
+
 int enc_io_pointer_open(struct enc_io_file *f)
 {
     struct opened *o;
@@ -72,7 +83,7 @@ int enc_io_pointer_open(struct enc_io_file *f)
     pthread_mutex_unlock(&lock);
     if (n < 0 || (f->sidecar = malloc(strlen(f->name) + 32)) == NULL)
         return enc_mpi_raise(MPI_ERR_NO_MEM, "MPI_File_open: out of memory");
-    sprintf(f->sidecar, "%s.encore-shfp.%d", f->name, n);
+    sprintf(f->sidecar, "%s.encore-shfp.%d", path_of(f->name), n);
     return MPI_SUCCESS;
 }
 
