@@ -27,6 +27,7 @@ integration_tests = \
 	tests/integration/icoll_cross.sh \
 	tests/integration/handles.sh \
 	tests/integration/datatypes.sh \
+	tests/integration/topo.sh \
 	tests/integration/mpi4py.sh \
 	tests/integration/junk_peers.sh \
 	tests/integration/recovery_kill.sh \
@@ -38,6 +39,7 @@ integration_tests = \
 	tests/integration/recovery_log.sh \
 	tests/integration/recovery_spill.sh \
 	tests/integration/recovery_comm.sh \
+	tests/integration/recovery_topo.sh \
 	tests/integration/log_comm.sh \
 	tests/integration/comm_ckpt.sh \
 	tests/integration/comm_churn.sh \
@@ -132,6 +134,8 @@ mpi_programs = \
 	tests/programs/icoll_cross \
 	tests/programs/handle_check \
 	tests/programs/alltoallw_check \
+	tests/programs/topo_check \
+	tests/programs/recov_topo \
 	tests/programs/noncontig_reduce \
 	tests/programs/op_table \
 	tests/programs/junk_target \
@@ -163,6 +167,10 @@ tests_programs_handle_check_CFLAGS = $(mpi_cflags)
 tests_programs_handle_check_LDADD = $(MPI_LIBS)
 tests_programs_alltoallw_check_CFLAGS = $(mpi_cflags)
 tests_programs_alltoallw_check_LDADD = $(MPI_LIBS)
+tests_programs_topo_check_CFLAGS = $(mpi_cflags)
+tests_programs_topo_check_LDADD = $(MPI_LIBS)
+tests_programs_recov_topo_CFLAGS = $(mpi_cflags)
+tests_programs_recov_topo_LDADD = $(MPI_LIBS)
 tests_programs_noncontig_reduce_CFLAGS = $(mpi_cflags)
 tests_programs_noncontig_reduce_LDADD = $(MPI_LIBS)
 tests_programs_op_table_CFLAGS = $(mpi_cflags)

@@ -25,6 +25,7 @@
 #include "core/vec.h"
 #include "engine/group.h"
 #include "mpi/mpi_layer.h"
+#include "mpi/topo.h"
 
 static struct {
     pthread_rwlock_t lock;
@@ -90,7 +91,8 @@ enc_status_t enc_mpi_comm_add(MPI_Comm h, struct enc_group *g)
     return ENC_OK;
 }
 
-/* Forgets h; returns its group (the caller frees it) or NULL. */
+/* Forgets h and its topology; returns its group (the caller frees it) or
+ * NULL. */
 struct enc_group *enc_mpi_comm_remove(MPI_Comm h)
 {
     struct enc_group *g = NULL;
@@ -99,6 +101,7 @@ struct enc_group *enc_mpi_comm_remove(MPI_Comm h)
     pthread_rwlock_wrlock(&table.lock);
     if ((i = find(h)) >= 0) {
         g = table.c[i]->g;
+        enc_mpi_topo_free(table.c[i]->topo);
         free(table.c[i]);
         table.c[i] = table.c[table.n - 1];
         __atomic_store_n(&table.n, table.n - 1, __ATOMIC_RELAXED);

@@ -105,6 +105,8 @@ def parse(path):
             if not line:
                 continue
             try:
+                if line.startswith("@reason "):
+                    continue  # read by gen_function_table.py
                 if line.startswith("@why "):
                     key, text = line[5:].split(None, 1)
                     whys[key] = text

@@ -21,14 +21,21 @@ libencore_la_SOURCES += \
 	shim/mpi/icoll.c \
 	shim/mpi/turn_queue.c \
 	shim/mpi/icoll_entries.c \
+	shim/mpi/icoll_neighbor.c \
 	shim/mpi/ckpt_api.c \
 	shim/mpi/coll_reduce.c \
 	shim/mpi/coll_bcast.c \
 	shim/mpi/coll_allgather.c \
 	shim/mpi/coll_scan.c \
 	shim/mpi/coll_rooted.c \
+	shim/mpi/coll_bytes.c \
+	shim/mpi/coll_neighbor.c \
+	shim/mpi/topo.c \
+	shim/mpi/topo_comm.c \
+	shim/mpi/topo_cart.c \
+	shim/mpi/topo_graph.c \
 	shim/mpi/gen/wrappers.c
-noinst_HEADERS += shim/mpi/mpi_layer.h shim/mpi/icoll.h shim/mpi/turn_queue.h shim/mpi/gen/entries.h
+noinst_HEADERS += shim/mpi/mpi_layer.h shim/mpi/icoll.h shim/mpi/coll_bytes.h shim/mpi/topo.h shim/mpi/turn_queue.h shim/mpi/gen/entries.h
 EXTRA_DIST += shim/mpi/mpi.spec shim/mpi/gen_entries.py
 BUILT_SOURCES += $(srcdir)/shim/mpi/gen/wrappers.c $(srcdir)/shim/mpi/gen/entries.h
 

@@ -45,9 +45,11 @@ void enc_mpi_world_set_ready(int ready);
 /* ---- comm_table.c: communicators of the encore world ---- */
 
 struct enc_group;
+struct enc_mpi_topo;
 struct enc_mpi_comm {
     MPI_Comm h;             /* MPI_COMM_WORLD, or a shell the real MPI made */
     struct enc_group *g;    /* NULL: the world */
+    struct enc_mpi_topo *topo; /* process topology (mpi/topo.h), NULL: none */
 };
 /* MPI_COMM_WORLD or a communicator derived from it (by handle). */
 int enc_mpi_is_encore_comm(MPI_Comm h);
@@ -62,6 +64,10 @@ int enc_mpi_comm_blank_shell(const char *fn, const struct enc_mpi_comm *parent, 
 int enc_mpi_comm_adopt(const char *fn, uint64_t cid, const int *members, int n, int live,
                        MPI_Comm shell, MPI_Comm *newcomm);
 int enc_mpi_comm_rank(const struct enc_mpi_comm *c);
+/* MPI_Comm_split with a digest every rank must pass alike and the name
+ * of the operation in signatures (topologies use it). */
+int enc_mpi_comm_split_as(const char *fn, const void *site, MPI_Comm comm, int color, int key,
+                          uint32_t digest, enum enc_coll_kind what, MPI_Comm *newcomm);
 
 /* ---- group_table.c: groups of the encore world ---- */
 
