@@ -28,6 +28,7 @@ integration_tests = \
 	tests/integration/handles.sh \
 	tests/integration/datatypes.sh \
 	tests/integration/topo.sh \
+	tests/integration/inter.sh \
 	tests/integration/mpi4py.sh \
 	tests/integration/junk_peers.sh \
 	tests/integration/recovery_kill.sh \
@@ -136,6 +137,7 @@ mpi_programs = \
 	tests/programs/alltoallw_check \
 	tests/programs/topo_check \
 	tests/programs/recov_topo \
+	tests/programs/inter_check \
 	tests/programs/noncontig_reduce \
 	tests/programs/op_table \
 	tests/programs/junk_target \
@@ -171,6 +173,8 @@ tests_programs_topo_check_CFLAGS = $(mpi_cflags)
 tests_programs_topo_check_LDADD = $(MPI_LIBS)
 tests_programs_recov_topo_CFLAGS = $(mpi_cflags)
 tests_programs_recov_topo_LDADD = $(MPI_LIBS)
+tests_programs_inter_check_CFLAGS = $(mpi_cflags)
+tests_programs_inter_check_LDADD = $(MPI_LIBS)
 tests_programs_noncontig_reduce_CFLAGS = $(mpi_cflags)
 tests_programs_noncontig_reduce_LDADD = $(MPI_LIBS)
 tests_programs_op_table_CFLAGS = $(mpi_cflags)
@@ -220,4 +224,5 @@ EXTRA_DIST += $(integration_tests) \
 	tests/programs/mpi4py_coll.py \
 	tests/programs/numpy_iter.py \
 	tests/programs/fortran_coll.F90 \
-	tests/programs/fortran_ckpt.f90
+	tests/programs/fortran_ckpt.f90 \
+	tests/programs/rank_lines.h

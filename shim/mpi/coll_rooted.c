@@ -19,6 +19,8 @@
 
 #include "engine/engine.h"
 #include "mpi/coll_bytes.h"
+#include "mpi/inter.h"
+#include "mpi/inter_coll.h"
 #include "mpi/mpi_layer.h"
 
 typedef struct enc_mpi_xfer xfer_t;
@@ -159,6 +161,9 @@ int enc_mpi_Gatherv(const void *site, const void *sendbuf, int sendcount, MPI_Da
                     void *recvbuf, const int recvcounts[], const int displs[],
                     MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    if (enc_mpi_is_intercomm(comm))
+        return enc_mpi_inter_gatherv(site, sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts,
+                                     displs, recvtype, root, comm);
     xfer_t x = make("MPI_Gatherv", site, comm, root, ENC_COLL_GATHER);
     int rv = check_root(&x);
 
@@ -169,6 +174,9 @@ int enc_mpi_Gatherv(const void *site, const void *sendbuf, int sendcount, MPI_Da
 int enc_mpi_Gather(const void *site, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                    void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    if (enc_mpi_is_intercomm(comm))
+        return enc_mpi_inter_gatherv(site, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                     NULL, NULL, recvtype, root, comm);
     xfer_t x = make("MPI_Gather", site, comm, root, ENC_COLL_GATHER);
     int *a = malloc(sizeof(int) * 2 * (size_t)x.n + 1), rv = check_root(&x);
 
@@ -229,6 +237,9 @@ int enc_mpi_Scatterv(const void *site, const void *sendbuf, const int sendcounts
                      const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount,
                      MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    if (enc_mpi_is_intercomm(comm))
+        return enc_mpi_inter_scatterv(site, sendbuf, 0, sendcounts, displs, sendtype, recvbuf,
+                                      recvcount, recvtype, root, comm);
     xfer_t x = make("MPI_Scatterv", site, comm, root, ENC_COLL_SCATTER);
     int rv = check_root(&x);
 
@@ -239,6 +250,9 @@ int enc_mpi_Scatterv(const void *site, const void *sendbuf, const int sendcounts
 int enc_mpi_Scatter(const void *site, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                     void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    if (enc_mpi_is_intercomm(comm))
+        return enc_mpi_inter_scatterv(site, sendbuf, sendcount, NULL, NULL, sendtype, recvbuf,
+                                      recvcount, recvtype, root, comm);
     xfer_t x = make("MPI_Scatter", site, comm, root, ENC_COLL_SCATTER);
     int *a = malloc(sizeof(int) * 2 * (size_t)x.n + 1), rv = check_root(&x);
 
@@ -276,7 +290,7 @@ static int unpack_from_all(xfer_t *x, const uint8_t *all, const uint64_t *m, voi
 
 /* Every rank's blocks travel in one allgatherv of packed bytes, after an
  * allgather of the block sizes (in place: the blocks come from recvbuf). */
-static int alltoallw(xfer_t x, const void *sendbuf, const struct blocks *sb, void *recvbuf,
+static int alltoallw_all(xfer_t x, const void *sendbuf, const struct blocks *sb, void *recvbuf,
                      const struct blocks *rb)
 {
     uint64_t *row = malloc(8 * (size_t)x.n + 8), *m = NULL;
@@ -295,6 +309,50 @@ static int alltoallw(xfer_t x, const void *sendbuf, const struct blocks *sb, voi
     free(m);
     free(mine);
     free(all);
+    return rv;
+}
+
+/* An intercommunicator's blocks, one per remote rank, as blocks for
+ * every rank of its union (empty for the local group): *mem holds them. */
+static int widen(const xfer_t *x, const struct blocks *b, struct blocks *w, int **mem)
+{
+    const struct enc_mpi_inter *in = x->c->inter;
+    MPI_Datatype *t;
+
+    *mem = calloc(2 * (size_t)x->n + 1, sizeof(int) + sizeof(MPI_Datatype));
+    if (*mem == NULL)
+        return nomem(x);
+    t = (MPI_Datatype *)(*mem + 2 * x->n);
+    for (int j = 0; j < x->n; j++) {
+        int r = j - in->roff, remote = r >= 0 && r < in->rsize;
+
+        (*mem)[j] = remote ? b->counts[r] : 0;
+        (*mem)[x->n + j] = remote ? b->displs[r] : 0;
+        t[j] = remote ? block_type(b, r) : MPI_BYTE;
+    }
+    *w = (struct blocks){*mem, *mem + x->n, MPI_DATATYPE_NULL, t};
+    w->types = b->types ? t : NULL;
+    w->type = b->types ? MPI_DATATYPE_NULL : b->type;
+    return MPI_SUCCESS;
+}
+
+/* On an intercommunicator the blocks go to and come from the remote group
+ * only (MPI_IN_PLACE is not allowed there). */
+static int alltoallw(xfer_t x, const void *sendbuf, const struct blocks *sb, void *recvbuf,
+                     const struct blocks *rb)
+{
+    struct blocks ws, wr;
+    int *ms = NULL, *mr = NULL, rv;
+
+    if (x.c->inter == NULL)
+        return alltoallw_all(x, sendbuf, sb, recvbuf, rb);
+    if (sendbuf == MPI_IN_PLACE)
+        return enc_mpi_raise(MPI_ERR_BUFFER, "%s: MPI_IN_PLACE on an intercommunicator", x.fn);
+    if ((rv = widen(&x, sb, &ws, &ms)) == MPI_SUCCESS && (rv = widen(&x, rb, &wr, &mr)) ==
+        MPI_SUCCESS)
+        rv = alltoallw_all(x, sendbuf, &ws, recvbuf, &wr);
+    free(ms);
+    free(mr);
     return rv;
 }
 
@@ -322,18 +380,18 @@ int enc_mpi_Alltoall(const void *site, const void *sendbuf, int sendcount, MPI_D
                      void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     xfer_t x = make("MPI_Alltoall", site, comm, -1, ENC_COLL_ALLTOALL);
-    int *a = malloc(sizeof(int) * 4 * (size_t)x.n + 1), rv;
+    int k = enc_mpi_comm_peers(x.c), *a = malloc(sizeof(int) * 4 * (size_t)k + 1), rv;
 
     if (a == NULL)
         return nomem(&x);
-    for (int i = 0; i < x.n; i++) {
+    for (int i = 0; i < k; i++) {
         a[i] = sendcount;
-        a[x.n + i] = i * sendcount;
-        a[2 * x.n + i] = recvcount;
-        a[3 * x.n + i] = i * recvcount;
+        a[k + i] = i * sendcount;
+        a[2 * k + i] = recvcount;
+        a[3 * k + i] = i * recvcount;
     }
-    rv = alltoallw(x, sendbuf, &(struct blocks){a, a + x.n, sendtype, NULL}, recvbuf,
-                   &(struct blocks){a + 2 * x.n, a + 3 * x.n, recvtype, NULL});
+    rv = alltoallw(x, sendbuf, &(struct blocks){a, a + k, sendtype, NULL}, recvbuf,
+                   &(struct blocks){a + 2 * k, a + 3 * k, recvtype, NULL});
     free(a);
     return rv;
 }

@@ -7,7 +7,7 @@
  * barrier, split an allgather of every rank's (colour, key, digest): the
  * digest is 0 for a split, a hash of the shape for a topology (topo.c).  On
  * replay the logged triple of this rank must equal this call's, else the
- * job stops with a replay divergence.  A dup keeps its parent's topology.  The child's communicator id derives from the
+ * job stops with a replay divergence.  A dup keeps its parent's topology, or its two groups.  The child's communicator id derives from the
  * parent's, the parent's sequence number of the creating collective and the
  * colour (engine/group.h).
  */
@@ -22,6 +22,7 @@
 #include "engine/engine.h"
 #include "engine/group.h"
 #include "mpi/icoll.h"
+#include "mpi/inter.h"
 #include "mpi/mpi_layer.h"
 #include "mpi/topo.h"
 
@@ -75,32 +76,42 @@ static int dup_comm(const char *fn, const void *site, MPI_Comm comm, MPI_Comm *n
     struct enc_callsig sig = enc_mpi_csig(p, ENC_COLL_BARRIER, ENC_COLL_COMM_DUP, 0,
                                           ENC_SIG_DTYPE_BYTES, ENC_SIG_OP_NONE, -1, site);
     struct enc_mpi_topo *t = NULL;
+    struct enc_mpi_inter *in = NULL;
     MPI_Comm shell;
     enc_status_t st;
     int *m, n, rv;
 
-    if (p->topo != NULL && (t = enc_mpi_topo_copy(p->topo)) == NULL)
+    if ((p->topo != NULL && (t = enc_mpi_topo_copy(p->topo)) == NULL) ||
+        (p->inter != NULL && (in = enc_mpi_inter_copy(p->inter)) == NULL)) {
+        enc_mpi_topo_free(t);
         return enc_mpi_raise(MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    }
     if ((st = enc_barrier(&sig)) != ENC_OK) {
         enc_mpi_topo_free(t);
+        enc_mpi_inter_free(in);
         return enc_mpi_engine_error(fn, st);
     }
     /* the real dup runs the attribute copy callbacks and keeps the handler */
     if ((rv = enc_real_Comm_dup(comm, &shell)) != MPI_SUCCESS) {
         enc_mpi_topo_free(t);
+        enc_mpi_inter_free(in);
         return enc_mpi_raise(rv, "%s: the real MPI could not duplicate the handle", fn);
     }
     if ((m = parent_members(p, &n)) == NULL) {
         enc_mpi_topo_free(t);
+        enc_mpi_inter_free(in);
         enc_real_Comm_free(&shell);
         return enc_mpi_raise(MPI_ERR_NO_MEM, "%s: out of memory", fn);
     }
     rv = enc_mpi_comm_adopt(fn, cid, m, n, enc_group_last_live(p->g), shell, newcomm);
     free(m);
-    if (rv == MPI_SUCCESS)
+    if (rv == MPI_SUCCESS) {
         enc_mpi_comm_get(*newcomm)->topo = t;
-    else
+        enc_mpi_comm_get(*newcomm)->inter = in;
+    } else {
         enc_mpi_topo_free(t);
+        enc_mpi_inter_free(in);
+    }
     return rv;
 }
 

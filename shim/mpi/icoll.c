@@ -403,7 +403,7 @@ int enc_mpi_icoll_start(const char *fn, const void *site, enc_mpi_icoll_fn run,
     *j = (struct job){.run = run, .a = *a, .site = site, .user_stype = a->stype,
                       .user_rtype = a->rtype, .user_stypes = a->stypes, .user_rtypes = a->rtypes};
     if (j->a.nstypes == 0 && j->a.nrtypes == 0)
-        j->a.nstypes = j->a.nrtypes = enc_mpi_comm_size(enc_mpi_comm_get(a->comm));
+        j->a.nstypes = j->a.nrtypes = enc_mpi_comm_peers(enc_mpi_comm_get(a->comm));
     if ((rv = hold_type(&j->a.stype)) != MPI_SUCCESS ||
         (rv = hold_type(&j->a.rtype)) != MPI_SUCCESS ||
         (rv = hold_types(&j->a.stypes, j->a.nstypes)) != MPI_SUCCESS ||

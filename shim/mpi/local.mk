@@ -30,12 +30,16 @@ libencore_la_SOURCES += \
 	shim/mpi/coll_rooted.c \
 	shim/mpi/coll_bytes.c \
 	shim/mpi/coll_neighbor.c \
+	shim/mpi/inter.c \
+	shim/mpi/inter_comm.c \
+	shim/mpi/inter_coll.c \
 	shim/mpi/topo.c \
 	shim/mpi/topo_comm.c \
 	shim/mpi/topo_cart.c \
 	shim/mpi/topo_graph.c \
 	shim/mpi/gen/wrappers.c
-noinst_HEADERS += shim/mpi/mpi_layer.h shim/mpi/icoll.h shim/mpi/coll_bytes.h shim/mpi/topo.h shim/mpi/turn_queue.h shim/mpi/gen/entries.h
+noinst_HEADERS += shim/mpi/mpi_layer.h shim/mpi/icoll.h shim/mpi/coll_bytes.h shim/mpi/topo.h \
+	shim/mpi/inter.h shim/mpi/inter_coll.h shim/mpi/turn_queue.h shim/mpi/gen/entries.h
 EXTRA_DIST += shim/mpi/mpi.spec shim/mpi/gen_entries.py
 BUILT_SOURCES += $(srcdir)/shim/mpi/gen/wrappers.c $(srcdir)/shim/mpi/gen/entries.h
 

@@ -7,7 +7,10 @@
  * rank + 1, rank + 3), then per iteration i: an MPI_Neighbor_alltoall on
  * the grid, a Neighbor_allgather on the row, an Ineighbor_alltoallv on the
  * graph pending while the rank computes, and a Cart_shift-directed
- * allreduce check.  Values are small integers, so results are exact.
+ * allreduce check.  With a second argument "inter" it also makes an
+ * intercommunicator between the even and the odd ranks (MPI_Intercomm_create
+ * over their split) and adds per iteration an MPI_Allreduce and an
+ * MPI_Alltoall on it.  Values are small integers, so results are exact.
  * Each rank prints
  *     rank R iters N state <hex64>
  */
@@ -16,6 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static uint64_t mix(uint64_t h, uint64_t v)
 {
@@ -36,7 +40,7 @@ int main(int argc, char **argv)
     int iters = argc > 1 ? atoi(argv[1]) : 20, rank, size, dims[2] = {0, 0}, periods[2] = {1, 1};
     int keep[2] = {0, 1}, sb[8], rb[8], src[2], dst[2], cnt[2] = {1, 1}, dsp[2] = {0, 1};
     uint64_t state = 0;
-    MPI_Comm grid, row, graph;
+    MPI_Comm grid, row, graph, half = MPI_COMM_NULL, inter = MPI_COMM_NULL;
     MPI_Request req;
 
     MPI_Init(&argc, &argv);
@@ -51,6 +55,10 @@ int main(int argc, char **argv)
     src[1] = (rank + 3 * size - 3) % size;
     MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, src, cnt, 2, dst, cnt, MPI_INFO_NULL, 0,
                                    &graph);
+    if (argc > 2 && strcmp(argv[2], "inter") == 0 && size > 1) {
+        MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+        MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, 1 - rank % 2, 5, &inter);
+    }
     for (int i = 0; i < iters; i++) {
         int up, down, sum = 0, mine;
 
@@ -69,8 +77,22 @@ int main(int argc, char **argv)
         mine = up * 1000 + down;
         MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, grid);
         state = mix(state, (uint64_t)sum);
+        if (inter != MPI_COMM_NULL) {
+            int rn;
+
+            MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, inter);
+            state = mix(state, (uint64_t)sum);
+            MPI_Comm_remote_size(inter, &rn);
+            MPI_Alltoall(sb, 1, MPI_INT, rb, 1, MPI_INT, inter);
+            for (int k = 0; k < rn && k < 8; k++)
+                state = mix(state, (uint64_t)(unsigned)rb[k]);
+        }
     }
     printf("rank %d iters %d state %016llx\n", rank, iters, (unsigned long long)state);
+    if (inter != MPI_COMM_NULL) {
+        MPI_Comm_free(&inter);
+        MPI_Comm_free(&half);
+    }
     MPI_Comm_free(&graph);
     MPI_Comm_free(&row);
     MPI_Comm_free(&grid);

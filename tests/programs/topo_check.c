@@ -22,54 +22,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rank_lines.h"
+
 /* Open MPI's mpi.h declares weights as arrays, and GCC then warns that
  * MPI_UNWEIGHTED (a sentinel address) points at nothing. */
 #pragma GCC diagnostic ignored "-Wstringop-overread"
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
 
 static int rank, size;
-
-/* This rank's output, printed by rank 0 at the end (ranks writing at once
- * would mix their lines). */
-static char *text;
-static int text_len, text_cap;
-
-static void print_ints(const char *what, const int *v, int n)
-{
-    char line[4096];
-    int k = snprintf(line, sizeof(line), "rank %d %s", rank, what);
-
-    for (int i = 0; i < n && k < (int)sizeof(line) - 16; i++)
-        k += snprintf(line + k, sizeof(line) - (size_t)k, " %d", v[i]);
-    line[k++] = '\n';
-    if (text_len + k > text_cap) {
-        text_cap = 2 * (text_len + k);
-        if ((text = realloc(text, (size_t)text_cap)) == NULL)
-            MPI_Abort(MPI_COMM_WORLD, 2);
-    }
-    memcpy(text + text_len, line, (size_t)k);
-    text_len += k;
-}
-
-static void flush_all(void)
-{
-    int *len = malloc(sizeof(int) * (size_t)size), *dsp = malloc(sizeof(int) * (size_t)size);
-    int total = 0;
-    char *all;
-
-    MPI_Gather(&text_len, 1, MPI_INT, len, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    for (int i = 0; rank == 0 && i < size; i++) {
-        dsp[i] = total;
-        total += len[i];
-    }
-    all = malloc((size_t)total + 1);
-    MPI_Gatherv(text, text_len, MPI_CHAR, all, len, dsp, MPI_CHAR, 0, MPI_COMM_WORLD);
-    if (rank == 0)
-        fwrite(all, 1, (size_t)total, stdout);
-    free(all);
-    free(len);
-    free(dsp);
-}
 
 static int cmp_int(const void *a, const void *b)
 {
@@ -99,7 +59,7 @@ static void neighbours(const char *name, MPI_Comm comm, int indeg, int outdeg, i
         snprintf(what, sizeof(what), "%s %s", name, tag);                             \
         if (sorted)                                                                   \
             qsort(rb, (size_t)(n), sizeof(int), cmp_int);                             \
-        print_ints(what, rb, n);                                                      \
+        say(what, rb, n);                                                      \
     } while (0)
     memset(rb, 0xff, sizeof(rb));
     MPI_Neighbor_allgather(sb, 2, MPI_INT, rb, 2, MPI_INT, comm);
@@ -188,11 +148,11 @@ static void cart(const char *name, int ndims, const int *dims, const int *period
 
     MPI_Cart_map(MPI_COMM_WORLD, ndims, dims, periods, &newrank);
     snprintf(what, sizeof(what), "%s map", name);
-    print_ints(what, &newrank, 1);
+    say(what, &newrank, 1);
     MPI_Cart_create(MPI_COMM_WORLD, ndims, dims, periods, 0, &c);
     if (c == MPI_COMM_NULL) {
         snprintf(what, sizeof(what), "%s null", name);
-        print_ints(what, NULL, 0);
+        say(what, NULL, 0);
         return;
     }
     MPI_Comm_size(c, &n);
@@ -200,27 +160,27 @@ static void cart(const char *name, int ndims, const int *dims, const int *period
     MPI_Topo_test(c, &st);
     MPI_Cartdim_get(c, &d[0]);
     snprintf(what, sizeof(what), "%s size-rank-cart-ndims", name);
-    print_ints(what, (int[]){n, r, st == MPI_CART, d[0]}, 4);
+    say(what, (int[]){n, r, st == MPI_CART, d[0]}, 4);
     MPI_Cart_get(c, ndims, d, p, co);
     snprintf(what, sizeof(what), "%s get dims", name);
-    print_ints(what, d, ndims);
+    say(what, d, ndims);
     snprintf(what, sizeof(what), "%s get periods", name);
-    print_ints(what, p, ndims);
+    say(what, p, ndims);
     snprintf(what, sizeof(what), "%s get coords", name);
-    print_ints(what, co, ndims);
+    say(what, co, ndims);
     MPI_Cart_rank(c, co, &r);
     snprintf(what, sizeof(what), "%s rank-of-coords", name);
-    print_ints(what, &r, 1);
+    say(what, &r, 1);
     for (int q = 0; q < n; q++) {
         MPI_Cart_coords(c, q, ndims, co);
         snprintf(what, sizeof(what), "%s coords-of %d", name, q);
-        print_ints(what, co, ndims);
+        say(what, co, ndims);
     }
     for (int dim = 0; dim < ndims; dim++)
         for (int disp = -2; disp <= 2; disp++) {
             MPI_Cart_shift(c, dim, disp, &src, &dst);
             snprintf(what, sizeof(what), "%s shift dim %d disp %d", name, dim, disp);
-            print_ints(what, (int[]){src, dst}, 2);
+            say(what, (int[]){src, dst}, 2);
         }
     for (int dim = 0; dim < ndims; dim++) {
         for (int i = 0; i < ndims; i++)
@@ -232,7 +192,7 @@ static void cart(const char *name, int ndims, const int *dims, const int *period
         MPI_Cart_get(sub, 1, d + 1, p, co);
         snprintf(what, sizeof(what), "%s sub keep %d size-rank-ndims-dim-period-coord", name,
                  dim);
-        print_ints(what, (int[]){n, r, d[0], d[1], p[0], co[0]}, 6);
+        say(what, (int[]){n, r, d[0], d[1], p[0], co[0]}, 6);
         /* the sub-grid's neighbour exchange */
         snprintf(what, sizeof(what), "%s sub %d", name, dim);
         neighbours(what, sub, 2, 2, 0, d[1] <= 2 && p[0]);
@@ -243,13 +203,13 @@ static void cart(const char *name, int ndims, const int *dims, const int *period
     MPI_Comm_size(sub, &n);
     MPI_Cartdim_get(sub, &d[0]);
     snprintf(what, sizeof(what), "%s sub none size-ndims", name);
-    print_ints(what, (int[]){n, d[0]}, 2);
+    say(what, (int[]){n, d[0]}, 2);
     MPI_Comm_free(&sub);
     MPI_Comm_dup(c, &dup);
     MPI_Topo_test(dup, &st);
     MPI_Cartdim_get(dup, &d[0]);
     snprintf(what, sizeof(what), "%s dup cart-ndims", name);
-    print_ints(what, (int[]){st == MPI_CART, d[0]}, 2);
+    say(what, (int[]){st == MPI_CART, d[0]}, 2);
     for (int i = 0; i < ndims; i++)
         twice |= dims[i] <= 2 && periods[i];
     neighbours(name, dup, 2 * ndims, 2 * ndims, 0, twice);
@@ -273,13 +233,13 @@ static void graph(void)
     MPI_Graph_create(MPI_COMM_WORLD, size, index, edges, 0, &g);
     MPI_Topo_test(g, &st);
     MPI_Graphdims_get(g, &nn, &ne);
-    print_ints("graph topo-nnodes-nedges", (int[]){st == MPI_GRAPH, nn, ne}, 3);
+    say("graph topo-nnodes-nedges", (int[]){st == MPI_GRAPH, nn, ne}, 3);
     MPI_Graph_neighbors_count(g, rank, &cnt);
     MPI_Graph_neighbors(g, rank, 8, nb);
-    print_ints("graph neighbours", nb, cnt);
+    say("graph neighbours", nb, cnt);
     MPI_Graph_get(g, 64, 128, index, edges);
-    print_ints("graph index", index, nn);
-    print_ints("graph edges", edges, ne);
+    say("graph index", index, nn);
+    say("graph edges", edges, ne);
     neighbours("graph", g, cnt, cnt, 0, size <= 2);
     MPI_Comm_free(&g);
 }
@@ -299,13 +259,13 @@ static void dist_graph(void)
                                    &g);
     MPI_Topo_test(g, &st);
     MPI_Dist_graph_neighbors_count(g, &in, &out, &weighted);
-    print_ints("adjacent topo-in-out-weighted", (int[]){st == MPI_DIST_GRAPH, in, out, weighted},
+    say("adjacent topo-in-out-weighted", (int[]){st == MPI_DIST_GRAPH, in, out, weighted},
                4);
     MPI_Dist_graph_neighbors(g, 2, s, w, 2, d, x);
-    print_ints("adjacent sources", s, 2);
-    print_ints("adjacent sourceweights", w, 2);
-    print_ints("adjacent destinations", d, 2);
-    print_ints("adjacent destweights", x, 2);
+    say("adjacent sources", s, 2);
+    say("adjacent sourceweights", w, 2);
+    say("adjacent destinations", d, 2);
+    say("adjacent destweights", x, 2);
     neighbours("adjacent", g, 2, 2, 0, size <= 2);
     MPI_Comm_free(&g);
 
@@ -315,10 +275,10 @@ static void dist_graph(void)
     MPI_Dist_graph_create(MPI_COMM_WORLD, 1, &node, &deg, dst, MPI_UNWEIGHTED, MPI_INFO_NULL, 0,
                           &g);
     MPI_Dist_graph_neighbors_count(g, &in, &out, &weighted);
-    print_ints("dist in-out-weighted", (int[]){in, out, weighted}, 3);
+    say("dist in-out-weighted", (int[]){in, out, weighted}, 3);
     MPI_Dist_graph_neighbors(g, 2, s, MPI_UNWEIGHTED, 2, d, MPI_UNWEIGHTED);
-    print_ints("dist sources", s, in);
-    print_ints("dist destinations", d, out);
+    say("dist sources", s, in);
+    say("dist destinations", d, out);
     neighbours("dist", g, in, out, 1, 0);
     MPI_Comm_free(&g);
 }
@@ -332,7 +292,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     dims[0] = dims[1] = 0;
     MPI_Dims_create(size, 2, dims);
-    print_ints("dims_create", dims, 2);
+    say("dims_create", dims, 2);
     if (size == 4) {
         cart("c2x2p", 2, (int[]){2, 2}, (int[]){1, 1});
         cart("c1x4", 2, (int[]){1, 4}, (int[]){0, 0});
@@ -342,7 +302,7 @@ int main(int argc, char **argv)
     cart("c1xnp", 2, (int[]){1, size}, (int[]){1, 1});
     graph();
     dist_graph();
-    flush_all();
+    say_flush();
     MPI_Finalize();
     return 0;
 }
