@@ -242,6 +242,8 @@ static int gather_digests(const void *site, const struct enc_mpi_comm *p,
 
 int enc_mpi_Comm_create(const void *site, MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
+    if (enc_mpi_is_intercomm(comm))
+        return enc_mpi_inter_create(site, comm, group, newcomm);
     const char *fn = "MPI_Comm_create";
     struct enc_mpi_comm *p = enc_mpi_comm_get(comm);
     uint64_t seq = enc_group_seq(p->g), *all;

@@ -26,37 +26,6 @@
 #include "mpi/mpi_layer.h"
 #include "mpi/topo.h"
 
-int enc_mpi_comm_adopt(const char *fn, uint64_t cid, const int *members, int n, int live,
-                       MPI_Comm shell, MPI_Comm *newcomm)
-{
-    struct enc_group *g = NULL;
-    enc_status_t rv;
-
-    if ((rv = enc_group_new(cid, members, n, live, &g)) != ENC_OK ||
-        (rv = enc_group_setup(g)) != ENC_OK || (rv = enc_mpi_comm_add(shell, g)) != ENC_OK) {
-        if (rv != ENC_ERR_INVAL)
-            enc_group_destroy(g);
-        enc_real_Comm_free(&shell);
-        return enc_mpi_engine_error(fn, rv);
-    }
-    *newcomm = shell;
-    return MPI_SUCCESS;
-}
-
-int enc_mpi_comm_blank_shell(const char *fn, const struct enc_mpi_comm *parent, MPI_Comm *shell)
-{
-    MPI_Errhandler eh;
-    int rv;
-
-    if ((rv = enc_real_Comm_split(MPI_COMM_SELF, 0, 0, shell)) != MPI_SUCCESS)
-        return enc_mpi_raise(rv, "%s: the real MPI could not make a communicator handle", fn);
-    if (enc_real_Comm_get_errhandler(parent->h, &eh) == MPI_SUCCESS) {
-        enc_real_Comm_set_errhandler(*shell, eh);
-        PMPI_Errhandler_free(&eh);
-    }
-    return MPI_SUCCESS;
-}
-
 static int *parent_members(const struct enc_mpi_comm *p, int *n)
 {
     int *m;
@@ -253,6 +222,8 @@ out:
 
 int enc_mpi_Comm_split(const void *site, MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
+    if (enc_mpi_is_intercomm(comm))
+        return enc_mpi_inter_split(site, comm, color, key, newcomm);
     return enc_mpi_comm_split_as("MPI_Comm_split", site, comm, color, key, 0,
                                  ENC_COLL_COMM_SPLIT, newcomm);
 }

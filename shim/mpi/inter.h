@@ -13,6 +13,8 @@
 #ifndef ENC_MPI_INTER_H
 #define ENC_MPI_INTER_H
 
+#include <mpi.h>
+
 struct enc_mpi_comm;
 
 struct enc_mpi_inter {
@@ -25,5 +27,10 @@ struct enc_mpi_inter {
 struct enc_mpi_inter *enc_mpi_inter_new(int lsize, int rsize, int lfirst);
 struct enc_mpi_inter *enc_mpi_inter_copy(const struct enc_mpi_inter *in);
 void enc_mpi_inter_free(struct enc_mpi_inter *in);
+
+/* inter_split.c: MPI_Comm_split and MPI_Comm_create on an
+ * intercommunicator (comm_new.c and comm_manage.c hand them over). */
+int enc_mpi_inter_split(const void *site, MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
+int enc_mpi_inter_create(const void *site, MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
 
 #endif

@@ -300,9 +300,11 @@ static int reduce_part(struct enc_mpi_xfer *x, const void *sendbuf, void *recvbu
     uint8_t *acc = NULL;
     int rv;
 
-    if (!send && !receive) /* MPI_PROC_NULL: the other arguments mean nothing */
-        return share(x, NULL, 0, &b) == MPI_SUCCESS ? (blobs_free(&b), MPI_SUCCESS)
-                                                    : (blobs_free(&b), MPI_ERR_INTERN);
+    if (!send && !receive) { /* MPI_PROC_NULL: the other arguments mean nothing */
+        rv = share(x, NULL, 0, &b);
+        blobs_free(&b);
+        return rv;
+    }
     if (sendbuf == MPI_IN_PLACE)
         return enc_mpi_raise(MPI_ERR_BUFFER, "%s: MPI_IN_PLACE on an intercommunicator", x->fn);
     if ((rv = enc_mpi_reducer_make(x->fn, t, op, count, &red)) != MPI_SUCCESS)

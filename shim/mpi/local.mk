@@ -14,6 +14,7 @@ libencore_la_SOURCES += \
 	shim/mpi/comm.c \
 	shim/mpi/comm_table.c \
 	shim/mpi/comm_new.c \
+	shim/mpi/comm_adopt.c \
 	shim/mpi/comm_manage.c \
 	shim/mpi/group_table.c \
 	shim/mpi/group_ops.c \
@@ -33,6 +34,7 @@ libencore_la_SOURCES += \
 	shim/mpi/inter.c \
 	shim/mpi/inter_comm.c \
 	shim/mpi/inter_coll.c \
+	shim/mpi/inter_split.c \
 	shim/mpi/topo.c \
 	shim/mpi/topo_comm.c \
 	shim/mpi/topo_cart.c \

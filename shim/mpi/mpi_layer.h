@@ -62,8 +62,9 @@ struct enc_mpi_comm *enc_mpi_comm_get(MPI_Comm h);
 enc_status_t enc_mpi_comm_add(MPI_Comm h, struct enc_group *g);
 struct enc_group *enc_mpi_comm_remove(MPI_Comm h);
 int enc_mpi_comm_size(const struct enc_mpi_comm *c);
-/* comm_new.c: a fresh shell with no attributes and parent's error handler;
- * registering a shell as the communicator over members (world ranks). */
+/* comm_adopt.c: a fresh shell with no attributes and parent's error
+ * handler; registering a shell as the communicator over members (world
+ * ranks). */
 int enc_mpi_comm_blank_shell(const char *fn, const struct enc_mpi_comm *parent, MPI_Comm *shell);
 int enc_mpi_comm_adopt(const char *fn, uint64_t cid, const int *members, int n, int live,
                        MPI_Comm shell, MPI_Comm *newcomm);

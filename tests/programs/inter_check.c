@@ -9,8 +9,10 @@
  * collective (Barrier, Bcast with MPI_ROOT / MPI_PROC_NULL, Allreduce,
  * Reduce, Allgather(v), Gather(v), Scatter(v), Alltoall(v,w),
  * Reduce_scatter(_block), and Ibcast, Iallreduce, Ialltoall, Iallgather
- * pending together), on a dup too, merges it both ways, and makes one
- * between ranks 0 and 1 over MPI_COMM_SELF.  Each rank's lines are
+ * pending together), on a dup too, merges it both ways, splits it
+ * (MPI_Comm_split by local rank parity, reversed keys) and cuts it
+ * (MPI_Comm_create with each side's local rank 0 and, on the lower side,
+ * its last), and makes one between ranks 0 and 1 over MPI_COMM_SELF.  Each rank's lines are
  * gathered and printed by rank 0, so the output compares exactly with
  * native Open MPI's.
  */
@@ -208,6 +210,45 @@ static void merged(const char *name, MPI_Comm ic, int high)
     MPI_Comm_free(&m);
 }
 
+/* MPI_Comm_split and MPI_Comm_create on the intercommunicator. */
+static void sub_inter(const char *name, MPI_Comm ic, int low)
+{
+    MPI_Comm sub;
+    MPI_Group g, part;
+    int lr, n, sum, me = wrank, keep[2] = {0, 0};
+    char what[128];
+
+    MPI_Comm_rank(ic, &lr);
+    MPI_Comm_size(ic, &n);
+    MPI_Comm_split(ic, lr % 2, -lr, &sub);
+    snprintf(what, sizeof(what), "%s split", name);
+    if (sub == MPI_COMM_NULL) {
+        say(what, NULL, 0);
+    } else {
+        queries(what, sub);
+        MPI_Allreduce(&me, &sum, 1, MPI_INT, MPI_SUM, sub);
+        snprintf(what, sizeof(what), "%s split allreduce", name);
+        say(what, &sum, 1);
+        MPI_Comm_free(&sub);
+    }
+    keep[1] = n - 1;
+    MPI_Comm_group(ic, &g);
+    MPI_Group_incl(g, low && n > 1 ? 2 : 1, keep, &part);
+    MPI_Comm_create(ic, part, &sub);
+    snprintf(what, sizeof(what), "%s create", name);
+    if (sub == MPI_COMM_NULL) {
+        say(what, NULL, 0);
+    } else {
+        queries(what, sub);
+        MPI_Allreduce(&me, &sum, 1, MPI_INT, MPI_SUM, sub);
+        snprintf(what, sizeof(what), "%s create allreduce", name);
+        say(what, &sum, 1);
+        MPI_Comm_free(&sub);
+    }
+    MPI_Group_free(&part);
+    MPI_Group_free(&g);
+}
+
 static void one_split(const char *name, int color, int tag)
 {
     MPI_Comm local, ic, dup;
@@ -224,6 +265,7 @@ static void one_split(const char *name, int color, int tag)
     queries(name, ic);
     unrooted(name, ic);
     rooted(name, ic, low);
+    sub_inter(name, ic, low);
     MPI_Comm_dup(ic, &dup);
     snprintf(what, sizeof(what), "%s dup", name);
     queries(what, dup);
