@@ -2,7 +2,8 @@
 # `make bench` builds them and runs bench/compare.sh (results in
 # bench/results/ of the build directory).  kmeans is also a check program:
 # tests/integration/kmeans_native_vs_encore.sh and the recovery tests use it.
-EXTRA_PROGRAMS = bench/allreduce_bench bench/replay_bench bench/cold_ring bench/p2p_transport
+EXTRA_PROGRAMS = bench/allreduce_bench bench/replay_bench bench/cold_ring bench/p2p_transport \
+	bench/neighbor_bench
 # p2p_transport: same-host transports for point-to-point (docs/p2p.md)
 bench_p2p_transport_SOURCES = bench/p2p_transport.c
 bench_p2p_transport_LDADD =
@@ -11,6 +12,9 @@ bench_cold_ring_LDADD =
 bench_replay_bench_SOURCES = bench/replay_bench.c
 bench_replay_bench_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 bench_replay_bench_LDADD = $(MPI_LIBS)
+bench_neighbor_bench_SOURCES = bench/neighbor_bench.c
+bench_neighbor_bench_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+bench_neighbor_bench_LDADD = $(MPI_LIBS)
 bench_allreduce_bench_SOURCES = bench/allreduce_bench.c
 bench_allreduce_bench_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 bench_allreduce_bench_LDADD = $(MPI_LIBS)
@@ -20,7 +24,8 @@ bench_kmeans_SOURCES = bench/kmeans.c
 bench_kmeans_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 bench_kmeans_LDADD = $(MPI_LIBS)
 
-CLEANFILES += bench/allreduce_bench bench/replay_bench bench/cold_ring bench/p2p_transport
+CLEANFILES += bench/allreduce_bench bench/replay_bench bench/cold_ring bench/p2p_transport \
+	bench/neighbor_bench
 EXTRA_DIST += bench/fork_pools.c bench/compare.sh bench/profile.sh bench/recovery.sh bench/snapshot_headline.sh bench/scale.sh bench/soak.sh bench/leaks.sh bench/comm_rss.sh bench/mpich.sh bench/imb.sh bench/README.md
 
 .PHONY: bench-recovery

@@ -29,7 +29,7 @@
 #   MPICH_GIT        git directory of pmodels/mpich (bare mirror or a clone;
 #                    default /work/.mirror/pmodels+mpich/repo)
 #   MPICH_REV        revision to extract (default HEAD)
-#   MPICH_DIRS       test/mpi directories (default "coll comm group"; others:
+#   MPICH_DIRS       test/mpi directories (default "coll comm group topo"; others:
 #                    pt2pt topo datatype io attr info init errhan ...)
 #   MPICH_FILTER     extended regex on "dir/prog np args": only those entries
 #   MPICH_MAX_NP     rank cap (default 8; oversubscribing 2 cores is fine)
@@ -42,14 +42,14 @@
 #   ENCORE_RUN_ARGS  more encore-run options (e.g. "--max-restarts 0")
 #   ENCORE_EXTRA_ENV "VAR=value ..." for the encore runs only (ASAN_OPTIONS=...)
 #
-#   bench/mpich.sh > mpich.md                       # coll comm group
+#   bench/mpich.sh > mpich.md                       # coll comm group topo
 #   MPICH_DIRS=pt2pt MPICH_FILTER='/i?sendrecv' bench/mpich.sh
 set -u
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 GITDIR=${MPICH_GIT:-/work/.mirror/pmodels+mpich/repo}
 REV=${MPICH_REV:-HEAD}
-DIRS=${MPICH_DIRS:-coll comm group}
+DIRS=${MPICH_DIRS:-coll comm group topo}
 FILTER=${MPICH_FILTER:-}
 MAX_NP=${MPICH_MAX_NP:-8}
 TLIMIT=${MPICH_TIMEOUT:-60}

@@ -27,6 +27,8 @@ integration_tests = \
 	tests/integration/icoll_cross.sh \
 	tests/integration/handles.sh \
 	tests/integration/datatypes.sh \
+	tests/integration/topo.sh \
+	tests/integration/inter.sh \
 	tests/integration/mpi4py.sh \
 	tests/integration/junk_peers.sh \
 	tests/integration/recovery_kill.sh \
@@ -40,6 +42,7 @@ integration_tests = \
 	tests/integration/recovery_log.sh \
 	tests/integration/recovery_spill.sh \
 	tests/integration/recovery_comm.sh \
+	tests/integration/recovery_topo.sh \
 	tests/integration/log_comm.sh \
 	tests/integration/comm_ckpt.sh \
 	tests/integration/comm_churn.sh \
@@ -138,6 +141,9 @@ mpi_programs = \
 	tests/programs/icoll_cross \
 	tests/programs/handle_check \
 	tests/programs/alltoallw_check \
+	tests/programs/topo_check \
+	tests/programs/recov_topo \
+	tests/programs/inter_check \
 	tests/programs/noncontig_reduce \
 	tests/programs/op_table \
 	tests/programs/junk_target \
@@ -174,6 +180,12 @@ tests_programs_handle_check_CFLAGS = $(mpi_cflags)
 tests_programs_handle_check_LDADD = $(MPI_LIBS)
 tests_programs_alltoallw_check_CFLAGS = $(mpi_cflags)
 tests_programs_alltoallw_check_LDADD = $(MPI_LIBS)
+tests_programs_topo_check_CFLAGS = $(mpi_cflags)
+tests_programs_topo_check_LDADD = $(MPI_LIBS)
+tests_programs_recov_topo_CFLAGS = $(mpi_cflags)
+tests_programs_recov_topo_LDADD = $(MPI_LIBS)
+tests_programs_inter_check_CFLAGS = $(mpi_cflags)
+tests_programs_inter_check_LDADD = $(MPI_LIBS)
 tests_programs_noncontig_reduce_CFLAGS = $(mpi_cflags)
 tests_programs_noncontig_reduce_LDADD = $(MPI_LIBS)
 tests_programs_op_table_CFLAGS = $(mpi_cflags)
@@ -224,4 +236,5 @@ EXTRA_DIST += $(integration_tests) \
 	tests/programs/mpi4py_coll.py \
 	tests/programs/numpy_iter.py \
 	tests/programs/fortran_coll.F90 \
-	tests/programs/fortran_ckpt.f90
+	tests/programs/fortran_ckpt.f90 \
+	tests/programs/rank_lines.h

@@ -30,7 +30,8 @@ const char *enc_coll_kind_name(int kind)
         [ENC_COLL_REDUCE_SCATTER] = "reduce_scatter", [ENC_COLL_SCAN] = "scan",
         [ENC_COLL_EXSCAN] = "exscan",       [ENC_COLL_COMM_DUP] = "comm_dup",
         [ENC_COLL_COMM_SPLIT] = "comm_split", [ENC_COLL_COMM_CREATE] = "comm_create",
-        [ENC_COLL_COMM_SETUP] = "comm_setup",
+        [ENC_COLL_COMM_SETUP] = "comm_setup", [ENC_COLL_COMM_TOPO] = "comm_topo",
+        [ENC_COLL_NEIGHBOR] = "neighbor",   [ENC_COLL_INTERCOMM] = "intercomm",
     };
 
     return kind > 0 && kind < (int)ENC_ARRAY_SIZE(names) ? names[kind] : "collective";

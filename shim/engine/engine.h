@@ -41,6 +41,9 @@ enum enc_coll_kind {
     ENC_COLL_COMM_SPLIT,
     ENC_COLL_COMM_CREATE,
     ENC_COLL_COMM_SETUP, /* a new communicator's channels (engine/group_chan.c) */
+    ENC_COLL_COMM_TOPO,  /* a process topology's communicator */
+    ENC_COLL_NEIGHBOR,   /* a neighbour collective */
+    ENC_COLL_INTERCOMM,  /* an intercommunicator's creation or merge */
     ENC_COLL_KIND_COUNT,
 };
 

@@ -13,6 +13,7 @@
 #include <mpi.h>
 
 #include "engine/engine.h"
+#include "mpi/inter_coll.h"
 #include "mpi/mpi_layer.h"
 
 struct gather {
@@ -139,6 +140,9 @@ int enc_mpi_Allgather(const void *site, const void *sendbuf, int sendcount,
                       MPI_Datatype sendtype, void *recvbuf, int recvcount,
                       MPI_Datatype recvtype, MPI_Comm comm)
 {
+    if (enc_mpi_is_intercomm(comm))
+        return enc_mpi_inter_allgatherv(site, sendbuf, sendcount, sendtype, recvbuf,
+                                        recvcount, NULL, NULL, recvtype, comm);
     struct enc_mpi_comm *c = enc_mpi_comm_get(comm);
     int n = enc_mpi_comm_size(c), rv;
     size_t *a;
@@ -161,6 +165,9 @@ int enc_mpi_Allgatherv(const void *site, const void *sendbuf, int sendcount,
                        MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                        const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    if (enc_mpi_is_intercomm(comm))
+        return enc_mpi_inter_allgatherv(site, sendbuf, sendcount, sendtype, recvbuf, 0,
+                                        recvcounts, displs, recvtype, comm);
     struct enc_mpi_comm *c = enc_mpi_comm_get(comm);
     int n = enc_mpi_comm_size(c), rv;
     size_t *a;

@@ -10,11 +10,14 @@
 #include <mpi.h>
 
 #include "engine/engine.h"
+#include "mpi/inter_coll.h"
 #include "mpi/mpi_layer.h"
 
 int enc_mpi_Bcast(const void *site, void *buffer, int count, MPI_Datatype datatype, int root,
                   MPI_Comm comm)
 {
+    if (enc_mpi_is_intercomm(comm))
+        return enc_mpi_inter_bcast(site, buffer, count, datatype, root, comm);
     struct enc_mpi_comm *c = enc_mpi_comm_get(comm);
     struct enc_mpi_buf b;
     struct enc_callsig sig;

@@ -10,6 +10,7 @@
 #include <mpi.h>
 
 #include "engine/engine.h"
+#include "mpi/inter_coll.h"
 #include "mpi/mpi_layer.h"
 
 /* The engine's view of the send and receive buffers (recvbuf NULL: none;
@@ -56,6 +57,8 @@ static int close_bufs(const char *fn, const void *sendbuf, void *recvbuf, int co
 int enc_mpi_Allreduce(const void *site, const void *sendbuf, void *recvbuf, int count,
                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    if (enc_mpi_is_intercomm(comm))
+        return enc_mpi_inter_allreduce(site, sendbuf, recvbuf, count, datatype, op, comm);
     const char *fn = "MPI_Allreduce";
     struct enc_mpi_reducer red;
     struct enc_mpi_buf sb, rb;
@@ -76,6 +79,8 @@ int enc_mpi_Allreduce(const void *site, const void *sendbuf, void *recvbuf, int 
 int enc_mpi_Reduce(const void *site, const void *sendbuf, void *recvbuf, int count,
                    MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
+    if (enc_mpi_is_intercomm(comm))
+        return enc_mpi_inter_reduce(site, sendbuf, recvbuf, count, datatype, op, root, comm);
     const char *fn = "MPI_Reduce";
     struct enc_mpi_comm *c = enc_mpi_comm_get(comm);
     struct enc_mpi_reducer red;

@@ -18,70 +18,21 @@
 #include <mpi.h>
 
 #include "engine/engine.h"
+#include "mpi/coll_bytes.h"
+#include "mpi/inter.h"
+#include "mpi/inter_coll.h"
 #include "mpi/mpi_layer.h"
 
-struct xfer {
-    const char *fn;
-    const void *site;
-    struct enc_mpi_comm *c;
-    int n, me, root;
-    enum enc_coll_kind what;
-};
+typedef struct enc_mpi_xfer xfer_t;
 
-static int nomem(const struct xfer *x)
+static int nomem(const xfer_t *x)
 {
-    return enc_mpi_raise(MPI_ERR_NO_MEM, "%s: out of memory", x->fn);
+    return enc_mpi_xfer_nomem(x);
 }
 
-static int layout(const struct xfer *x, MPI_Datatype t, struct enc_mpi_layout *l)
+static int layout(const xfer_t *x, MPI_Datatype t, struct enc_mpi_layout *l)
 {
     return enc_mpi_type_layout(x->fn, t, 1, l);
-}
-
-/* Allgather of k uint64 per rank into all (n * k). */
-static int share_sizes(const struct xfer *x, const uint64_t *mine, int k, uint64_t *all)
-{
-    size_t *a = malloc(sizeof(size_t) * 2 * (size_t)x->n);
-    struct enc_callsig sig = enc_mpi_csig(x->c, ENC_COLL_ALLGATHERV, x->what,
-                                          (uint64_t)x->n * (uint64_t)k * 8, ENC_SIG_DTYPE_BYTES,
-                                          ENC_SIG_OP_NONE, x->root, x->site);
-    enc_status_t st;
-
-    if (a == NULL)
-        return nomem(x);
-    for (int i = 0; i < x->n; i++) {
-        a[i] = (size_t)k * 8;
-        a[x->n + i] = (size_t)i * (size_t)k * 8;
-    }
-    st = enc_allgatherv(mine, (size_t)k * 8, all, a, a + x->n, &sig);
-    free(a);
-    return st == ENC_OK ? MPI_SUCCESS : enc_mpi_engine_error(x->fn, st);
-}
-
-/* Allgatherv of byte blocks of sizes[i]; mine is this rank's. */
-static int share_data(const struct xfer *x, const void *mine, const uint64_t *sizes,
-                      uint8_t **all)
-{
-    size_t *a = malloc(sizeof(size_t) * 2 * (size_t)x->n), total = 0;
-    struct enc_callsig sig;
-    enc_status_t st;
-
-    if (a == NULL)
-        return nomem(x);
-    for (int i = 0; i < x->n; i++) {
-        a[i] = sizes[i];
-        a[x->n + i] = total;
-        total += sizes[i];
-    }
-    if ((*all = malloc(total + 1)) == NULL) {
-        free(a);
-        return nomem(x);
-    }
-    sig = enc_mpi_csig(x->c, ENC_COLL_ALLGATHERV, x->what, total, ENC_SIG_DTYPE_BYTES,
-                       ENC_SIG_OP_NONE, x->root, x->site);
-    st = enc_allgatherv(mine, sizes[x->me], *all, a, a + x->n, &sig);
-    free(a);
-    return st == ENC_OK ? MPI_SUCCESS : enc_mpi_engine_error(x->fn, st);
 }
 
 /* Packs k blocks (counts[i] elements at buf + displs[i] extents) back to
@@ -101,7 +52,7 @@ static MPI_Datatype block_type(const struct blocks *b, int i)
 }
 
 /* Block i's layout and address in buf. */
-static int block_at(const struct xfer *x, const struct blocks *b, int i, const void *buf,
+static int block_at(const xfer_t *x, const struct blocks *b, int i, const void *buf,
                     struct enc_mpi_layout *l, char **at)
 {
     int rv = layout(x, block_type(b, i), l);
@@ -110,7 +61,7 @@ static int block_at(const struct xfer *x, const struct blocks *b, int i, const v
     return rv;
 }
 
-static int pack_blocks(const struct xfer *x, const void *buf, int k, const struct blocks *b,
+static int pack_blocks(const xfer_t *x, const void *buf, int k, const struct blocks *b,
                        uint64_t *sizes, uint8_t **out)
 {
     struct enc_mpi_layout l;
@@ -140,7 +91,7 @@ static int pack_blocks(const struct xfer *x, const void *buf, int k, const struc
 }
 
 /* Unpacks one block of `bytes` into count elements at buf. */
-static int unpack_block(const struct xfer *x, const uint8_t *in, uint64_t bytes, void *buf,
+static int unpack_block(const xfer_t *x, const uint8_t *in, uint64_t bytes, void *buf,
                         int count, MPI_Datatype t)
 {
     struct enc_mpi_layout l;
@@ -155,7 +106,7 @@ static int unpack_block(const struct xfer *x, const uint8_t *in, uint64_t bytes,
     return enc_mpi_unpack(x->fn, in, (size_t)count, t, l.size, l.extent, buf);
 }
 
-static int check_root(const struct xfer *x)
+static int check_root(const xfer_t *x)
 {
     if (x->root < 0 || x->root >= x->n)
         return enc_mpi_raise(MPI_ERR_ROOT, "%s: root %d is not a rank of the communicator "
@@ -163,17 +114,15 @@ static int check_root(const struct xfer *x)
     return MPI_SUCCESS;
 }
 
-static struct xfer make(const char *fn, const void *site, MPI_Comm comm, int root,
-                        enum enc_coll_kind what)
+static xfer_t make(const char *fn, const void *site, MPI_Comm comm, int root,
+                   enum enc_coll_kind what)
 {
-    struct enc_mpi_comm *c = enc_mpi_comm_get(comm);
-
-    return (struct xfer){fn, site, c, enc_mpi_comm_size(c), enc_mpi_comm_rank(c), root, what};
+    return enc_mpi_xfer_make(fn, site, comm, root, what);
 }
 
 /* ---- gather ---- */
 
-static int gatherv(struct xfer x, const void *sendbuf, int sendcount, MPI_Datatype st,
+static int gatherv(xfer_t x, const void *sendbuf, int sendcount, MPI_Datatype st,
                    void *recvbuf, const int *rcounts, const int *displs, MPI_Datatype rt)
 {
     uint64_t mysize, *sizes = malloc(8 * (size_t)x.n + 8);
@@ -189,8 +138,8 @@ static int gatherv(struct xfer x, const void *sendbuf, int sendcount, MPI_Dataty
     else
         rv = pack_blocks(&x, sendbuf, 1, &(struct blocks){&sendcount, &zero, st, NULL},
                          &mysize, &mine);
-    if (rv == MPI_SUCCESS && (rv = share_sizes(&x, &mysize, 1, sizes)) == MPI_SUCCESS)
-        rv = share_data(&x, mine, sizes, &all);
+    if (rv == MPI_SUCCESS && (rv = enc_mpi_share_sizes(&x, &mysize, 1, sizes)) == MPI_SUCCESS)
+        rv = enc_mpi_share_data(&x, mine, sizes, &all);
     for (size_t i = 0, off = 0; rv == MPI_SUCCESS && x.me == x.root && i < (size_t)x.n; i++) {
         struct enc_mpi_layout l;
 
@@ -212,7 +161,10 @@ int enc_mpi_Gatherv(const void *site, const void *sendbuf, int sendcount, MPI_Da
                     void *recvbuf, const int recvcounts[], const int displs[],
                     MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    struct xfer x = make("MPI_Gatherv", site, comm, root, ENC_COLL_GATHER);
+    if (enc_mpi_is_intercomm(comm))
+        return enc_mpi_inter_gatherv(site, sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts,
+                                     displs, recvtype, root, comm);
+    xfer_t x = make("MPI_Gatherv", site, comm, root, ENC_COLL_GATHER);
     int rv = check_root(&x);
 
     return rv != MPI_SUCCESS ? rv : gatherv(x, sendbuf, sendcount, sendtype, recvbuf,
@@ -222,7 +174,10 @@ int enc_mpi_Gatherv(const void *site, const void *sendbuf, int sendcount, MPI_Da
 int enc_mpi_Gather(const void *site, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                    void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    struct xfer x = make("MPI_Gather", site, comm, root, ENC_COLL_GATHER);
+    if (enc_mpi_is_intercomm(comm))
+        return enc_mpi_inter_gatherv(site, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                     NULL, NULL, recvtype, root, comm);
+    xfer_t x = make("MPI_Gather", site, comm, root, ENC_COLL_GATHER);
     int *a = malloc(sizeof(int) * 2 * (size_t)x.n + 1), rv = check_root(&x);
 
     if (a == NULL)
@@ -239,7 +194,7 @@ int enc_mpi_Gather(const void *site, const void *sendbuf, int sendcount, MPI_Dat
 
 /* ---- scatter ---- */
 
-static int bcast_bytes(const struct xfer *x, void *buf, size_t bytes)
+static int bcast_bytes(const xfer_t *x, void *buf, size_t bytes)
 {
     struct enc_callsig sig = enc_mpi_csig(x->c, ENC_COLL_BCAST, x->what, bytes,
                                           ENC_SIG_DTYPE_BYTES, ENC_SIG_OP_NONE, x->root,
@@ -249,7 +204,7 @@ static int bcast_bytes(const struct xfer *x, void *buf, size_t bytes)
     return st == ENC_OK ? MPI_SUCCESS : enc_mpi_engine_error(x->fn, st);
 }
 
-static int scatterv(struct xfer x, const void *sendbuf, const int *scounts, const int *displs,
+static int scatterv(xfer_t x, const void *sendbuf, const int *scounts, const int *displs,
                     MPI_Datatype st, void *recvbuf, int recvcount, MPI_Datatype rt)
 {
     uint64_t *sizes = calloc((size_t)x.n + 1, 8), total = 0, off = 0;
@@ -282,7 +237,10 @@ int enc_mpi_Scatterv(const void *site, const void *sendbuf, const int sendcounts
                      const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount,
                      MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    struct xfer x = make("MPI_Scatterv", site, comm, root, ENC_COLL_SCATTER);
+    if (enc_mpi_is_intercomm(comm))
+        return enc_mpi_inter_scatterv(site, sendbuf, 0, sendcounts, displs, sendtype, recvbuf,
+                                      recvcount, recvtype, root, comm);
+    xfer_t x = make("MPI_Scatterv", site, comm, root, ENC_COLL_SCATTER);
     int rv = check_root(&x);
 
     return rv != MPI_SUCCESS ? rv : scatterv(x, sendbuf, sendcounts, displs, sendtype, recvbuf,
@@ -292,7 +250,10 @@ int enc_mpi_Scatterv(const void *site, const void *sendbuf, const int sendcounts
 int enc_mpi_Scatter(const void *site, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                     void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    struct xfer x = make("MPI_Scatter", site, comm, root, ENC_COLL_SCATTER);
+    if (enc_mpi_is_intercomm(comm))
+        return enc_mpi_inter_scatterv(site, sendbuf, sendcount, NULL, NULL, sendtype, recvbuf,
+                                      recvcount, recvtype, root, comm);
+    xfer_t x = make("MPI_Scatter", site, comm, root, ENC_COLL_SCATTER);
     int *a = malloc(sizeof(int) * 2 * (size_t)x.n + 1), rv = check_root(&x);
 
     if (a == NULL)
@@ -309,61 +270,89 @@ int enc_mpi_Scatter(const void *site, const void *sendbuf, int sendcount, MPI_Da
 
 /* ---- alltoall ---- */
 
-static int unpack_from_all(struct xfer *x, const uint8_t *all, const uint64_t *m, void *recvbuf,
+static int unpack_from_all(xfer_t *x, const uint8_t *all, const uint64_t *m, void *recvbuf,
                            const struct blocks *b)
 {
+    uint64_t *off = enc_mpi_row_offsets(m, x->n, x->me);
     struct enc_mpi_layout l;
-    uint64_t base = 0;
     char *at;
     int rv = MPI_SUCCESS;
 
-    for (int j = 0; j < x->n && rv == MPI_SUCCESS; j++) {
-        uint64_t off = base;
-
-        for (int k = 0; k < x->me; k++)
-            off += m[(size_t)j * (size_t)x->n + (size_t)k];
+    if (off == NULL)
+        return nomem(x);
+    for (int j = 0; j < x->n && rv == MPI_SUCCESS; j++)
         if ((rv = block_at(x, b, j, recvbuf, &l, &at)) == MPI_SUCCESS)
-            rv = unpack_block(x, all + off, m[(size_t)j * (size_t)x->n + (size_t)x->me], at,
+            rv = unpack_block(x, all + off[j], m[(size_t)j * (size_t)x->n + (size_t)x->me], at,
                               b->counts[j], block_type(b, j));
-        for (int k = 0; k < x->n; k++)
-            base += m[(size_t)j * (size_t)x->n + (size_t)k];
-    }
+    free(off);
     return rv;
 }
 
 /* Every rank's blocks travel in one allgatherv of packed bytes, after an
  * allgather of the block sizes (in place: the blocks come from recvbuf). */
-static int alltoallw(struct xfer x, const void *sendbuf, const struct blocks *sb, void *recvbuf,
+static int alltoallw_all(xfer_t x, const void *sendbuf, const struct blocks *sb, void *recvbuf,
                      const struct blocks *rb)
 {
-    size_t n = (size_t)x.n;
-    uint64_t *row = malloc(8 * n + 8), *m = malloc(8 * n * n + 8), *tot = malloc(8 * n + 8);
+    uint64_t *row = malloc(8 * (size_t)x.n + 8), *m = NULL;
     uint8_t *mine = NULL, *all = NULL;
     int rv;
 
-    if (row == NULL || m == NULL || tot == NULL) {
-        rv = nomem(&x);
-        goto out;
-    }
+    if (row == NULL)
+        return nomem(&x);
     if (sendbuf == MPI_IN_PLACE)
         rv = pack_blocks(&x, recvbuf, x.n, rb, row, &mine);
     else
         rv = pack_blocks(&x, sendbuf, x.n, sb, row, &mine);
-    if (rv == MPI_SUCCESS)
-        rv = share_sizes(&x, row, x.n, m);
-    for (size_t j = 0; j < n; j++) {
-        tot[j] = 0;
-        for (size_t k = 0; k < n; k++)
-            tot[j] += m[j * n + k];
-    }
-    if (rv == MPI_SUCCESS && (rv = share_data(&x, mine, tot, &all)) == MPI_SUCCESS)
+    if (rv == MPI_SUCCESS && (rv = enc_mpi_share_rows(&x, row, mine, &m, &all)) == MPI_SUCCESS)
         rv = unpack_from_all(&x, all, m, recvbuf, rb);
-out:
     free(row);
     free(m);
-    free(tot);
     free(mine);
     free(all);
+    return rv;
+}
+
+/* An intercommunicator's blocks, one per remote rank, as blocks for
+ * every rank of its union (empty for the local group): *mem holds them. */
+static int widen(const xfer_t *x, const struct blocks *b, struct blocks *w, int **mem)
+{
+    const struct enc_mpi_inter *in = x->c->inter;
+    MPI_Datatype *t;
+
+    *mem = calloc(2 * (size_t)x->n + 1, sizeof(int) + sizeof(MPI_Datatype));
+    if (*mem == NULL)
+        return nomem(x);
+    t = (MPI_Datatype *)(*mem + 2 * x->n);
+    for (int j = 0; j < x->n; j++) {
+        int r = j - in->roff, remote = r >= 0 && r < in->rsize;
+
+        (*mem)[j] = remote ? b->counts[r] : 0;
+        (*mem)[x->n + j] = remote ? b->displs[r] : 0;
+        t[j] = remote ? block_type(b, r) : MPI_BYTE;
+    }
+    *w = (struct blocks){*mem, *mem + x->n, MPI_DATATYPE_NULL, t};
+    w->types = b->types ? t : NULL;
+    w->type = b->types ? MPI_DATATYPE_NULL : b->type;
+    return MPI_SUCCESS;
+}
+
+/* On an intercommunicator the blocks go to and come from the remote group
+ * only (MPI_IN_PLACE is not allowed there). */
+static int alltoallw(xfer_t x, const void *sendbuf, const struct blocks *sb, void *recvbuf,
+                     const struct blocks *rb)
+{
+    struct blocks ws, wr;
+    int *ms = NULL, *mr = NULL, rv;
+
+    if (x.c->inter == NULL)
+        return alltoallw_all(x, sendbuf, sb, recvbuf, rb);
+    if (sendbuf == MPI_IN_PLACE)
+        return enc_mpi_raise(MPI_ERR_BUFFER, "%s: MPI_IN_PLACE on an intercommunicator", x.fn);
+    if ((rv = widen(&x, sb, &ws, &ms)) == MPI_SUCCESS && (rv = widen(&x, rb, &wr, &mr)) ==
+        MPI_SUCCESS)
+        rv = alltoallw_all(x, sendbuf, &ws, recvbuf, &wr);
+    free(ms);
+    free(mr);
     return rv;
 }
 
@@ -390,19 +379,19 @@ int enc_mpi_Alltoallw(const void *site, const void *sendbuf, const int sendcount
 int enc_mpi_Alltoall(const void *site, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                      void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    struct xfer x = make("MPI_Alltoall", site, comm, -1, ENC_COLL_ALLTOALL);
-    int *a = malloc(sizeof(int) * 4 * (size_t)x.n + 1), rv;
+    xfer_t x = make("MPI_Alltoall", site, comm, -1, ENC_COLL_ALLTOALL);
+    int k = enc_mpi_comm_peers(x.c), *a = malloc(sizeof(int) * 4 * (size_t)k + 1), rv;
 
     if (a == NULL)
         return nomem(&x);
-    for (int i = 0; i < x.n; i++) {
+    for (int i = 0; i < k; i++) {
         a[i] = sendcount;
-        a[x.n + i] = i * sendcount;
-        a[2 * x.n + i] = recvcount;
-        a[3 * x.n + i] = i * recvcount;
+        a[k + i] = i * sendcount;
+        a[2 * k + i] = recvcount;
+        a[3 * k + i] = i * recvcount;
     }
-    rv = alltoallw(x, sendbuf, &(struct blocks){a, a + x.n, sendtype, NULL}, recvbuf,
-                   &(struct blocks){a + 2 * x.n, a + 3 * x.n, recvtype, NULL});
+    rv = alltoallw(x, sendbuf, &(struct blocks){a, a + k, sendtype, NULL}, recvbuf,
+                   &(struct blocks){a + 2 * k, a + 3 * k, recvtype, NULL});
     free(a);
     return rv;
 }

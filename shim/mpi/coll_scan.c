@@ -18,6 +18,7 @@
 #include <mpi.h>
 
 #include "engine/engine.h"
+#include "mpi/inter_coll.h"
 #include "mpi/mpi_layer.h"
 
 static int prefix(const char *fn, const void *site, const void *sendbuf, void *recvbuf,
@@ -130,6 +131,9 @@ int enc_mpi_Reduce_scatter(const void *site, const void *sendbuf, void *recvbuf,
                            const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
                            MPI_Comm comm)
 {
+    if (enc_mpi_is_intercomm(comm))
+        return enc_mpi_inter_reduce_scatter(site, sendbuf, recvbuf, 0, recvcounts, datatype, op,
+                                            comm);
     return reduce_scatter("MPI_Reduce_scatter", site, sendbuf, recvbuf, recvcounts, 0, datatype,
                           op, comm);
 }
@@ -137,6 +141,9 @@ int enc_mpi_Reduce_scatter(const void *site, const void *sendbuf, void *recvbuf,
 int enc_mpi_Reduce_scatter_block(const void *site, const void *sendbuf, void *recvbuf,
                                  int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    if (enc_mpi_is_intercomm(comm))
+        return enc_mpi_inter_reduce_scatter(site, sendbuf, recvbuf, recvcount, NULL, datatype, op,
+                                            comm);
     return reduce_scatter("MPI_Reduce_scatter_block", site, sendbuf, recvbuf, &recvcount, 1,
                           datatype, op, comm);
 }

@@ -1,9 +1,11 @@
-/* comm.c - rank and size on the encore world and derived communicators. */
+/* comm.c - rank and size on the encore world and derived communicators
+ * (an intercommunicator's: in its local group). */
 #include "enc.h"
 
 #include <mpi.h>
 
 #include "engine/engine.h"
+#include "mpi/inter.h"
 #include "mpi/mpi_layer.h"
 
 static struct enc_mpi_comm *comm_check(const char *fn, MPI_Comm comm, int *rv)
@@ -23,7 +25,7 @@ int enc_mpi_Comm_rank(const void *site, MPI_Comm comm, int *rank)
     struct enc_mpi_comm *c = comm_check("MPI_Comm_rank", comm, &rv);
 
     if (c != NULL)
-        *rank = enc_mpi_comm_rank(c);
+        *rank = enc_mpi_comm_rank(c) - (c->inter != NULL ? c->inter->loff : 0);
     return rv;
 }
 
@@ -33,6 +35,6 @@ int enc_mpi_Comm_size(const void *site, MPI_Comm comm, int *size)
     struct enc_mpi_comm *c = comm_check("MPI_Comm_size", comm, &rv);
 
     if (c != NULL)
-        *size = enc_mpi_comm_size(c);
+        *size = c->inter != NULL ? c->inter->lsize : enc_mpi_comm_size(c);
     return rv;
 }

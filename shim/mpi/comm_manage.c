@@ -18,20 +18,32 @@
 
 #include "engine/engine.h"
 #include "engine/group.h"
+#include "mpi/inter.h"
 #include "mpi/mpi_layer.h"
 
+int enc_mpi_comm_group_of(const char *fn, MPI_Comm comm, int first, int n, MPI_Group *group)
+{
+    struct enc_mpi_comm *c = enc_mpi_comm_get(comm);
+    int *w = malloc(sizeof(int) * (size_t)n + 1), rv;
+
+    if (w == NULL)
+        return enc_mpi_raise(MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    for (int i = 0; i < n; i++)
+        w[i] = enc_group_world_rank(c->g, first + i);
+    rv = enc_mpi_group_make(fn, w, n, group);
+    free(w);
+    return rv;
+}
+
+/* An intercommunicator's is its local group. */
 int enc_mpi_Comm_group(const void *site, MPI_Comm comm, MPI_Group *group)
 {
     struct enc_mpi_comm *c = enc_mpi_comm_get(comm);
-    int n = enc_mpi_comm_size(c), *w = malloc(sizeof(int) * (size_t)n + 1), rv;
 
-    if (w == NULL)
-        return enc_mpi_raise(MPI_ERR_NO_MEM, "MPI_Comm_group: out of memory");
-    for (int i = 0; i < n; i++)
-        w[i] = enc_group_world_rank(c->g, i);
-    rv = enc_mpi_group_make("MPI_Comm_group", w, n, group);
-    free(w);
-    return rv;
+    if (c->inter != NULL)
+        return enc_mpi_comm_group_of("MPI_Comm_group", comm, c->inter->loff, c->inter->lsize,
+                                     group);
+    return enc_mpi_comm_group_of("MPI_Comm_group", comm, 0, enc_mpi_comm_size(c), group);
 }
 
 /* The world ranks of comm in *v: an encore communicator's members, or for
@@ -51,6 +63,47 @@ static struct enc_mpi_group *comm_members(MPI_Comm comm, struct enc_mpi_group_vi
     return &v->g;
 }
 
+/* Compares n members of a from offset ao with n of b from bo. */
+static int cmp_part(const struct enc_mpi_group *a, int ao, const struct enc_mpi_group *b, int bo)
+{
+    struct enc_mpi_group x = {.h = MPI_GROUP_NULL, .n = a->n, .w = a->w + ao};
+    struct enc_mpi_group y = {.h = MPI_GROUP_NULL, .n = b->n, .w = b->w + bo};
+
+    return enc_mpi_group_compare(&x, &y);
+}
+
+/* Two intercommunicators compare as their local and their remote groups
+ * do (the worse of the two); an intercommunicator and an intracommunicator
+ * are MPI_UNEQUAL. */
+static int compare_inter(MPI_Comm a, MPI_Comm b, int *result)
+{
+    struct enc_mpi_comm *x = enc_mpi_comm_get(a), *y = enc_mpi_comm_get(b);
+    int r = MPI_UNEQUAL;
+
+    if (x != NULL && y != NULL && x->inter != NULL && y->inter != NULL) {
+        struct enc_mpi_group gx = {.h = MPI_GROUP_NULL}, gy = {.h = MPI_GROUP_NULL};
+        int u = enc_mpi_comm_size(x), rl, rr;
+
+        if (u != enc_mpi_comm_size(y) || (gx.w = malloc(sizeof(int) * 2 * (size_t)u)) == NULL)
+            goto out;
+        gy.w = gx.w + u;
+        for (int i = 0; i < u; i++) {
+            gx.w[i] = enc_group_world_rank(x->g, i);
+            gy.w[i] = enc_group_world_rank(y->g, i);
+        }
+        gx.n = x->inter->lsize, gy.n = y->inter->lsize;
+        rl = cmp_part(&gx, x->inter->loff, &gy, y->inter->loff);
+        gx.n = x->inter->rsize, gy.n = y->inter->rsize;
+        rr = cmp_part(&gx, x->inter->roff, &gy, y->inter->roff);
+        r = rl == MPI_UNEQUAL || rr == MPI_UNEQUAL ? MPI_UNEQUAL
+            : rl == MPI_SIMILAR || rr == MPI_SIMILAR ? MPI_SIMILAR : MPI_CONGRUENT;
+        free(gx.w);
+    }
+out:
+    *result = r;
+    return MPI_SUCCESS;
+}
+
 int enc_mpi_Comm_compare(const void *site, MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
     struct enc_mpi_group_view va, vb;
@@ -63,6 +116,8 @@ int enc_mpi_Comm_compare(const void *site, MPI_Comm comm1, MPI_Comm comm2, int *
         *result = MPI_IDENT;
         return MPI_SUCCESS;
     }
+    if (enc_mpi_is_intercomm(comm1) || enc_mpi_is_intercomm(comm2))
+        return compare_inter(comm1, comm2, result);
     a = comm_members(comm1, &va);
     b = comm_members(comm2, &vb);
     if (a != NULL && b != NULL) {
@@ -187,6 +242,8 @@ static int gather_digests(const void *site, const struct enc_mpi_comm *p,
 
 int enc_mpi_Comm_create(const void *site, MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
+    if (enc_mpi_is_intercomm(comm))
+        return enc_mpi_inter_create(site, comm, group, newcomm);
     const char *fn = "MPI_Comm_create";
     struct enc_mpi_comm *p = enc_mpi_comm_get(comm);
     uint64_t seq = enc_group_seq(p->g), *all;
@@ -223,8 +280,7 @@ static int check_tag(const char *fn, int tag)
     return enc_mpi_raise(MPI_ERR_TAG, "%s: invalid tag %d", fn, tag);
 }
 
-/* How many times this rank made (parent, tag, group) before. */
-static uint64_t occurrence(uint64_t key)
+uint64_t enc_mpi_occurrence(uint64_t key)
 {
     static struct { uint64_t key, n; } *seen;
     static size_t nseen;
@@ -265,7 +321,7 @@ int enc_mpi_Comm_create_group(const void *site, MPI_Comm comm, MPI_Group group, 
         return rv;
     key = enc_group_cid_derive(enc_group_cid(p->g), (uint64_t)(unsigned)tag, digest(g));
     /* a new group starts uncertain: its first collective asks the members */
-    if ((rv = make_comm(fn, p, enc_group_cid_derive(key, occurrence(key), 'G'), g, 0,
+    if ((rv = make_comm(fn, p, enc_group_cid_derive(key, enc_mpi_occurrence(key), 'G'), g, 0,
                         newcomm)) != MPI_SUCCESS)
         return rv;
     c = enc_mpi_comm_get(*newcomm);

@@ -4,9 +4,10 @@
  *
  * Creation is a collective on the parent through the engine (logged and
  * replayed like any other, what = COMM_DUP / COMM_SPLIT): dup is a
- * barrier, split an allgather of every rank's (colour, key).  On replay the
- * logged (colour, key) of this rank must equal this call's, else the job
- * stops with a replay divergence.  The child's communicator id derives from the
+ * barrier, split an allgather of every rank's (colour, key, digest): the
+ * digest is 0 for a split, a hash of the shape for a topology (topo.c).  On
+ * replay the logged triple of this rank must equal this call's, else the
+ * job stops with a replay divergence.  A dup keeps its parent's topology, or its two groups.  The child's communicator id derives from the
  * parent's, the parent's sequence number of the creating collective and the
  * colour (engine/group.h).
  */
@@ -21,38 +22,9 @@
 #include "engine/engine.h"
 #include "engine/group.h"
 #include "mpi/icoll.h"
+#include "mpi/inter.h"
 #include "mpi/mpi_layer.h"
-
-int enc_mpi_comm_adopt(const char *fn, uint64_t cid, const int *members, int n, int live,
-                       MPI_Comm shell, MPI_Comm *newcomm)
-{
-    struct enc_group *g = NULL;
-    enc_status_t rv;
-
-    if ((rv = enc_group_new(cid, members, n, live, &g)) != ENC_OK ||
-        (rv = enc_group_setup(g)) != ENC_OK || (rv = enc_mpi_comm_add(shell, g)) != ENC_OK) {
-        if (rv != ENC_ERR_INVAL)
-            enc_group_destroy(g);
-        enc_real_Comm_free(&shell);
-        return enc_mpi_engine_error(fn, rv);
-    }
-    *newcomm = shell;
-    return MPI_SUCCESS;
-}
-
-int enc_mpi_comm_blank_shell(const char *fn, const struct enc_mpi_comm *parent, MPI_Comm *shell)
-{
-    MPI_Errhandler eh;
-    int rv;
-
-    if ((rv = enc_real_Comm_split(MPI_COMM_SELF, 0, 0, shell)) != MPI_SUCCESS)
-        return enc_mpi_raise(rv, "%s: the real MPI could not make a communicator handle", fn);
-    if (enc_real_Comm_get_errhandler(parent->h, &eh) == MPI_SUCCESS) {
-        enc_real_Comm_set_errhandler(*shell, eh);
-        PMPI_Errhandler_free(&eh);
-    }
-    return MPI_SUCCESS;
-}
+#include "mpi/topo.h"
 
 static int *parent_members(const struct enc_mpi_comm *p, int *n)
 {
@@ -72,21 +44,43 @@ static int dup_comm(const char *fn, const void *site, MPI_Comm comm, MPI_Comm *n
     uint64_t cid = enc_group_cid_derive(enc_group_cid(p->g), enc_group_seq(p->g), 'D');
     struct enc_callsig sig = enc_mpi_csig(p, ENC_COLL_BARRIER, ENC_COLL_COMM_DUP, 0,
                                           ENC_SIG_DTYPE_BYTES, ENC_SIG_OP_NONE, -1, site);
+    struct enc_mpi_topo *t = NULL;
+    struct enc_mpi_inter *in = NULL;
     MPI_Comm shell;
     enc_status_t st;
     int *m, n, rv;
 
-    if ((st = enc_barrier(&sig)) != ENC_OK)
+    if ((p->topo != NULL && (t = enc_mpi_topo_copy(p->topo)) == NULL) ||
+        (p->inter != NULL && (in = enc_mpi_inter_copy(p->inter)) == NULL)) {
+        enc_mpi_topo_free(t);
+        return enc_mpi_raise(MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    }
+    if ((st = enc_barrier(&sig)) != ENC_OK) {
+        enc_mpi_topo_free(t);
+        enc_mpi_inter_free(in);
         return enc_mpi_engine_error(fn, st);
+    }
     /* the real dup runs the attribute copy callbacks and keeps the handler */
-    if ((rv = enc_real_Comm_dup(comm, &shell)) != MPI_SUCCESS)
+    if ((rv = enc_real_Comm_dup(comm, &shell)) != MPI_SUCCESS) {
+        enc_mpi_topo_free(t);
+        enc_mpi_inter_free(in);
         return enc_mpi_raise(rv, "%s: the real MPI could not duplicate the handle", fn);
+    }
     if ((m = parent_members(p, &n)) == NULL) {
+        enc_mpi_topo_free(t);
+        enc_mpi_inter_free(in);
         enc_real_Comm_free(&shell);
         return enc_mpi_raise(MPI_ERR_NO_MEM, "%s: out of memory", fn);
     }
     rv = enc_mpi_comm_adopt(fn, cid, m, n, enc_group_last_live(p->g), shell, newcomm);
     free(m);
+    if (rv == MPI_SUCCESS) {
+        enc_mpi_comm_get(*newcomm)->topo = t;
+        enc_mpi_comm_get(*newcomm)->inter = in;
+    } else {
+        enc_mpi_topo_free(t);
+        enc_mpi_inter_free(in);
+    }
     return rv;
 }
 
@@ -129,7 +123,8 @@ static int by_key(const void *a, const void *b)
     return x->key != y->key ? (x->key < y->key ? -1 : 1) : x->rank - y->rank;
 }
 
-/* World ranks of the members of colour `color`, ordered by (key, rank). */
+/* World ranks of the members of colour `color`, ordered by (key, rank);
+ * ck holds (colour, key, digest) per rank. */
 static int *split_members(const struct enc_mpi_comm *p, const int *ck, int color, int *n)
 {
     int size = enc_mpi_comm_size(p), k = 0;
@@ -142,8 +137,8 @@ static int *split_members(const struct enc_mpi_comm *p, const int *ck, int color
         return NULL;
     }
     for (int i = 0; i < size; i++)
-        if (ck[2 * i] == color)
-            a[k++] = (struct member){ck[2 * i], ck[2 * i + 1], i};
+        if (ck[3 * i] == color)
+            a[k++] = (struct member){ck[3 * i], ck[3 * i + 1], i};
     qsort(a, (size_t)k, sizeof(*a), by_key);
     for (int i = 0; i < k; i++)
         m[i] = enc_group_world_rank(p->g, a[i].rank);
@@ -152,45 +147,52 @@ static int *split_members(const struct enc_mpi_comm *p, const int *ck, int color
     return m;
 }
 
-/* Allgather of (colour, key) on the parent; checks this rank's logged pair. */
-static int exchange(const char *fn, const void *site, const struct enc_mpi_comm *p, int color,
-                    int key, int *ck)
+/* Allgather of (colour, key, digest) on the parent; checks this rank's
+ * logged triple, and that every rank passed the same digest (of what MPI
+ * says every rank passes alike: a topology's shape). */
+static int exchange(const char *fn, const void *site, const struct enc_mpi_comm *p,
+                    enum enc_coll_kind what, const int mine[3], int *ck)
 {
     int size = enc_mpi_comm_size(p), me = enc_mpi_comm_rank(p);
     size_t *a = malloc(sizeof(size_t) * 2 * (size_t)size);
-    struct enc_callsig sig = enc_mpi_csig(p, ENC_COLL_ALLGATHERV, ENC_COLL_COMM_SPLIT,
-                                          (uint64_t)size * 2 * sizeof(int),
+    struct enc_callsig sig = enc_mpi_csig(p, ENC_COLL_ALLGATHERV, what,
+                                          (uint64_t)size * 3 * sizeof(int),
                                           ENC_SIG_DTYPE_BYTES, ENC_SIG_OP_NONE, -1, site);
-    int mine[2] = {color, key};
     enc_status_t st;
 
     if (a == NULL)
         return enc_mpi_raise(MPI_ERR_NO_MEM, "%s: out of memory", fn);
     for (int i = 0; i < size; i++) {
-        a[i] = 2 * sizeof(int);
-        a[size + i] = (size_t)i * 2 * sizeof(int);
+        a[i] = 3 * sizeof(int);
+        a[size + i] = (size_t)i * 3 * sizeof(int);
     }
-    st = enc_allgatherv(mine, sizeof(mine), ck, a, a + size, &sig);
+    st = enc_allgatherv(mine, 3 * sizeof(int), ck, a, a + size, &sig);
     free(a);
     if (st != ENC_OK)
         return enc_mpi_engine_error(fn, st);
-    if (ck[2 * me] != color || ck[2 * me + 1] != key) {
+    if (memcmp(&ck[3 * me], mine, 3 * sizeof(int)) != 0) {
         char msg[256];
 
-        snprintf(msg, sizeof(msg), "replay divergence in %s: this call has color %d key %d; "
-                 "the log has color %d key %d", fn, color, key, ck[2 * me], ck[2 * me + 1]);
+        snprintf(msg, sizeof(msg), "replay divergence in %s: this call has color %d key %d "
+                 "(arguments digest %08x); the log has color %d key %d (%08x)", fn, mine[0],
+                 mine[1], (unsigned)mine[2], ck[3 * me], ck[3 * me + 1],
+                 (unsigned)ck[3 * me + 2]);
         enc_engine_abort(1, msg);
     }
+    for (int i = 0; i < size; i++)
+        if (ck[3 * i + 2] != mine[2])
+            return enc_mpi_raise(MPI_ERR_ARG, "%s: rank %d passed other arguments than rank %d "
+                                 "(every rank must pass the same)", fn, i, me);
     return MPI_SUCCESS;
 }
 
-static int split(const char *fn, const void *site, MPI_Comm comm, int color, int key,
-                 MPI_Comm *newcomm)
+int enc_mpi_comm_split_as(const char *fn, const void *site, MPI_Comm comm, int color, int key,
+                          uint32_t digest, enum enc_coll_kind what, MPI_Comm *newcomm)
 {
     struct enc_mpi_comm *p = enc_mpi_comm_get(comm);
     uint64_t seq = enc_group_seq(p->g);
-    int *ck = malloc(sizeof(int) * 2 * (size_t)enc_mpi_comm_size(p));
-    int *m = NULL, n, rv;
+    int *ck = malloc(sizeof(int) * 3 * (size_t)enc_mpi_comm_size(p));
+    int *m = NULL, n, rv, mine[3] = {color, key, (int)digest};
     MPI_Comm shell;
 
     if (ck == NULL)
@@ -199,7 +201,7 @@ static int split(const char *fn, const void *site, MPI_Comm comm, int color, int
         free(ck);
         return enc_mpi_raise(MPI_ERR_ARG, "%s: color %d is negative", fn, color);
     }
-    if ((rv = exchange(fn, site, p, color, key, ck)) != MPI_SUCCESS)
+    if ((rv = exchange(fn, site, p, what, mine, ck)) != MPI_SUCCESS)
         goto out;
     *newcomm = MPI_COMM_NULL;
     if (color == MPI_UNDEFINED)
@@ -220,7 +222,10 @@ out:
 
 int enc_mpi_Comm_split(const void *site, MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
-    return split("MPI_Comm_split", site, comm, color, key, newcomm);
+    if (enc_mpi_is_intercomm(comm))
+        return enc_mpi_inter_split(site, comm, color, key, newcomm);
+    return enc_mpi_comm_split_as("MPI_Comm_split", site, comm, color, key, 0,
+                                 ENC_COLL_COMM_SPLIT, newcomm);
 }
 
 /* Colour of this rank for MPI_COMM_TYPE_SHARED: the lowest rank of the
@@ -250,5 +255,6 @@ int enc_mpi_Comm_split_type(const void *site, MPI_Comm comm, int split_type, int
         return enc_mpi_raise(MPI_ERR_ARG, "MPI_Comm_split_type: split_type %d is not "
                              "supported in encore mode (MPI_COMM_TYPE_SHARED and "
                              "MPI_UNDEFINED are)", split_type);
-    return split("MPI_Comm_split_type", site, comm, color, key, newcomm);
+    return enc_mpi_comm_split_as("MPI_Comm_split_type", site, comm, color, key, 0,
+                                 ENC_COLL_COMM_SPLIT, newcomm);
 }

@@ -25,6 +25,8 @@
 #include "core/vec.h"
 #include "engine/group.h"
 #include "mpi/mpi_layer.h"
+#include "mpi/inter.h"
+#include "mpi/topo.h"
 
 static struct {
     pthread_rwlock_t lock;
@@ -63,6 +65,13 @@ int enc_mpi_is_encore_comm(MPI_Comm h)
     return h == MPI_COMM_WORLD || lookup(h) != NULL;
 }
 
+int enc_mpi_is_intercomm(MPI_Comm h)
+{
+    struct enc_mpi_comm *c = h == MPI_COMM_WORLD ? NULL : lookup(h);
+
+    return c != NULL && c->inter != NULL;
+}
+
 struct enc_mpi_comm *enc_mpi_comm_get(MPI_Comm h)
 {
     if (h == MPI_COMM_WORLD)
@@ -90,7 +99,8 @@ enc_status_t enc_mpi_comm_add(MPI_Comm h, struct enc_group *g)
     return ENC_OK;
 }
 
-/* Forgets h; returns its group (the caller frees it) or NULL. */
+/* Forgets h, its topology and groups; returns its group (the caller frees it) or
+ * NULL. */
 struct enc_group *enc_mpi_comm_remove(MPI_Comm h)
 {
     struct enc_group *g = NULL;
@@ -99,6 +109,8 @@ struct enc_group *enc_mpi_comm_remove(MPI_Comm h)
     pthread_rwlock_wrlock(&table.lock);
     if ((i = find(h)) >= 0) {
         g = table.c[i]->g;
+        enc_mpi_topo_free(table.c[i]->topo);
+        enc_mpi_inter_free(table.c[i]->inter);
         free(table.c[i]);
         table.c[i] = table.c[table.n - 1];
         __atomic_store_n(&table.n, table.n - 1, __ATOMIC_RELAXED);
@@ -115,4 +127,9 @@ int enc_mpi_comm_size(const struct enc_mpi_comm *c)
 int enc_mpi_comm_rank(const struct enc_mpi_comm *c)
 {
     return enc_group_my_rank(c->g);
+}
+
+int enc_mpi_comm_peers(const struct enc_mpi_comm *c)
+{
+    return c->inter != NULL ? c->inter->rsize : enc_mpi_comm_size(c);
 }

@@ -13,7 +13,7 @@ import re
 import sys
 
 CATEGORIES = ("owned", "refuse", "world-local")
-FLAGS = ("noguard", "serial", "unordered")
+FLAGS = ("noguard", "serial", "unordered", "inter")
 # Keys only fortran/gen_fortran.py reads (see mpi.spec); the C output
 # ignores them.
 FORTRAN_MODES = ("auto", "hand", "no")
@@ -105,6 +105,8 @@ def parse(path):
             if not line:
                 continue
             try:
+                if line.startswith("@reason "):
+                    continue  # read by gen_function_table.py
                 if line.startswith("@why "):
                     key, text = line[5:].split(None, 1)
                     whys[key] = text
@@ -236,6 +238,10 @@ def emit_entry(f, out):
             out.append("        }")
         elif f.comms:
             out.append("        if (%s) {" % world_test(f))
+            if "inter" not in f.flags:
+                out.append("            if (%s)" % " || ".join(
+                    "enc_mpi_is_intercomm(%s%s)" % ("*" if p else "", c) for c, p in f.comms))
+                out.append("                return enc_mpi_refuse_inter(\"%s\");" % f.name)
             emit_served(f, out, "enc_mpi_%s(%s)" %
                         (s, ", ".join(["site"] + [n for _, n in f.params])))
             out.append("        }")

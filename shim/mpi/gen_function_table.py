@@ -39,11 +39,21 @@ def status(f, whys):
                 "(generalized request: Wait/Test and their array forms are the real MPI's)")
     if f.name in LIFECYCLE:
         return "served (process lifecycle / ops; no log)"
-    if f.name.startswith("MPI_Group_") or f.name in ("MPI_Comm_rank", "MPI_Comm_size",
-                                                      "MPI_Comm_compare", "MPI_Comm_group",
-                                                      "MPI_Comm_free", "MPI_Comm_disconnect"):
+    if f.name.startswith("MPI_Group_") or "serial" not in f.flags or f.name in (
+            "MPI_Comm_free", "MPI_Comm_disconnect"):
         return "served (local, no communication)"
     return "served with recovery (logged, replayed, signature-checked)"
+
+
+def read_reasons(path):
+    """The spec's '@reason KEY text' lines: why a class of calls is refused."""
+    reasons = {}
+    with open(path) as fh:
+        for line in fh:
+            if line.startswith("@reason "):
+                key, text = line[8:].split(None, 1)
+                reasons[key] = (reasons.get(key, "") + " " + text.strip()).strip()
+    return reasons
 
 
 def main(argv):
@@ -57,6 +67,15 @@ def main(argv):
            "| function | status |", "|---|---|"]
     for f in funcs:
         out.append("| `%s` | %s |" % (f.name, status(f, whys)))
+    reasons = read_reasons(argv[1])
+    out += ["", "## What stays refused, and why", "",
+            "A refused call fails with MPI_ERR_UNSUPPORTED_OPERATION and one line naming",
+            "the function and the class below (`MPI_Win_create on MPI_COMM_WORLD is not",
+            "supported in encore mode (one-sided communication; ...)`); on communicators",
+            "the real MPI made from MPI_COMM_SELF it passes through.", ""]
+    for key, text in whys.items():
+        if any(f.category == "refuse" and f.why == key for f in funcs):
+            out.append("* **%s**: %s" % (text, reasons.get(key, "not served yet.")))
     with open(argv[2], "w") as fh:
         fh.write("\n".join(out) + "\n")
     return 0

@@ -70,7 +70,6 @@ struct job {
     MPI_Request req;
     MPI_Datatype user_stype, user_rtype; /* the handles the application gave */
     const MPI_Datatype *user_stypes, *user_rtypes;
-    int ntypes;          /* entries of a.stypes and a.rtypes */
     int rv;              /* the collective's MPI error code */
     bool taken;          /* a worker runs it */
     bool detached;       /* MPI_Request_free'd before completion */
@@ -300,8 +299,8 @@ static void run_job(struct job *j)
     enc_mpi_errcomm_leave(saved);
     release_type(j->a.stype, j->user_stype);
     release_type(j->a.rtype, j->user_rtype);
-    release_types(j->a.stypes, j->user_stypes, j->ntypes);
-    release_types(j->a.rtypes, j->user_rtypes, j->ntypes);
+    release_types(j->a.stypes, j->user_stypes, j->a.nstypes);
+    release_types(j->a.rtypes, j->user_rtypes, j->a.nrtypes);
     if (j->a.op != NULL)
         enc_mpi_op_release(j->a.op);
 }
@@ -402,16 +401,17 @@ int enc_mpi_icoll_start(const char *fn, const void *site, enc_mpi_icoll_fn run,
     if (j == NULL)
         return enc_mpi_raise(MPI_ERR_NO_MEM, "%s: out of memory", fn);
     *j = (struct job){.run = run, .a = *a, .site = site, .user_stype = a->stype,
-                      .user_rtype = a->rtype, .user_stypes = a->stypes, .user_rtypes = a->rtypes,
-                      .ntypes = enc_mpi_comm_size(enc_mpi_comm_get(a->comm))};
+                      .user_rtype = a->rtype, .user_stypes = a->stypes, .user_rtypes = a->rtypes};
+    if (j->a.nstypes == 0 && j->a.nrtypes == 0)
+        j->a.nstypes = j->a.nrtypes = enc_mpi_comm_peers(enc_mpi_comm_get(a->comm));
     if ((rv = hold_type(&j->a.stype)) != MPI_SUCCESS ||
         (rv = hold_type(&j->a.rtype)) != MPI_SUCCESS ||
-        (rv = hold_types(&j->a.stypes, j->ntypes)) != MPI_SUCCESS ||
-        (rv = hold_types(&j->a.rtypes, j->ntypes)) != MPI_SUCCESS) {
+        (rv = hold_types(&j->a.stypes, j->a.nstypes)) != MPI_SUCCESS ||
+        (rv = hold_types(&j->a.rtypes, j->a.nrtypes)) != MPI_SUCCESS) {
         release_type(j->a.stype, j->user_stype);
         release_type(j->a.rtype, j->user_rtype);
-        release_types(j->a.stypes, j->user_stypes, j->ntypes);
-        release_types(j->a.rtypes, j->user_rtypes, j->ntypes);
+        release_types(j->a.stypes, j->user_stypes, j->a.nstypes);
+        release_types(j->a.rtypes, j->user_rtypes, j->a.nrtypes);
         free(j);
         return enc_mpi_raise(rv, "%s: cannot keep the datatype for the pending collective",
                              fn);
@@ -419,8 +419,8 @@ int enc_mpi_icoll_start(const char *fn, const void *site, enc_mpi_icoll_fn run,
     if ((rv = PMPI_Grequest_start(query, release, cancel, j, &j->req)) != MPI_SUCCESS) {
         release_type(j->a.stype, j->user_stype);
         release_type(j->a.rtype, j->user_rtype);
-        release_types(j->a.stypes, j->user_stypes, j->ntypes);
-        release_types(j->a.rtypes, j->user_rtypes, j->ntypes);
+        release_types(j->a.stypes, j->user_stypes, j->a.nstypes);
+        release_types(j->a.rtypes, j->user_rtypes, j->a.nrtypes);
         free(j);
         return enc_mpi_raise(rv, "%s: the real MPI could not make a request", fn);
     }

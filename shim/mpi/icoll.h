@@ -15,7 +15,9 @@ struct enc_mpi_icoll_args {
     int scount, rcount;
     MPI_Datatype stype, rtype;
     const MPI_Datatype *stypes, *rtypes; /* MPI_Ialltoallw: one per rank */
+    int nstypes, nrtypes;  /* entries of stypes and rtypes (0: the communicator's size) */
     const int *scounts, *sdispls, *rcounts, *rdispls;
+    const MPI_Aint *sbdispls, *rbdispls; /* MPI_Ineighbor_alltoallw: in bytes */
     MPI_Op op;
     int root;
     MPI_Comm comm;

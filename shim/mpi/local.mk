@@ -14,6 +14,7 @@ libencore_la_SOURCES += \
 	shim/mpi/comm.c \
 	shim/mpi/comm_table.c \
 	shim/mpi/comm_new.c \
+	shim/mpi/comm_adopt.c \
 	shim/mpi/comm_manage.c \
 	shim/mpi/group_table.c \
 	shim/mpi/group_ops.c \
@@ -21,6 +22,7 @@ libencore_la_SOURCES += \
 	shim/mpi/icoll.c \
 	shim/mpi/turn_queue.c \
 	shim/mpi/icoll_entries.c \
+	shim/mpi/icoll_neighbor.c \
 	shim/mpi/ckpt_api.c \
 	shim/mpi/coll_reduce.c \
 	shim/mpi/coll_bcast.c \
@@ -31,8 +33,19 @@ libencore_la_SOURCES += \
 	shim/mpi/io_file.c \
 	shim/mpi/io_shared.c \
 	shim/mpi/io_pointer.c \
+	shim/mpi/coll_bytes.c \
+	shim/mpi/coll_neighbor.c \
+	shim/mpi/inter.c \
+	shim/mpi/inter_comm.c \
+	shim/mpi/inter_coll.c \
+	shim/mpi/inter_split.c \
+	shim/mpi/topo.c \
+	shim/mpi/topo_comm.c \
+	shim/mpi/topo_cart.c \
+	shim/mpi/topo_graph.c \
 	shim/mpi/gen/wrappers.c
-noinst_HEADERS += shim/mpi/mpi_layer.h shim/mpi/icoll.h shim/mpi/turn_queue.h shim/mpi/io.h shim/mpi/gen/entries.h
+noinst_HEADERS += shim/mpi/mpi_layer.h shim/mpi/icoll.h shim/mpi/coll_bytes.h shim/mpi/topo.h \
+	shim/mpi/inter.h shim/mpi/inter_coll.h shim/mpi/turn_queue.h shim/mpi/io.h shim/mpi/gen/entries.h
 EXTRA_DIST += shim/mpi/mpi.spec shim/mpi/gen_entries.py
 BUILT_SOURCES += $(srcdir)/shim/mpi/gen/wrappers.c $(srcdir)/shim/mpi/gen/entries.h
 

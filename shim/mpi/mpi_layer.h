@@ -45,23 +45,42 @@ void enc_mpi_world_set_ready(int ready);
 /* ---- comm_table.c: communicators of the encore world ---- */
 
 struct enc_group;
+struct enc_mpi_topo;
+struct enc_mpi_inter;
 struct enc_mpi_comm {
     MPI_Comm h;             /* MPI_COMM_WORLD, or a shell the real MPI made */
-    struct enc_group *g;    /* NULL: the world */
+    struct enc_group *g;    /* NULL: the world; an intercommunicator's: its union */
+    struct enc_mpi_topo *topo; /* process topology (mpi/topo.h), NULL: none */
+    struct enc_mpi_inter *inter; /* its two groups (mpi/inter.h), NULL: intra */
 };
 /* MPI_COMM_WORLD or a communicator derived from it (by handle). */
 int enc_mpi_is_encore_comm(MPI_Comm h);
+/* An encore intercommunicator (by handle). */
+int enc_mpi_is_intercomm(MPI_Comm h);
 /* Its entry, NULL when h is not one. */
 struct enc_mpi_comm *enc_mpi_comm_get(MPI_Comm h);
 enc_status_t enc_mpi_comm_add(MPI_Comm h, struct enc_group *g);
 struct enc_group *enc_mpi_comm_remove(MPI_Comm h);
 int enc_mpi_comm_size(const struct enc_mpi_comm *c);
-/* comm_new.c: a fresh shell with no attributes and parent's error handler;
- * registering a shell as the communicator over members (world ranks). */
+/* comm_adopt.c: a fresh shell with no attributes and parent's error
+ * handler; registering a shell as the communicator over members (world
+ * ranks). */
 int enc_mpi_comm_blank_shell(const char *fn, const struct enc_mpi_comm *parent, MPI_Comm *shell);
 int enc_mpi_comm_adopt(const char *fn, uint64_t cid, const int *members, int n, int live,
                        MPI_Comm shell, MPI_Comm *newcomm);
 int enc_mpi_comm_rank(const struct enc_mpi_comm *c);
+/* The ranks a collective's per-rank arrays index: the remote group's on
+ * an intercommunicator, else the communicator's. */
+int enc_mpi_comm_peers(const struct enc_mpi_comm *c);
+/* comm_manage.c: the group of n members of comm from rank first (of its
+ * union, on an intercommunicator); how many times this rank made the
+ * communicator keyed key before (ids of groups made by their members). */
+int enc_mpi_comm_group_of(const char *fn, MPI_Comm comm, int first, int n, MPI_Group *group);
+uint64_t enc_mpi_occurrence(uint64_t key);
+/* MPI_Comm_split with a digest every rank must pass alike and the name
+ * of the operation in signatures (topologies use it). */
+int enc_mpi_comm_split_as(const char *fn, const void *site, MPI_Comm comm, int color, int key,
+                          uint32_t digest, enum enc_coll_kind what, MPI_Comm *newcomm);
 
 /* ---- group_table.c: groups of the encore world ---- */
 
@@ -122,6 +141,9 @@ void enc_mpi_errcomm_leave(MPI_Comm saved);
 int enc_mpi_raise(int mpi_class, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Refusal of fn on an encore communicator (generated stubs). */
 int enc_mpi_refuse(const char *fn, enum enc_mpi_why why);
+/* Refusal of fn on an encore intercommunicator (generated entry points of
+ * owned functions the spec does not mark inter). */
+int enc_mpi_refuse_inter(const char *fn);
 /* An engine call of fn failed with status (the engine already logged it). */
 int enc_mpi_engine_error(const char *fn, enc_status_t status);
 /* MPI error class for an encore status. */

@@ -202,6 +202,24 @@ enc_expect_same() {
     fi
 }
 
+# enc_same_as_native PROG FIRST N...: at each size N, PROG under mpirun and
+# under encore-run (enc_second) exits 0 and prints exactly the same lines;
+# native's output must hold a line starting with FIRST (so both printing
+# nothing does not pass).
+enc_same_as_native() {
+    _n_prog=$1 _n_first=$2
+    shift 2
+    _n_name=$(basename "$_n_prog")
+    for _n in "$@"; do
+        enc_run_ok "$_n_name.native$_n" enc_mpirun "$_n" "$_n_prog"
+        enc_expect_grep "$ENC_TMP/$_n_name.native$_n.out" "^$_n_first" "$_n_name -n $_n: no output"
+        enc_run_ok "$_n_name.encore$_n" enc_second "$_n" "$_n_prog"
+        enc_expect_same "$ENC_TMP/$_n_name.native$_n.out" "$ENC_TMP/$_n_name.encore$_n.out" \
+            "$_n_name -n $_n: encore differs from native"
+        enc_log "ok $_n_name -n $_n: $(wc -l <"$ENC_TMP/$_n_name.encore$_n.out") lines as native's"
+    done
+}
+
 # enc_compare_dirs A B WHAT: every file of A equals the same file of B and the
 # two hold the same file names; shows the first differences on failure.
 enc_compare_dirs() {

@@ -4,8 +4,8 @@
  *   send_on_world          default handler: the job must end, non-zero
  *   send_on_world return   MPI_ERRORS_RETURN on the world: prints the class
  *   send_on_world derived  MPI_ERRORS_RETURN on a dup of the world: what
- *                          encore may refuse there (a window, an
- *                          intercommunicator, a topology); prints each class
+ *                          encore may refuse there (a window, a file, a
+ *                          spawn); prints each class
  */
 #include <stdio.h>
 #include <string.h>
@@ -23,19 +23,21 @@ static void print_class(int rank, const char *fn, int rc)
 }
 
 /* The refusals on a communicator derived from the world. */
-static int derived(int rank, int size)
+static int derived(int rank)
 {
-    int base[1] = {0}, dims[1] = {size}, periods[1] = {0};
+    int base[1] = {0};
     MPI_Comm dup, other = MPI_COMM_NULL;
     MPI_Win win = MPI_WIN_NULL;
+    MPI_File fh = MPI_FILE_NULL;
 
     MPI_Comm_dup(MPI_COMM_WORLD, &dup);
     MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
     print_class(rank, "MPI_Win_create",
                 MPI_Win_create(base, sizeof(base), 1, MPI_INFO_NULL, dup, &win));
-    print_class(rank, "MPI_Cart_create", MPI_Cart_create(dup, 1, dims, periods, 0, &other));
-    print_class(rank, "MPI_Intercomm_create",
-                MPI_Intercomm_create(dup, 0, dup, 0, 7, &other));
+    print_class(rank, "MPI_Comm_spawn", MPI_Comm_spawn("true", MPI_ARGV_NULL, 1, MPI_INFO_NULL,
+                                                       0, dup, &other, MPI_ERRCODES_IGNORE));
+    print_class(rank, "MPI_File_open",
+                MPI_File_open(dup, "encore-no-such-file", MPI_MODE_RDONLY, MPI_INFO_NULL, &fh));
     fflush(stdout);
     MPI_Comm_free(&dup);
     MPI_Finalize();
@@ -51,7 +53,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (argc > 1 && strcmp(argv[1], "derived") == 0)
-        return derived(rank, size);
+        return derived(rank);
     if (argc > 1 && strcmp(argv[1], "return") == 0)
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     /* Ranks pair up and both send first: small eager messages in plain MPI. */
