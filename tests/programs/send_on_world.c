@@ -4,8 +4,8 @@
  *   send_on_world          default handler: the job must end, non-zero
  *   send_on_world return   MPI_ERRORS_RETURN on the world: prints the class
  *   send_on_world derived  MPI_ERRORS_RETURN on a dup of the world: what
- *                          encore may refuse there (a window, a file, a
- *                          spawn); prints each class
+ *                          encore refuses there (a window, a spawn);
+ *                          prints each class
  */
 #include <stdio.h>
 #include <string.h>
@@ -28,7 +28,6 @@ static int derived(int rank)
     int base[1] = {0};
     MPI_Comm dup, other = MPI_COMM_NULL;
     MPI_Win win = MPI_WIN_NULL;
-    MPI_File fh = MPI_FILE_NULL;
 
     MPI_Comm_dup(MPI_COMM_WORLD, &dup);
     MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
@@ -36,8 +35,6 @@ static int derived(int rank)
                 MPI_Win_create(base, sizeof(base), 1, MPI_INFO_NULL, dup, &win));
     print_class(rank, "MPI_Comm_spawn", MPI_Comm_spawn("true", MPI_ARGV_NULL, 1, MPI_INFO_NULL,
                                                        0, dup, &other, MPI_ERRCODES_IGNORE));
-    print_class(rank, "MPI_File_open",
-                MPI_File_open(dup, "encore-no-such-file", MPI_MODE_RDONLY, MPI_INFO_NULL, &fh));
     fflush(stdout);
     MPI_Comm_free(&dup);
     MPI_Finalize();
