@@ -148,6 +148,14 @@ void enc_log_conn_close(int peer);
 int enc_log_served_fd(int peer);
 void enc_log_served_close(int peer);
 
+/* Point-to-point connections (role P2P), one per direction of a pair:
+ * enc_p2p_conn_open connects to peer (blocking, bounded) and the caller
+ * owns the fd; connections peers open to us are handed to accept, on the
+ * listener's thread, once authenticated (the receiver owns the fd). */
+struct enc_auth_id;
+enc_status_t enc_p2p_conn_open(int peer, int *fd);
+void enc_engine_set_p2p_accept(void (*accept)(int fd, const struct enc_auth_id *id));
+
 /* fork_child.c: in the child of a fork() made at a collective boundary
  * (the other threads do not exist there): closes every descriptor the
  * engine and its tracker client hold (data links, log connections, the

@@ -138,6 +138,13 @@ enc_status_t enc_log_conn(int peer, int *fd)
     return ENC_OK;
 }
 
+enc_status_t enc_p2p_conn_open(int peer, int *fd)
+{
+    enc_status_t rv = connect_peer(peer, ENC_ROLE_P2P, fd);
+
+    return rv == ENC_OK ? rv : as_peer_failure(rv);
+}
+
 void enc_log_conn_close(int peer) { enc_sock_close(&enc_eng.log_fd[peer]); }
 int enc_log_served_fd(int peer) { return enc_eng.serve_fd[peer]; }
 void enc_log_served_close(int peer) { enc_sock_close(&enc_eng.serve_fd[peer]); }

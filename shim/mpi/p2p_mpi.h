@@ -1,0 +1,73 @@
+/*
+ * p2p_mpi.h - the MPI layer's point-to-point (private to shim/mpi):
+ * p2p_ops.c (checks, packing, requests and their completion),
+ * p2p_send.c and p2p_recv.c (the entry points).
+ */
+#ifndef ENC_MPI_P2P_MPI_H
+#define ENC_MPI_P2P_MPI_H
+
+#include <stdbool.h>
+
+#include <mpi.h>
+
+#include "mpi/mpi_layer.h"
+#include "p2p/p2p.h"
+
+/* The communicator of a call, as point-to-point needs it. */
+struct enc_mpi_pcomm {
+    MPI_Comm h;
+    const struct enc_group *g;   /* NULL: the world */
+    uint64_t cid;
+    int rank, size;
+};
+
+/* A receive or synchronous send in progress; also a finished one's status. */
+struct enc_mpi_preq {
+    struct enc_p2p_recv recv;
+    struct enc_p2p_sync sync;
+    const char *fn;
+    MPI_Comm comm;
+    MPI_Request greq;            /* MPI_REQUEST_NULL: a blocking call's */
+    void *buf;
+    int count;
+    MPI_Datatype type, user_type; /* type: held for the operation */
+    bool is_recv;
+    bool done, cancelled;
+    int refs;                    /* atomic: the operation, the request handle */
+    int source, tag, error;
+    size_t bytes;                /* received */
+};
+
+/* Checks shared by every point-to-point entry: the world is up, this
+ * incarnation may use point-to-point, the layer is started; fills *c. */
+int enc_mpi_p2p_enter(const char *fn, MPI_Comm comm, struct enc_mpi_pcomm *c);
+/* A destination (send: PROC_NULL allowed) or source (recv: ANY_SOURCE
+ * too) rank, and a tag (recv: ANY_TAG too). */
+int enc_mpi_p2p_check_peer(const char *fn, const struct enc_mpi_pcomm *c, int peer, bool recv);
+int enc_mpi_p2p_check_tag(const char *fn, int tag, bool recv);
+/* Packs count elements of type at buf: *data points into buf (contiguous)
+ * or to *owned (free it); *bytes is the packed length. */
+int enc_mpi_p2p_pack(const char *fn, const void *buf, int count, MPI_Datatype type,
+                     const void **data, void **owned, size_t *bytes);
+
+/* A new request (refs 1: the operation), its type held. */
+struct enc_mpi_preq *enc_mpi_preq_new(const char *fn, MPI_Comm comm, void *buf, int count,
+                                      MPI_Datatype type);
+/* Makes its generalized request (second reference: the handle). */
+int enc_mpi_preq_expose(struct enc_mpi_preq *r, MPI_Request *request);
+/* The operation ended (the p2p lock held): completes the handle, drops
+ * the operation's reference. */
+void enc_mpi_preq_finish(struct enc_mpi_preq *r);
+void enc_mpi_preq_unref(struct enc_mpi_preq *r);
+/* Receives m into r (the p2p lock held): the deliver callback. */
+void enc_mpi_preq_deliver(struct enc_p2p_recv *rv, struct enc_p2p_msg *m);
+/* Writes r's outcome into status (MPI_STATUS_IGNORE allowed); returns
+ * r->error. */
+int enc_mpi_preq_status(const struct enc_mpi_preq *r, MPI_Status *status);
+/* The status of a receive from MPI_PROC_NULL. */
+void enc_mpi_p2p_null_status(MPI_Status *status);
+/* Waits (the p2p lock held) until r is done, bounded by the collective
+ * timeout; the error names fn and what it waited for. */
+int enc_mpi_preq_wait(struct enc_mpi_preq *r);
+
+#endif
