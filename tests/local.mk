@@ -56,6 +56,7 @@ integration_tests = \
 	tests/integration/netns_selftest.sh \
 	tests/integration/slurm_selftest.sh \
 	tests/integration/hosts_run.sh \
+	tests/integration/hosts_p2p.sh \
 	tests/integration/hosts_loss.sh \
 	tests/integration/hosts_loss_comm.sh \
 	tests/integration/hosts_agent.sh \

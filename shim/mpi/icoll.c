@@ -479,7 +479,7 @@ int enc_mpi_Request_free(const void *site, MPI_Request *request)
     }
     pthread_mutex_unlock(&q.mu);
     if (j == NULL)
-        return enc_real_Request_free(request);
+        return enc_mpi_p2p_request_free(request);
     *request = MPI_REQUEST_NULL;
     return MPI_SUCCESS;
 }

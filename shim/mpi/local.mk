@@ -21,6 +21,8 @@ libencore_la_SOURCES += \
 	shim/mpi/p2p_ops.c \
 	shim/mpi/p2p_send.c \
 	shim/mpi/p2p_recv.c \
+	shim/mpi/p2p_probe.c \
+	shim/mpi/p2p_persist.c \
 	shim/mpi/icoll.c \
 	shim/mpi/turn_queue.c \
 	shim/mpi/icoll_entries.c \

@@ -33,6 +33,8 @@ struct enc_mpi_preq {
     MPI_Datatype type, user_type; /* type: held for the operation */
     bool is_recv;
     bool done, cancelled;
+    bool detached;               /* MPI_Request_free'd before it ended */
+    struct enc_mpi_preq *prev, *next; /* exposed and not ended (the p2p lock) */
     int refs;                    /* atomic: the operation, the request handle */
     int source, tag, error;
     size_t bytes;                /* received */
@@ -61,6 +63,12 @@ void enc_mpi_preq_finish(struct enc_mpi_preq *r);
 void enc_mpi_preq_unref(struct enc_mpi_preq *r);
 /* Receives m into r (the p2p lock held): the deliver callback. */
 void enc_mpi_preq_deliver(struct enc_p2p_recv *rv, struct enc_p2p_msg *m);
+/* The exposed request not yet ended whose handle is h (the p2p lock
+ * held), or NULL. */
+struct enc_mpi_preq *enc_mpi_preq_find(MPI_Request h);
+/* MPI_Request_free of a point-to-point request: 1 when it was one not yet
+ * ended (now detached: it ends by itself), 0 when not one of them. */
+int enc_mpi_preq_detach(MPI_Request *request);
 /* Writes r's outcome into status (MPI_STATUS_IGNORE allowed); returns
  * r->error. */
 int enc_mpi_preq_status(const struct enc_mpi_preq *r, MPI_Status *status);
@@ -69,5 +77,14 @@ void enc_mpi_p2p_null_status(MPI_Status *status);
 /* Waits (the p2p lock held) until r is done, bounded by the collective
  * timeout; the error names fn and what it waited for. */
 int enc_mpi_preq_wait(struct enc_mpi_preq *r);
+
+/* p2p_recv.c: a receive's or probe's checks (count, source, tag). */
+int enc_mpi_p2p_recv_checks(const char *fn, int count, int source, int tag, MPI_Comm comm,
+                            struct enc_mpi_pcomm *c);
+/* p2p_probe.c: probes and their waits.  The message a receive of
+ * (source, tag) would take now, described in status, taken when take
+ * (MPI_Mprobe); wait: block until there is one (bounded). */
+int enc_mpi_p2p_probe(const char *fn, int source, int tag, MPI_Comm comm, bool take,
+                      bool wait, int *flag, MPI_Message *message, MPI_Status *status);
 
 #endif

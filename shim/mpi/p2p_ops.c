@@ -181,6 +181,43 @@ static int cancel(void *extra, int complete)
     return MPI_SUCCESS;
 }
 
+/* Exposed requests not yet ended (the p2p lock). */
+static struct enc_mpi_preq *exposed;
+
+struct enc_mpi_preq *enc_mpi_preq_find(MPI_Request h)
+{
+    for (struct enc_mpi_preq *r = exposed; r != NULL; r = r->next)
+        if (r->greq == h)
+            return r;
+    return NULL;
+}
+
+int enc_mpi_preq_detach(MPI_Request *request)
+{
+    struct enc_mpi_preq *r;
+
+    if (request == NULL || *request == MPI_REQUEST_NULL || !enc_p2p_started())
+        return 0;
+    enc_p2p_lock();
+    if ((r = enc_mpi_preq_find(*request)) != NULL) {
+        r->detached = true;
+        *request = MPI_REQUEST_NULL;
+    }
+    enc_p2p_unlock();
+    return r != NULL;
+}
+
+static void unlink_exposed(struct enc_mpi_preq *r)
+{
+    if (r->prev != NULL)
+        r->prev->next = r->next;
+    else if (exposed == r)
+        exposed = r->next;
+    if (r->next != NULL)
+        r->next->prev = r->prev;
+    r->prev = r->next = NULL;
+}
+
 int enc_mpi_preq_expose(struct enc_mpi_preq *r, MPI_Request *request)
 {
     int rv;
@@ -191,6 +228,12 @@ int enc_mpi_preq_expose(struct enc_mpi_preq *r, MPI_Request *request)
         return enc_mpi_raise(rv, "%s: the real MPI could not make a request", r->fn);
     }
     *request = r->greq;
+    if (!r->done) {
+        r->next = exposed;
+        if (exposed != NULL)
+            exposed->prev = r;
+        exposed = r;
+    }
     return MPI_SUCCESS;
 }
 
@@ -198,10 +241,15 @@ void enc_mpi_preq_finish(struct enc_mpi_preq *r)
 {
     MPI_Request g = r->greq;
 
+    bool detached = r->detached;
+
+    unlink_exposed(r);
     __atomic_store_n(&r->done, true, __ATOMIC_RELEASE);
     enc_p2p_wake_waiters();
     if (g != MPI_REQUEST_NULL)
         PMPI_Grequest_complete(g);
+    if (g != MPI_REQUEST_NULL && detached)
+        enc_real_Request_free(&g); /* the application freed its handle before the end */
     enc_mpi_preq_unref(r);
 }
 

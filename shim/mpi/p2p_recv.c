@@ -1,6 +1,6 @@
 /*
- * p2p_recv.c - MPI_Recv, Irecv, Probe, Iprobe, Sendrecv and
- * Sendrecv_replace on encore communicators.
+ * p2p_recv.c - MPI_Recv, Irecv, Sendrecv and Sendrecv_replace on encore
+ * communicators.
  */
 #include "enc.h"
 
@@ -13,7 +13,7 @@
 #include "engine/layer.h"
 #include "mpi/p2p_mpi.h"
 
-static int recv_checks(const char *fn, int count, int source, int tag, MPI_Comm comm,
+int enc_mpi_p2p_recv_checks(const char *fn, int count, int source, int tag, MPI_Comm comm,
                        struct enc_mpi_pcomm *c)
 {
     int rv;
@@ -56,7 +56,7 @@ static int recv_blocking(const char *fn, void *buf, int count, MPI_Datatype type
     struct enc_mpi_preq *r = NULL;
     int rv;
 
-    if ((rv = recv_checks(fn, count, source, tag, comm, &c)) != MPI_SUCCESS)
+    if ((rv = enc_mpi_p2p_recv_checks(fn, count, source, tag, comm, &c)) != MPI_SUCCESS)
         return rv;
     if (source == MPI_PROC_NULL) {
         enc_mpi_p2p_null_status(status);
@@ -105,7 +105,7 @@ int enc_mpi_Irecv(const void *site, void *buf, int count, MPI_Datatype datatype,
     int rv;
 
     (void)site;
-    if ((rv = recv_checks("MPI_Irecv", count, source, tag, comm, &c)) != MPI_SUCCESS)
+    if ((rv = enc_mpi_p2p_recv_checks("MPI_Irecv", count, source, tag, comm, &c)) != MPI_SUCCESS)
         return rv;
     if (source == MPI_PROC_NULL)
         return done_request("MPI_Irecv", comm, request);
@@ -126,79 +126,6 @@ int enc_mpi_Irecv(const void *site, void *buf, int count, MPI_Datatype datatype,
     }
     enc_p2p_unlock();
     return rv;
-}
-
-/* Probe: the message a receive would take now, into status. */
-static bool probe_once(const struct enc_mpi_pcomm *c, int source, int tag, MPI_Status *status)
-{
-    const struct enc_p2p_msg *m = enc_p2p_probe(c->cid,
-                                                source == MPI_ANY_SOURCE ? ENC_MATCH_ANY : source,
-                                                tag == MPI_ANY_TAG ? ENC_MATCH_ANY : tag);
-
-    if (m == NULL)
-        return false;
-    if (status != MPI_STATUS_IGNORE) {
-        status->MPI_SOURCE = m->mm.src;
-        status->MPI_TAG = m->mm.tag;
-        status->MPI_ERROR = MPI_SUCCESS;
-        PMPI_Status_set_elements_x(status, MPI_BYTE, (MPI_Count)m->bytes);
-        PMPI_Status_set_cancelled(status, 0);
-    }
-    return true;
-}
-
-/* Probe's and Iprobe's checks: MPI_SUCCESS with *null set for
- * MPI_PROC_NULL (status filled), else an error or MPI_SUCCESS. */
-static int probe_checks(const char *fn, int source, int tag, MPI_Comm comm,
-                        struct enc_mpi_pcomm *c, MPI_Status *status, bool *null)
-{
-    int rv = recv_checks(fn, 0, source, tag, comm, c);
-
-    *null = rv == MPI_SUCCESS && source == MPI_PROC_NULL;
-    if (*null)
-        enc_mpi_p2p_null_status(status);
-    return rv;
-}
-
-int enc_mpi_Iprobe(const void *site, int source, int tag, MPI_Comm comm, int *flag,
-                   MPI_Status *status)
-{
-    struct enc_mpi_pcomm c;
-    bool null;
-    int rv;
-
-    (void)site;
-    if ((rv = probe_checks("MPI_Iprobe", source, tag, comm, &c, status, &null)) !=
-        MPI_SUCCESS || null) {
-        *flag = rv == MPI_SUCCESS;
-        return rv;
-    }
-    enc_p2p_lock();
-    *flag = probe_once(&c, source, tag, status);
-    enc_p2p_unlock();
-    return MPI_SUCCESS;
-}
-
-int enc_mpi_Probe(const void *site, int source, int tag, MPI_Comm comm, MPI_Status *status)
-{
-    uint64_t deadline = enc_deadline_ms(enc_engine_coll_timeout_ms());
-    struct enc_mpi_pcomm c;
-    bool null;
-    int rv;
-
-    (void)site;
-    if ((rv = probe_checks("MPI_Probe", source, tag, comm, &c, status, &null)) !=
-        MPI_SUCCESS || null)
-        return rv;
-    enc_p2p_lock();
-    while (!probe_once(&c, source, tag, status))
-        if (enc_p2p_wait(deadline) != ENC_OK) {
-            enc_p2p_unlock();
-            return enc_mpi_raise(MPI_ERR_OTHER, "MPI_Probe: no message from rank %d (tag %d) "
-                                 "within ENCORE_COLL_TIMEOUT_MS", source, tag);
-        }
-    enc_p2p_unlock();
-    return MPI_SUCCESS;
 }
 
 int enc_mpi_Sendrecv(const void *site, const void *sendbuf, int sendcount, MPI_Datatype sendtype,

@@ -263,6 +263,53 @@ static void edges(MPI_Comm comm)
     ok("edges", comm);
 }
 
+/* Persistent requests started three times (Startall, Start, Waitall,
+ * Test of an inactive one), matched probes and their receives. */
+static void persistent(MPI_Comm comm)
+{
+    int r, n, next, prev, out = 0, in = -1, flag = 0, c, v[2];
+    MPI_Request q[3];
+    MPI_Message msg;
+    MPI_Status st;
+
+    place(comm, &r, &n, &next, &prev);
+    MPI_Recv_init(&in, 1, MPI_INT, prev, 60, comm, &q[0]);
+    MPI_Send_init(&out, 1, MPI_INT, next, 60, comm, &q[1]);
+    MPI_Ssend_init(&out, 1, MPI_INT, next, 62, comm, &q[2]);
+    for (int it = 0; it < 3; it++) {
+        out = r * 100 + it;
+        MPI_Startall(2, q);
+        MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+        CHECK(in == prev * 100 + it && q[0] != MPI_REQUEST_NULL, "persistent %d: %d", it, in);
+    }
+    MPI_Test(&q[0], &flag, &st);
+    CHECK(flag == 1, "inactive test %d", flag);
+    MPI_Request_free(&q[0]);
+    MPI_Irecv(&in, 1, MPI_INT, prev, 62, comm, &q[0]);
+    MPI_Start(&q[2]);
+    MPI_Wait(&q[0], MPI_STATUS_IGNORE);
+    MPI_Wait(&q[2], MPI_STATUS_IGNORE);
+    CHECK(in == prev * 100 + 2, "ssend_init %d", in);
+    MPI_Request_free(&q[1]);
+    MPI_Request_free(&q[2]);
+
+    v[0] = r;
+    v[1] = -r;
+    MPI_Send(v, 2, MPI_INT, next, 61, comm);
+    MPI_Mprobe(prev, 61, comm, &msg, &st);
+    MPI_Get_count(&st, MPI_INT, &c);
+    CHECK(c == 2 && st.MPI_SOURCE == prev, "mprobe %d", c);
+    MPI_Mrecv(v, 2, MPI_INT, &msg, MPI_STATUS_IGNORE);
+    CHECK(v[0] == prev && v[1] == -prev && msg == MPI_MESSAGE_NULL, "mrecv %d", v[0]);
+    MPI_Send(v, 2, MPI_INT, prev, 63, comm);
+    for (flag = 0; !flag;)
+        MPI_Improbe(MPI_ANY_SOURCE, 63, comm, &flag, &msg, &st);
+    MPI_Imrecv(v, 2, MPI_INT, &msg, &q[0]);
+    MPI_Wait(&q[0], &st);
+    CHECK(v[0] == r && st.MPI_SOURCE == next && st.MPI_TAG == 63, "imrecv %d", v[0]);
+    ok("persistent", comm);
+}
+
 int main(int argc, char **argv)
 {
     size_t big = argc > 1 ? (size_t)atol(argv[1]) : 4u << 20;
@@ -286,6 +333,8 @@ int main(int argc, char **argv)
     gather_any(half);
     nonblocking(half);
     modes(half);
+    persistent(MPI_COMM_WORLD);
+    persistent(half);
     edges(half);
     edges(MPI_COMM_WORLD);
     MPI_Comm_free(&half);
