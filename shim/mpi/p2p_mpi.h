@@ -74,6 +74,11 @@ int enc_mpi_preq_detach(MPI_Request *request);
 int enc_mpi_preq_status(const struct enc_mpi_preq *r, MPI_Status *status);
 /* The status of a receive from MPI_PROC_NULL. */
 void enc_mpi_p2p_null_status(MPI_Status *status);
+/* Sleeps (the p2p lock held, released meanwhile) until a point-to-point
+ * event, a slice of 50 ms or deadline, and follows the tracker's news of
+ * a death or a restart into the new epoch: ENC_OK, or ENC_ERR_TIMEOUT once
+ * deadline passed.  Every point-to-point wait sleeps here. */
+enc_status_t enc_mpi_p2p_sleep(uint64_t deadline);
 /* Waits (the p2p lock held) until r is done, bounded by the collective
  * timeout; the error names fn and what it waited for. */
 int enc_mpi_preq_wait(struct enc_mpi_preq *r);

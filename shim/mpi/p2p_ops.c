@@ -24,6 +24,7 @@
 #include "engine/layer.h"
 #include "engine/group.h"
 #include "mpi/p2p_mpi.h"
+#include "mpi/turn_queue.h"
 
 int enc_mpi_p2p_enter(const char *fn, MPI_Comm comm, struct enc_mpi_pcomm *c)
 {
@@ -34,11 +35,7 @@ int enc_mpi_p2p_enter(const char *fn, MPI_Comm comm, struct enc_mpi_pcomm *c)
         return enc_mpi_raise(MPI_ERR_COMM, "%s before MPI_Init or after MPI_Finalize", fn);
     if ((e = enc_mpi_comm_get(comm)) == NULL)
         return enc_mpi_raise(MPI_ERR_COMM, "%s: invalid communicator", fn);
-    if (enc_engine_incarnation() > 0)
-        return enc_mpi_raise(MPI_ERR_UNSUPPORTED_OPERATION, "%s: this rank was restarted, and "
-                             "encore does not yet recover point-to-point traffic (its peers "
-                             "would receive its messages twice)", fn);
-    if (!enc_p2p_started() && (rv = enc_p2p_start()) != ENC_OK)
+    if (!enc_p2p_announced() && (rv = enc_p2p_start()) != ENC_OK)
         return enc_mpi_engine_error(fn, rv);
     c->h = comm;
     c->g = e->g;
@@ -321,12 +318,44 @@ void enc_mpi_p2p_null_status(MPI_Status *status)
     PMPI_Status_set_cancelled(status, 0);
 }
 
+/* How long a point-to-point wait sleeps before it looks at the tracker
+ * and the log service. */
+#define FOLLOW_MS 10
+
+/* A death or a restart announced by the tracker is followed from inside
+ * point-to-point waits as from collectives (the restarted rank's world
+ * needs every survivor to regroup), and the log service is served (the
+ * restarted rank replays collectives from survivors' logs). */
+static void follow_epoch(void)
+{
+    enc_status_t rv;
+
+    enc_p2p_unlock();
+    enc_mpi_turn_take();
+    rv = enc_engine_follow_epoch();
+    enc_mpi_turn_give();
+    enc_p2p_lock();
+    if (rv != ENC_OK && rv != ENC_ERR_EPOCH)
+        enc_engine_abort(1, "a point-to-point wait could not follow the job into its new epoch");
+}
+
+enc_status_t enc_mpi_p2p_sleep(uint64_t deadline)
+{
+    uint64_t slice = enc_deadline_ms(FOLLOW_MS);
+
+    if (enc_ms_left(deadline) == 0)
+        return ENC_ERR_TIMEOUT;
+    (void)enc_p2p_wait(deadline < slice ? deadline : slice);
+    follow_epoch();
+    return ENC_OK;
+}
+
 int enc_mpi_preq_wait(struct enc_mpi_preq *r)
 {
     uint64_t deadline = enc_deadline_ms(enc_engine_coll_timeout_ms());
 
     while (!r->done)
-        if (enc_p2p_wait(deadline) != ENC_OK)
+        if (enc_mpi_p2p_sleep(deadline) != ENC_OK)
             return enc_mpi_raise(MPI_ERR_OTHER, "%s: nothing matched within "
                                  "ENCORE_COLL_TIMEOUT_MS (%d ms)", r->fn,
                                  enc_engine_coll_timeout_ms());

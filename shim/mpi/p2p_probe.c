@@ -89,7 +89,7 @@ int enc_mpi_p2p_probe(const char *fn, int source, int tag, MPI_Comm comm, bool t
     enc_p2p_lock();
     while ((rv = look(&c, source, tag, take, message, status, &found)) == MPI_SUCCESS &&
            !found && wait)
-        if (enc_p2p_wait(deadline) != ENC_OK) {
+        if (enc_mpi_p2p_sleep(deadline) != ENC_OK) {
             rv = enc_mpi_raise(MPI_ERR_OTHER, "%s: no message from rank %d (tag %d) within "
                                "ENCORE_COLL_TIMEOUT_MS", fn, source, tag);
             break;

@@ -7,6 +7,15 @@
  * bytes queued, and on an eventfd that says "poll anew" (a new queue, a
  * new connection, stop).  The lock is held while a ready connection is
  * served, never while poll sleeps.
+ *
+ * A peer that is lost (its connection ends outside MPI_Finalize) is
+ * marked down: messages to it go to its log only.  Its restored
+ * incarnation connects to every rank and sends RESUME with its address;
+ * each rank then connects to it and writes its whole log for it again, in
+ * order.  Whatever either side receives twice, it drops by channel number
+ * (p2p.c), so any connection may be replaced at any time: a new
+ * connection from a peer replaces the old one, and frames half read on
+ * the old one come again on the new.
  */
 #include "enc.h"
 
@@ -39,104 +48,220 @@ void enc_p2p_peer_lost(int peer, const char *what)
 {
     char reason[256];
 
-    snprintf(reason, sizeof(reason), "rank %d %s while point-to-point messages were in use; "
-             "encore does not yet recover point-to-point traffic, so the job ends", peer, what);
+    snprintf(reason, sizeof(reason), "rank %d %s", peer, what);
     ENC_ERROR("p2p", "%s", reason);
     enc_engine_abort(1, reason);
 }
 
-/* Called by the listener's thread with an authenticated connection. */
+/* Forgets the frame half read from a peer (it comes again). */
+static void close_in(struct p2p_in *in)
+{
+    enc_sock_close(&in->fd);
+    enc_p2p_msg_free(in->msg);
+    in->msg = NULL;
+    in->hgot = 0;
+    in->got = 0;
+}
+
+static void free_frames(struct p2p_frame *f)
+{
+    while (f != NULL) {
+        struct p2p_frame *next = f->next;
+
+        free(f);
+        f = next;
+    }
+}
+
+/* The peer is gone: its log waits for its next incarnation's RESUME. */
+static void mark_down(int peer)
+{
+    struct p2p_out *o = &enc_p2p.out[peer];
+
+    if (!o->down)
+        ENC_INFO("p2p", "rank %d lost; its messages wait in the log for its restart", peer);
+    o->down = true;
+    enc_sock_close(&o->fd);
+    free_frames(o->ctrl);
+    o->ctrl = o->ctrl_tail = NULL;
+    o->ctrl_off = 0;
+    close_in(&enc_p2p.in[peer]);
+}
+
+/* Called by the listener's thread with an authenticated connection: it
+ * replaces any older one from that peer.  Also while this rank finalizes:
+ * a peer restarted meanwhile still needs this rank's log. */
 static void accepted(int fd, const struct enc_auth_id *id)
 {
     enc_p2p_lock();
-    if (enc_p2p.start_locked == NULL || enc_p2p.start_locked() != ENC_OK || id->rank >= (uint32_t)enc_p2p.size ||
-        enc_p2p.finishing) {
+    if (enc_p2p.start_locked == NULL || enc_p2p.start_locked() != ENC_OK ||
+        id->rank >= (uint32_t)enc_p2p.size || enc_p2p.stop) {
         enc_p2p_unlock();
         close(fd);
         return;
     }
-    if (enc_p2p.in[id->rank].fd >= 0) {
-        enc_p2p_unlock();
-        enc_p2p_peer_lost((int)id->rank, "connected a second time (it was restarted)");
-    }
+    close_in(&enc_p2p.in[id->rank]);
     (void)enc_sock_set_nonblock(fd);
     enc_p2p.in[id->rank].fd = fd;
     enc_p2p_unlock();
     wake_thread();
 }
 
-/* Writes what the socket takes: ENC_OK (maybe with bytes left), or the
- * peer is gone. */
-static enc_status_t flush_out(struct p2p_out *o)
+/* Writes part of frame f from *off: ENC_OK when it is all written,
+ * ENC_INPROGRESS when the socket is full, or the peer is gone. */
+static enc_status_t write_frame(int fd, const struct p2p_frame *f, size_t *off)
 {
-    while (o->head != NULL) {
-        struct p2p_frame *f = o->head;
-        ssize_t n = send(o->fd, f->buf + o->off, f->len - o->off, MSG_NOSIGNAL);
+    while (*off < f->len) {
+        ssize_t n = send(fd, f->buf + *off, f->len - *off, MSG_NOSIGNAL);
 
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-            return ENC_OK;
+            return ENC_INPROGRESS;
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
             return ENC_ERR_PEER_RESET;
-        o->off += (size_t)n;
-        if (o->off < f->len)
-            continue;
-        o->head = f->next;
-        if (o->head == NULL)
-            o->tail = NULL;
-        o->off = 0;
+        *off += (size_t)n;
+    }
+    *off = 0;
+    return ENC_OK;
+}
+
+/* Writes what the socket takes, control frames first: ENC_OK (maybe with
+ * bytes left), or the peer is gone. */
+static enc_status_t flush_out(struct p2p_out *o)
+{
+    enc_status_t rv = ENC_OK;
+
+    while (o->ctrl != NULL && (rv = write_frame(o->fd, o->ctrl, &o->ctrl_off)) == ENC_OK) {
+        struct p2p_frame *f = o->ctrl;
+
+        if ((o->ctrl = f->next) == NULL)
+            o->ctrl_tail = NULL;
         free(f);
     }
-    enc_p2p_wake_waiters(); /* enc_p2p_flush waits for empty queues */
-    return ENC_OK;
+    while (rv == ENC_OK && o->cursor != NULL &&
+           (rv = write_frame(o->fd, o->cursor, &o->off)) == ENC_OK)
+        o->cursor = o->cursor->next;
+    if (rv == ENC_OK)
+        enc_p2p_wake_waiters(); /* enc_p2p_flush waits for empty queues */
+    return rv == ENC_INPROGRESS ? ENC_OK : rv;
+}
+
+/* Flushes, and marks the peer down when its connection broke. */
+static void push(int peer)
+{
+    struct p2p_out *o = &enc_p2p.out[peer];
+
+    if (o->fd < 0)
+        return;
+    if (flush_out(o) != ENC_OK) {
+        if (!enc_p2p.finishing)
+            mark_down(peer);
+        else
+            enc_sock_close(&o->fd);
+        return;
+    }
+    if (o->ctrl != NULL || o->cursor != NULL)
+        wake_thread();
+}
+
+/* A new connection to a peer: the whole log goes again. */
+static void connected(struct p2p_out *o, int fd)
+{
+    enc_sock_close(&o->fd);
+    o->fd = fd;
+    o->down = false;
+    o->cursor = o->log;
+    o->off = 0;
+    (void)enc_sock_set_nonblock(fd);
 }
 
 static enc_status_t connect_out(int peer, struct p2p_out *o)
 {
     enc_status_t rv;
+    int fd;
 
-    if (o->fd >= 0)
+    if (o->fd >= 0 || o->down)
         return ENC_OK;
-    if ((rv = enc_p2p_conn_open(peer, &o->fd)) != ENC_OK) {
-        ENC_ERROR("p2p", "cannot connect to rank %d for point-to-point messages: %s", peer,
-                  encore_strerror(rv));
-        return rv;
+    if ((rv = enc_p2p_conn_open(peer, &fd)) != ENC_OK) {
+        ENC_INFO("p2p", "cannot connect to rank %d (%s); its messages wait in the log", peer,
+                 encore_strerror(rv));
+        o->down = true; /* its restored incarnation will RESUME */
+        return ENC_OK;
     }
-    return enc_sock_set_nonblock(o->fd);
+    connected(o, fd);
+    return ENC_OK;
+}
+
+static struct p2p_frame *frame_new(const struct enc_p2p_hdr *h, const void *payload)
+{
+    struct p2p_frame *f = malloc(sizeof(*f) + ENC_P2P_HDR_BYTES + h->bytes);
+
+    if (f == NULL)
+        return NULL;
+    f->next = NULL;
+    f->len = ENC_P2P_HDR_BYTES + h->bytes;
+    enc_p2p_hdr_encode(h, f->buf);
+    if (h->bytes > 0)
+        memcpy(f->buf + ENC_P2P_HDR_BYTES, payload, h->bytes);
+    return f;
+}
+
+static void append(struct p2p_frame **head, struct p2p_frame **tail, struct p2p_frame *f)
+{
+    if (*tail != NULL)
+        (*tail)->next = f;
+    else
+        *head = f;
+    *tail = f;
 }
 
 enc_status_t enc_p2p_conn_queue(int peer, const struct enc_p2p_hdr *h, const void *payload)
 {
     struct p2p_out *o = &enc_p2p.out[peer];
-    size_t plen = h->kind == ENC_P2P_DATA ? h->bytes : 0;
-    struct p2p_frame *f = malloc(sizeof(*f) + ENC_P2P_HDR_BYTES + plen);
-    bool was_empty = o->head == NULL;
-    enc_status_t rv;
+    struct p2p_frame *f = frame_new(h, payload);
 
     if (f == NULL)
         return ENC_ERR_NOMEM;
-    if ((rv = connect_out(peer, o)) != ENC_OK) {
-        free(f);
-        return rv;
+    if (h->kind != ENC_P2P_DATA) {
+        append(&o->ctrl, &o->ctrl_tail, f);
+    } else {
+        append(&o->log, &o->log_tail, f);
+        o->logged += f->len;
+        if (o->cursor == NULL) {
+            o->cursor = f;
+            o->off = 0;
+        }
     }
-    f->next = NULL;
-    f->len = ENC_P2P_HDR_BYTES + plen;
-    enc_p2p_hdr_encode(h, f->buf);
-    if (plen > 0)
-        memcpy(f->buf + ENC_P2P_HDR_BYTES, payload, plen);
-    if (o->tail != NULL)
-        o->tail->next = f;
-    else
-        o->head = f;
-    o->tail = f;
-    if (!was_empty)
-        return ENC_OK; /* the progress thread is writing this connection */
-    if (flush_out(o) != ENC_OK)
-        enc_p2p_peer_lost(peer, "closed its connection");
-    if (o->head != NULL)
-        wake_thread();
+    (void)connect_out(peer, o);
+    push(peer);
     return ENC_OK;
+}
+
+/* RESUME from a peer's new incarnation: connect to it, send the log. */
+static void resume_peer(int peer, const struct enc_p2p_msg *m)
+{
+    struct p2p_out *o = &enc_p2p.out[peer];
+    char addr[ENC_P2P_MAX_ADDR + 1];
+    enc_status_t rv;
+    int fd;
+
+    memcpy(addr, m->data, m->bytes);
+    addr[m->bytes] = '\0';
+    free_frames(o->ctrl);
+    o->ctrl = o->ctrl_tail = NULL;
+    o->ctrl_off = 0;
+    if ((rv = enc_p2p_conn_open_at(addr, (uint16_t)m->ack, &fd)) != ENC_OK) {
+        ENC_WARN("p2p", "rank %d restarted but cannot be reached at %s:%llu (%s)", peer, addr,
+                 (unsigned long long)m->ack, encore_strerror(rv));
+        enc_sock_close(&o->fd);
+        o->down = true;
+        return;
+    }
+    ENC_INFO("p2p", "rank %d restarted: sending it the %llu bytes of its log again", peer,
+             (unsigned long long)o->logged);
+    connected(o, fd);
+    push(peer);
 }
 
 /* A complete header was read: start the frame. */
@@ -162,6 +287,7 @@ static enc_status_t begin_frame(int peer, struct p2p_in *in)
     m->cid = h.cid;
     m->from = peer;
     m->sync = h.mode == ENC_P2P_SYNC;
+    m->resume = h.kind == ENC_P2P_RESUME;
     m->ack = h.ack;
     m->bytes = h.bytes;
     in->msg = m;
@@ -169,11 +295,24 @@ static enc_status_t begin_frame(int peer, struct p2p_in *in)
     return ENC_OK;
 }
 
+static void frame_done(int peer, struct p2p_in *in)
+{
+    struct enc_p2p_msg *m = in->msg;
+
+    in->msg = NULL;
+    if (m->resume) {
+        resume_peer(peer, m);
+        enc_p2p_msg_free(m);
+    } else {
+        enc_p2p.on_data(m);
+    }
+}
+
 /* Reads what has arrived on a peer's connection: ENC_OK, or the peer is
  * gone (ENC_ERR_PEER_CLOSED) or broken. */
 static enc_status_t read_in(int peer, struct p2p_in *in)
 {
-    for (size_t budget = READ_CHUNK;;) {
+    for (size_t budget = READ_CHUNK; in->fd >= 0;) {
         bool hdr = in->msg == NULL;
         uint8_t *dst = hdr ? in->hdr + in->hgot : in->msg->data + in->got;
         size_t want = hdr ? sizeof(in->hdr) - in->hgot : in->msg->bytes - in->got;
@@ -193,38 +332,36 @@ static enc_status_t read_in(int peer, struct p2p_in *in)
         } else if (!hdr) {
             in->got += (size_t)n;
         }
-        if (in->msg != NULL && in->got == in->msg->bytes) {
-            struct enc_p2p_msg *m = in->msg;
-
-            in->msg = NULL;
-            enc_p2p.on_data(m);
-        }
+        if (in->msg != NULL && in->got == in->msg->bytes)
+            frame_done(peer, in);
         if (budget <= (size_t)n)
             return ENC_OK;
         budget -= (size_t)n;
     }
+    return ENC_OK;
 }
 
 static void serve(const struct pollfd *p, const int *who, const bool *is_in, int n)
 {
     for (int i = 0; i < n; i++) {
         int peer = who[i];
-        enc_status_t rv = ENC_OK;
+        enc_status_t rv;
 
         if (p[i].revents == 0)
             continue;
-        if (is_in[i] && enc_p2p.in[peer].fd == p[i].fd)
-            rv = read_in(peer, &enc_p2p.in[peer]);
-        else if (!is_in[i] && enc_p2p.out[peer].fd == p[i].fd)
-            rv = flush_out(&enc_p2p.out[peer]);
-        if (rv == ENC_OK)
-            continue;
-        if (enc_p2p.finishing && rv == ENC_ERR_PEER_CLOSED) {
-            enc_sock_close(&enc_p2p.in[peer].fd); /* it finished */
+        if (!is_in[i]) {
+            if (enc_p2p.out[peer].fd == p[i].fd)
+                push(peer);
             continue;
         }
-        enc_p2p_peer_lost(peer, rv == ENC_ERR_PROTO ? "sent a malformed point-to-point frame"
-                                                    : "closed its connection");
+        if (enc_p2p.in[peer].fd != p[i].fd || (rv = read_in(peer, &enc_p2p.in[peer])) == ENC_OK)
+            continue;
+        if (rv == ENC_ERR_PROTO)
+            enc_p2p_peer_lost(peer, "sent a malformed point-to-point frame");
+        if (enc_p2p.finishing)
+            close_in(&enc_p2p.in[peer]); /* it finished */
+        else
+            mark_down(peer);
     }
 }
 
@@ -235,13 +372,15 @@ static int poll_set(struct pollfd *p, int *who, bool *is_in)
 
     p[0] = (struct pollfd){.fd = enc_p2p.wake_fd, .events = POLLIN};
     for (int r = 0; r < enc_p2p.size; r++) {
+        const struct p2p_out *o = &enc_p2p.out[r];
+
         if (enc_p2p.in[r].fd >= 0) {
             p[n] = (struct pollfd){.fd = enc_p2p.in[r].fd, .events = POLLIN};
             who[n] = r;
             is_in[n++] = true;
         }
-        if (enc_p2p.out[r].fd >= 0 && enc_p2p.out[r].head != NULL) {
-            p[n] = (struct pollfd){.fd = enc_p2p.out[r].fd, .events = POLLOUT};
+        if (o->fd >= 0 && (o->cursor != NULL || o->ctrl != NULL)) {
+            p[n] = (struct pollfd){.fd = o->fd, .events = POLLOUT};
             who[n] = r;
             is_in[n++] = false;
         }
@@ -259,7 +398,7 @@ static void *progress_main(void *arg)
     (void)arg;
     __atomic_store_n(&enc_p2p.tid, (int)gettid(), __ATOMIC_RELEASE);
     if (p == NULL || who == NULL || is_in == NULL)
-        enc_p2p_peer_lost(enc_p2p.rank, "ran out of memory");
+        enc_p2p_peer_lost(enc_p2p.rank, "ran out of memory for point-to-point progress");
     for (;;) {
         uint64_t v;
         int n;
@@ -305,6 +444,20 @@ enc_status_t enc_p2p_conn_alloc(void)
     return ENC_OK;
 }
 
+void enc_p2p_announce(void)
+{
+    struct enc_p2p_hdr h = {.kind = ENC_P2P_RESUME};
+    char addr[ENC_P2P_MAX_ADDR + 1];
+    uint16_t port;
+
+    enc_p2p_self_addr(addr, sizeof(addr), &port);
+    h.bytes = strlen(addr);
+    h.ack = port;
+    for (int r = 0; r < enc_p2p.size; r++)
+        if (r != enc_p2p.rank)
+            (void)enc_p2p_conn_queue(r, &h, addr);
+}
+
 enc_status_t enc_p2p_conn_start(void)
 {
     if (pthread_create(&enc_p2p.thread, NULL, progress_main, NULL) != 0) {
@@ -318,9 +471,12 @@ void enc_p2p_conn_listen(void) { enc_engine_set_p2p_accept(accepted); }
 
 static bool queues_empty(void)
 {
-    for (int r = 0; r < enc_p2p.size; r++)
-        if (enc_p2p.out[r].head != NULL)
+    for (int r = 0; r < enc_p2p.size; r++) {
+        const struct p2p_out *o = &enc_p2p.out[r];
+
+        if (o->fd >= 0 && (o->cursor != NULL || o->ctrl != NULL))
             return false;
+    }
     return true;
 }
 
@@ -354,7 +510,7 @@ void enc_p2p_finalize(void)
     pthread_join(enc_p2p.thread, NULL);
     for (int r = 0; r < enc_p2p.size; r++) {
         enc_sock_close(&enc_p2p.out[r].fd);
-        enc_sock_close(&enc_p2p.in[r].fd);
+        close_in(&enc_p2p.in[r]);
     }
     __atomic_store_n(&enc_p2p.tid, 0, __ATOMIC_RELEASE);
 }

@@ -9,12 +9,13 @@
 #include <time.h>
 
 #include "engine/engine.h"
+#include "engine/layer.h"
 #include "p2p/p2p_int.h"
 
 #define CONTAINER(p, type, member) ((type *)(void *)((char *)(p) - offsetof(type, member)))
 
-static void on_data(struct enc_p2p_msg *m);
-static void on_ack(uint64_t id);
+static void deliver_data(struct enc_p2p_msg *m);
+static void deliver_ack(uint64_t id);
 
 /* The state, made on first need: this rank's first point-to-point call,
  * or a peer's connection (the listener's thread), whichever comes first. */
@@ -47,8 +48,8 @@ enc_status_t enc_p2p_start_locked(void)
 
 void enc_p2p_listen(void)
 {
-    enc_p2p.on_data = on_data;
-    enc_p2p.on_ack = on_ack;
+    enc_p2p.on_data = deliver_data;
+    enc_p2p.on_ack = deliver_ack;
     enc_p2p.start_locked = enc_p2p_start_locked;
     enc_p2p_conn_listen();
 }
@@ -59,6 +60,9 @@ enc_status_t enc_p2p_start(void)
 
     enc_p2p_lock();
     rv = enc_p2p_start_locked();
+    if (rv == ENC_OK && !enc_p2p.announced && enc_engine_incarnation() > 0)
+        enc_p2p_announce();
+    enc_p2p.announced = true;
     enc_p2p_unlock();
     return rv;
 }
@@ -80,22 +84,16 @@ static struct p2p_comm *comm_of(uint64_t cid)
     return c;
 }
 
-void enc_p2p_msg_free(struct enc_p2p_msg *m)
-{
-    if (m != NULL)
-        free(m->data);
-    free(m);
-}
 
 /* The receiver's side of a synchronous message's match. */
-static enc_status_t ack(const struct enc_p2p_msg *m)
+static enc_status_t send_ack(const struct enc_p2p_msg *m)
 {
     struct enc_p2p_hdr h = {.kind = ENC_P2P_ACK, .ack = m->ack};
 
     if (!m->sync)
         return ENC_OK;
     if (m->from == enc_p2p.rank) {
-        on_ack(m->ack);
+        deliver_ack(m->ack);
         return ENC_OK;
     }
     return enc_p2p_conn_queue(m->from, &h, NULL);
@@ -103,23 +101,29 @@ static enc_status_t ack(const struct enc_p2p_msg *m)
 
 static void matched(struct enc_p2p_recv *r, struct enc_p2p_msg *m)
 {
-    (void)ack(m);
+    (void)send_ack(m);
     r->deliver(r, m);
     enc_p2p_wake_waiters();
 }
 
-static void on_data(struct enc_p2p_msg *m)
+static void deliver_data(struct enc_p2p_msg *m)
 {
     struct p2p_comm *c = comm_of(m->cid);
     struct enc_match_recv *r = NULL;
     uint64_t expected;
 
-    if (enc_chanseq_accept(&enc_p2p.chans, m->cid, m->mm.src, m->mm.seq, &expected) !=
-        ENC_CHAN_DELIVER) {
+    switch (enc_chanseq_accept(&enc_p2p.chans, m->cid, m->mm.src, m->mm.seq, &expected)) {
+    case ENC_CHAN_DELIVER:
+        break;
+    case ENC_CHAN_DUPLICATE: /* a restored sender's re-send, or our log again */
+        (void)send_ack(m);         /* its synchronous send completes as the first one did */
+        enc_p2p_msg_free(m);
+        return;
+    default:
         ENC_ERROR("p2p", "message %llu from rank %d on communicator %llx arrived where "
                   "message %llu was expected", (unsigned long long)m->mm.seq, m->mm.src,
                   (unsigned long long)m->cid, (unsigned long long)expected);
-        enc_p2p_peer_lost(m->from, "sent a message out of order");
+        enc_p2p_peer_lost(m->from, "sent a message out of order (a message was lost)");
     }
     if (c == NULL || enc_match_arrive(&c->m, &m->mm, &r) != ENC_OK)
         enc_p2p_peer_lost(m->from, "sent a message this rank could not queue (out of memory)");
@@ -129,7 +133,7 @@ static void on_data(struct enc_p2p_msg *m)
         enc_p2p_wake_waiters(); /* a probe may be waiting for it */
 }
 
-static void on_ack(uint64_t id)
+static void deliver_ack(uint64_t id)
 {
     for (struct enc_p2p_sync **p = &enc_p2p.syncs; *p != NULL; p = &(*p)->next) {
         struct enc_p2p_sync *s = *p;
@@ -164,7 +168,7 @@ static enc_status_t send_self(const struct enc_p2p_hdr *h, const void *data)
     m->sync = h->mode == ENC_P2P_SYNC;
     m->ack = h->ack;
     m->bytes = h->bytes;
-    on_data(m);
+    deliver_data(m);
     return ENC_OK;
 }
 
@@ -218,7 +222,7 @@ struct enc_p2p_msg *enc_p2p_mprobe(uint64_t cid, int src, int tag)
     struct enc_p2p_msg *m = mm ? CONTAINER(mm, struct enc_p2p_msg, mm) : NULL;
 
     if (m != NULL)
-        (void)ack(m);
+        (void)send_ack(m);
     return m;
 }
 

@@ -35,6 +35,7 @@ struct enc_p2p_msg {
     uint64_t cid;
     int from;                  /* the sender's world rank */
     bool sync;                 /* the sender waits for an ACK at the match */
+    bool resume;               /* a RESUME frame (conn.c's), not a message */
     uint64_t ack;
     size_t bytes;
     uint8_t *data;             /* the packed payload (NULL when bytes is 0) */
@@ -61,10 +62,14 @@ struct enc_p2p_sync {
  * are taken from then on (a peer may send before this rank's first
  * point-to-point call). */
 void enc_p2p_listen(void);
-/* Starts the layer (connections, progress thread) on first use.
- * Idempotent.  ENC_OK or an error logged once. */
+/* Starts the layer (connections, progress thread) on first use, from the
+ * program's first point-to-point call (a restored rank then tells its
+ * peers where it is).  Idempotent.  ENC_OK or an error logged once. */
 enc_status_t enc_p2p_start(void);
+/* The layer runs (a peer's connection may have started it). */
 bool enc_p2p_started(void);
+/* enc_p2p_start was called. */
+bool enc_p2p_announced(void);
 void enc_p2p_lock(void);
 void enc_p2p_unlock(void);
 

@@ -22,11 +22,20 @@ struct p2p_frame {
     uint8_t buf[];          /* header, then payload */
 };
 
-/* This rank's connection to a peer: frames queued in send order. */
+/* This rank's connection to a peer.  Every DATA frame sent to the peer
+ * stays in its log, in send order (the sender-based payload log): a new
+ * connection, after the peer was restored, writes the log again from its
+ * start, and the peer drops what it had by channel number.  ACKs are
+ * control frames, written once. */
 struct p2p_out {
-    int fd;                 /* -1: not connected yet */
-    struct p2p_frame *head, *tail;
-    size_t off;             /* bytes of head already written */
+    int fd;                 /* -1: not connected */
+    bool down;              /* the peer was lost: wait for its RESUME */
+    struct p2p_frame *log, *log_tail;
+    struct p2p_frame *cursor; /* the next log frame to write, NULL: all written */
+    size_t off;             /* bytes of cursor already written */
+    struct p2p_frame *ctrl, *ctrl_tail;
+    size_t ctrl_off;
+    uint64_t logged;        /* bytes in the log */
 };
 
 /* The connection a peer made to us: the frame being read. */
@@ -49,6 +58,7 @@ struct p2p_state {
     pthread_mutex_t mu;
     pthread_cond_t cv;      /* something arrived, was delivered or written */
     bool started, finishing, stop;
+    bool announced;         /* a restored rank's RESUME went to every peer */
     int rank, size;         /* world */
     struct p2p_out *out;
     struct p2p_in *in;
@@ -76,6 +86,9 @@ enc_status_t enc_p2p_start_locked(void);
 /* conn.c: the connection tables and the eventfd; the progress thread. */
 enc_status_t enc_p2p_conn_alloc(void);
 enc_status_t enc_p2p_conn_start(void);
+/* A restored rank tells every peer where it is now (RESUME): each sends
+ * it its log again.  Once, from the program's thread (the world adopted). */
+void enc_p2p_announce(void);
 /* Peers' connections are handed to this layer from now on. */
 void enc_p2p_conn_listen(void);
 /* Queues a frame of header h and payload to world rank peer (connecting

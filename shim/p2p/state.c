@@ -4,6 +4,7 @@
  */
 #include "enc.h"
 
+#include <stdlib.h>
 #include <time.h>
 
 #include "p2p/p2p_int.h"
@@ -16,6 +17,7 @@ struct p2p_state enc_p2p = {
 void enc_p2p_lock(void) { pthread_mutex_lock(&enc_p2p.mu); }
 void enc_p2p_unlock(void) { pthread_mutex_unlock(&enc_p2p.mu); }
 bool enc_p2p_started(void) { return __atomic_load_n(&enc_p2p.started, __ATOMIC_ACQUIRE); }
+bool enc_p2p_announced(void) { return __atomic_load_n(&enc_p2p.announced, __ATOMIC_ACQUIRE); }
 
 void enc_p2p_wake_waiters(void) { pthread_cond_broadcast(&enc_p2p.cv); }
 
@@ -37,3 +39,10 @@ enc_status_t enc_p2p_wait(uint64_t deadline)
     return ENC_OK;
 }
 
+
+void enc_p2p_msg_free(struct enc_p2p_msg *m)
+{
+    if (m != NULL)
+        free(m->data);
+    free(m);
+}

@@ -8,7 +8,10 @@
  *   DATA  a message: communicator id, the sender's rank in it, tag,
  *         channel number, mode (SYNC: answer ACK with `ack` when it
  *         matches), payload length;
- *   ACK   a synchronous message matched: `ack` is the id its DATA carried.
+ *   ACK   a synchronous message matched: `ack` is the id its DATA carried;
+ *   RESUME  a restored rank's first frame to each peer: `ack` is its
+ *         listener's port, the payload its address; the peer connects
+ *         to it and sends its log to it again.
  */
 #ifndef ENC_P2P_WIRE_H
 #define ENC_P2P_WIRE_H
@@ -23,10 +26,12 @@
 /* Largest payload a frame may announce (a message of 2^31 elements of 32
  * bytes fits; anything larger is a broken peer, never an allocation). */
 #define ENC_P2P_MAX_BYTES (1ull << 40)
+#define ENC_P2P_MAX_ADDR 255 /* a RESUME's address */
 
 enum enc_p2p_kind {
     ENC_P2P_DATA = 1,
     ENC_P2P_ACK = 2,
+    ENC_P2P_RESUME = 3,
 };
 
 enum enc_p2p_mode {
