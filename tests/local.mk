@@ -26,6 +26,7 @@ integration_tests = \
 	tests/integration/icoll_overlap.sh \
 	tests/integration/icoll_cross.sh \
 	tests/integration/p2p_basic.sh \
+	tests/integration/p2p_recovery.sh \
 	tests/integration/handles.sh \
 	tests/integration/datatypes.sh \
 	tests/integration/mpi4py.sh \
@@ -133,6 +134,8 @@ mpi_programs = \
 	tests/programs/icoll_overlap \
 	tests/programs/icoll_cross \
 	tests/programs/p2p_check \
+	tests/programs/p2p_stencil \
+	tests/programs/p2p_master \
 	tests/programs/handle_check \
 	tests/programs/alltoallw_check \
 	tests/programs/noncontig_reduce \
@@ -164,6 +167,10 @@ tests_programs_icoll_cross_CFLAGS = $(mpi_cflags)
 tests_programs_icoll_cross_LDADD = $(MPI_LIBS)
 tests_programs_p2p_check_CFLAGS = $(mpi_cflags)
 tests_programs_p2p_check_LDADD = $(MPI_LIBS)
+tests_programs_p2p_stencil_CFLAGS = $(mpi_cflags)
+tests_programs_p2p_stencil_LDADD = $(MPI_LIBS)
+tests_programs_p2p_master_CFLAGS = $(mpi_cflags)
+tests_programs_p2p_master_LDADD = $(MPI_LIBS)
 tests_programs_handle_check_CFLAGS = $(mpi_cflags)
 tests_programs_handle_check_LDADD = $(MPI_LIBS)
 tests_programs_alltoallw_check_CFLAGS = $(mpi_cflags)

@@ -34,6 +34,7 @@ struct enc_mpi_preq {
     bool is_recv;
     bool done, cancelled;
     bool detached;               /* MPI_Request_free'd before it ended */
+    uint64_t clock;              /* an MPI_ANY_SOURCE receive's clock, 0: none */
     struct enc_mpi_preq *prev, *next; /* exposed and not ended (the p2p lock) */
     int refs;                    /* atomic: the operation, the request handle */
     int source, tag, error;
@@ -52,10 +53,23 @@ int enc_mpi_p2p_check_tag(const char *fn, int tag, bool recv);
 int enc_mpi_p2p_pack(const char *fn, const void *buf, int count, MPI_Datatype type,
                      const void **data, void **owned, size_t *bytes);
 
+/* A receive or probe naming MPI_ANY_SOURCE (the pattern mr, on
+ * communicator cid): takes the next clock into *clock and, when an earlier
+ * incarnation of this rank recorded the outcome at that clock, narrows
+ * mr to the recorded source.  MPI_SUCCESS, or a divergence (raised). */
+int enc_mpi_p2p_wildcard(const char *fn, struct enc_match_recv *mr, uint64_t cid,
+                         uint64_t *clock);
+/* The wildcard call at clock matched m: recorded before the call returns
+ * or its request completes, or checked against the record; a different
+ * match in a replay ends the job with both printed. */
+void enc_mpi_p2p_matched(const char *fn, uint64_t clock, uint64_t cid,
+                         const struct enc_p2p_msg *m);
+
 /* A new request (refs 1: the operation), its type held. */
 struct enc_mpi_preq *enc_mpi_preq_new(const char *fn, MPI_Comm comm, void *buf, int count,
                                       MPI_Datatype type);
-/* Makes its generalized request (second reference: the handle). */
+/* Makes its generalized request (second reference: the handle); the p2p
+ * lock held. */
 int enc_mpi_preq_expose(struct enc_mpi_preq *r, MPI_Request *request);
 /* The operation ended (the p2p lock held): completes the handle, drops
  * the operation's reference. */
@@ -83,6 +97,10 @@ enc_status_t enc_mpi_p2p_sleep(uint64_t deadline);
  * timeout; the error names fn and what it waited for. */
 int enc_mpi_preq_wait(struct enc_mpi_preq *r);
 
+/* p2p_recv.c: what r receives from source with tag on c (a wildcard
+ * receive takes its clock and may be narrowed, enc_mpi_p2p_wildcard). */
+int enc_mpi_p2p_target(struct enc_mpi_preq *r, const struct enc_mpi_pcomm *c, int source,
+                       int tag);
 /* p2p_recv.c: a receive's or probe's checks (count, source, tag). */
 int enc_mpi_p2p_recv_checks(const char *fn, int count, int source, int tag, MPI_Comm comm,
                             struct enc_mpi_pcomm *c);

@@ -15,6 +15,7 @@
 #include "enc.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +25,7 @@
 #include "engine/layer.h"
 #include "engine/group.h"
 #include "mpi/p2p_mpi.h"
+#include "p2p/det_store.h"
 #include "mpi/turn_queue.h"
 
 int enc_mpi_p2p_enter(const char *fn, MPI_Comm comm, struct enc_mpi_pcomm *c)
@@ -43,6 +45,46 @@ int enc_mpi_p2p_enter(const char *fn, MPI_Comm comm, struct enc_mpi_pcomm *c)
     c->rank = enc_mpi_comm_rank(e);
     c->size = enc_mpi_comm_size(e);
     return MPI_SUCCESS;
+}
+
+int enc_mpi_p2p_wildcard(const char *fn, struct enc_match_recv *mr, uint64_t cid,
+                         uint64_t *clock)
+{
+    struct enc_det d;
+    char rec[128];
+
+    *clock = enc_det_store_tick();
+    if (!enc_det_store_find(*clock, &d))
+        return MPI_SUCCESS;
+    if (d.cid == cid && enc_match_replay(mr, &d, false) == ENC_OK)
+        return MPI_SUCCESS;
+    enc_det_format(&d, rec, sizeof(rec));
+    return enc_mpi_raise(MPI_ERR_OTHER, "%s: replay divergence: this MPI_ANY_SOURCE call "
+                         "(tag %d on communicator %llx) was recorded as %s", fn, mr->tag,
+                         (unsigned long long)cid, rec);
+}
+
+void enc_mpi_p2p_matched(const char *fn, uint64_t clock, uint64_t cid,
+                         const struct enc_p2p_msg *m)
+{
+    struct enc_det d, now;
+    char was[128], got[128], msg[400];
+
+    if (clock == 0)
+        return;
+    enc_match_det(&now, (uint32_t)enc_engine_rank(), clock, cid, &m->mm);
+    if (!enc_det_store_find(clock, &d)) {
+        enc_det_store_record(&now);
+        return;
+    }
+    if (enc_match_replayed_ok(&d, &m->mm))
+        return;
+    enc_det_format(&d, was, sizeof(was));
+    enc_det_format(&now, got, sizeof(got));
+    snprintf(msg, sizeof(msg), "%s: replay divergence: MPI_ANY_SOURCE matched %s, first %s",
+             fn, got, was);
+    ENC_ERROR("p2p", "%s", msg);
+    enc_engine_abort(1, msg);
 }
 
 int enc_mpi_p2p_check_peer(const char *fn, const struct enc_mpi_pcomm *c, int peer, bool recv)
@@ -279,6 +321,7 @@ void enc_mpi_preq_deliver(struct enc_p2p_recv *rv, struct enc_p2p_msg *m)
 
     if (enc_mpi_type_layout(r->fn, r->type, r->count, &l) == MPI_SUCCESS)
         cap = l.size * (size_t)r->count;
+    enc_mpi_p2p_matched(r->fn, r->clock, r->recv.cid, m);
     r->source = m->mm.src;
     r->tag = m->mm.tag;
     r->bytes = ENC_MIN(m->bytes, cap);

@@ -38,19 +38,19 @@ static void describe(const struct enc_p2p_msg *m, MPI_Status *status)
 
 /* One look (the p2p lock held): true when a message is there. */
 static int look(const struct enc_mpi_pcomm *c, int source, int tag, bool take,
-                MPI_Message *message, MPI_Status *status, bool *found)
+                MPI_Message *message, MPI_Status *status, const struct enc_p2p_msg **found)
 {
     int src = source == MPI_ANY_SOURCE ? ENC_MATCH_ANY : source;
     int tg = tag == MPI_ANY_TAG ? ENC_MATCH_ANY : tag;
     struct pmsg *p;
 
-    *found = false;
+    *found = NULL;
     if (!take) {
         const struct enc_p2p_msg *m = enc_p2p_probe(c->cid, src, tg);
 
         if (m != NULL)
             describe(m, status);
-        *found = m != NULL;
+        *found = m;
         return MPI_SUCCESS;
     }
     if ((p = malloc(sizeof(*p))) == NULL)
@@ -64,7 +64,7 @@ static int look(const struct enc_mpi_pcomm *c, int source, int tag, bool take,
     p->next = taken;
     taken = p;
     *message = (MPI_Message)(void *)p;
-    *found = true;
+    *found = p->m;
     return MPI_SUCCESS;
 }
 
@@ -72,8 +72,10 @@ int enc_mpi_p2p_probe(const char *fn, int source, int tag, MPI_Comm comm, bool t
                       bool wait, int *flag, MPI_Message *message, MPI_Status *status)
 {
     uint64_t deadline = enc_deadline_ms(enc_engine_coll_timeout_ms());
+    struct enc_match_recv pat = {.src = ENC_MATCH_ANY, .tag = tag};
+    const struct enc_p2p_msg *found = NULL;
     struct enc_mpi_pcomm c;
-    bool found = false;
+    uint64_t clock = 0;
     int rv;
 
     *flag = 0;
@@ -86,16 +88,25 @@ int enc_mpi_p2p_probe(const char *fn, int source, int tag, MPI_Comm comm, bool t
         enc_mpi_p2p_null_status(status);
         return MPI_SUCCESS;
     }
+    /* A blocking wildcard probe's outcome is recorded like a receive's. */
+    if (wait && source == MPI_ANY_SOURCE) {
+        pat.tag = tag == MPI_ANY_TAG ? ENC_MATCH_ANY : tag;
+        if ((rv = enc_mpi_p2p_wildcard(fn, &pat, c.cid, &clock)) != MPI_SUCCESS)
+            return rv;
+        source = pat.src == ENC_MATCH_ANY ? MPI_ANY_SOURCE : pat.src;
+    }
     enc_p2p_lock();
     while ((rv = look(&c, source, tag, take, message, status, &found)) == MPI_SUCCESS &&
-           !found && wait)
+           found == NULL && wait)
         if (enc_mpi_p2p_sleep(deadline) != ENC_OK) {
             rv = enc_mpi_raise(MPI_ERR_OTHER, "%s: no message from rank %d (tag %d) within "
                                "ENCORE_COLL_TIMEOUT_MS", fn, source, tag);
             break;
         }
+    if (found != NULL)
+        enc_mpi_p2p_matched(fn, clock, c.cid, found);
     enc_p2p_unlock();
-    *flag = found;
+    *flag = found != NULL;
     return rv;
 }
 

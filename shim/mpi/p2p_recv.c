@@ -27,20 +27,34 @@ int enc_mpi_p2p_recv_checks(const char *fn, int count, int source, int tag, MPI_
     return MPI_SUCCESS;
 }
 
+/* What r receives: source and tag, narrowed by a recorded outcome. */
+int enc_mpi_p2p_target(struct enc_mpi_preq *r, const struct enc_mpi_pcomm *c, int source,
+                       int tag)
+{
+    r->is_recv = true;
+    r->recv.cid = c->cid;
+    r->recv.mr.src = source == MPI_ANY_SOURCE ? ENC_MATCH_ANY : source;
+    r->recv.mr.tag = tag == MPI_ANY_TAG ? ENC_MATCH_ANY : tag;
+    if (source != MPI_ANY_SOURCE)
+        return MPI_SUCCESS;
+    return enc_mpi_p2p_wildcard(r->fn, &r->recv.mr, c->cid, &r->clock);
+}
+
 /* Posts a receive (the p2p lock held); *out has a reference for the caller. */
 static int post(const char *fn, void *buf, int count, MPI_Datatype type, int source, int tag,
                 const struct enc_mpi_pcomm *c, struct enc_mpi_preq **out)
 {
     struct enc_mpi_preq *r = enc_mpi_preq_new(fn, c->h, buf, count, type);
     enc_status_t st;
+    int rv;
 
     if (r == NULL)
         return enc_mpi_raise(MPI_ERR_NO_MEM, "%s: out of memory", fn);
     r->refs = 2;
-    r->is_recv = true;
-    r->recv.cid = c->cid;
-    r->recv.mr.src = source == MPI_ANY_SOURCE ? ENC_MATCH_ANY : source;
-    r->recv.mr.tag = tag == MPI_ANY_TAG ? ENC_MATCH_ANY : tag;
+    if ((rv = enc_mpi_p2p_target(r, c, source, tag)) != MPI_SUCCESS) {
+        free(r);
+        return rv;
+    }
     if ((st = enc_p2p_post(&r->recv)) != ENC_OK) {
         free(r);
         return enc_mpi_engine_error(fn, st);
@@ -90,10 +104,12 @@ static int done_request(const char *fn, MPI_Comm comm, MPI_Request *request)
     if (r == NULL)
         return enc_mpi_raise(MPI_ERR_NO_MEM, "%s: out of memory", fn);
     r->source = MPI_PROC_NULL;
+    enc_p2p_lock(); /* the list of exposed requests is the lock's */
     if ((rv = enc_mpi_preq_expose(r, request)) == MPI_SUCCESS)
         enc_mpi_preq_finish(r);
     else
         enc_mpi_preq_unref(r);
+    enc_p2p_unlock();
     return rv;
 }
 
@@ -115,10 +131,11 @@ int enc_mpi_Irecv(const void *site, void *buf, int count, MPI_Datatype datatype,
         enc_p2p_unlock();
         return enc_mpi_raise(MPI_ERR_NO_MEM, "MPI_Irecv: out of memory");
     }
-    r->is_recv = true;
-    r->recv.cid = c.cid;
-    r->recv.mr.src = source == MPI_ANY_SOURCE ? ENC_MATCH_ANY : source;
-    r->recv.mr.tag = tag == MPI_ANY_TAG ? ENC_MATCH_ANY : tag;
+    if ((rv = enc_mpi_p2p_target(r, &c, source, tag)) != MPI_SUCCESS) {
+        enc_mpi_preq_unref(r);
+        enc_p2p_unlock();
+        return rv;
+    }
     if ((rv = enc_mpi_preq_expose(r, request)) == MPI_SUCCESS &&
         enc_p2p_post(&r->recv) != ENC_OK) {
         rv = enc_mpi_raise(MPI_ERR_NO_MEM, "MPI_Irecv: out of memory");

@@ -30,6 +30,7 @@
 
 #include "engine/engine.h"
 #include "engine/layer.h"
+#include "core/vec.h"
 #include "net/sock.h"
 #include "p2p/p2p_int.h"
 #include "proto/auth.h"
@@ -88,23 +89,58 @@ static void mark_down(int peer)
     close_in(&enc_p2p.in[peer]);
 }
 
-/* Called by the listener's thread with an authenticated connection: it
- * replaces any older one from that peer.  Also while this rank finalizes:
- * a peer restarted meanwhile still needs this rank's log. */
+/* Connections the listener's thread authenticated, waiting for the
+ * progress thread to install them.  The listener never waits for the
+ * layer's lock: a rank connecting to a peer holds that lock while the
+ * peer's listener finishes the handshake, and two ranks connecting to each
+ * other at once would otherwise each wait for the other's listener. */
+static struct {
+    pthread_mutex_t mu;
+    struct {
+        int fd;
+        int rank;
+    } *q;
+    size_t n, cap;
+} acc = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
 static void accepted(int fd, const struct enc_auth_id *id)
 {
-    enc_p2p_lock();
-    if (enc_p2p.start_locked == NULL || enc_p2p.start_locked() != ENC_OK ||
-        id->rank >= (uint32_t)enc_p2p.size || enc_p2p.stop) {
-        enc_p2p_unlock();
+    pthread_mutex_lock(&acc.mu);
+    if (id->rank >= (uint32_t)enc_engine_size() ||
+        ENC_VEC_RESERVE(acc.q, acc.cap, acc.n + 1) != ENC_OK) {
+        pthread_mutex_unlock(&acc.mu);
         close(fd);
         return;
     }
-    close_in(&enc_p2p.in[id->rank]);
-    (void)enc_sock_set_nonblock(fd);
-    enc_p2p.in[id->rank].fd = fd;
-    enc_p2p_unlock();
-    wake_thread();
+    acc.q[acc.n].fd = fd;
+    acc.q[acc.n++].rank = (int)id->rank;
+    pthread_mutex_unlock(&acc.mu);
+    /* A peer may send first: start the layer.  The lock's holder, if any,
+     * is inside a point-to-point call, so the layer runs already. */
+    if (!enc_p2p_started() && pthread_mutex_trylock(&enc_p2p.mu) == 0) {
+        if (enc_p2p.start_locked != NULL)
+            (void)enc_p2p.start_locked();
+        enc_p2p_unlock();
+    }
+    if (enc_p2p_started())
+        wake_thread();
+}
+
+/* Installs the accepted connections (the lock held): each replaces any
+ * older one from that peer; also while this rank finalizes, since a peer
+ * restarted meanwhile still needs this rank's log. */
+static void install_accepted(void)
+{
+    pthread_mutex_lock(&acc.mu);
+    for (size_t i = 0; i < acc.n; i++) {
+        struct p2p_in *in = &enc_p2p.in[acc.q[i].rank];
+
+        close_in(in);
+        (void)enc_sock_set_nonblock(acc.q[i].fd);
+        in->fd = acc.q[i].fd;
+    }
+    acc.n = 0;
+    pthread_mutex_unlock(&acc.mu);
 }
 
 /* Writes part of frame f from *off: ENC_OK when it is all written,
@@ -408,6 +444,7 @@ static void *progress_main(void *arg)
             enc_p2p_unlock();
             break;
         }
+        install_accepted();
         n = poll_set(p, who, is_in);
         enc_p2p_unlock();
         if (poll(p, (nfds_t)n, -1) < 0 && errno != EINTR)

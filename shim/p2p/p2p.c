@@ -10,6 +10,7 @@
 
 #include "engine/engine.h"
 #include "engine/layer.h"
+#include "p2p/det_store.h"
 #include "p2p/p2p_int.h"
 
 #define CONTAINER(p, type, member) ((type *)(void *)((char *)(p) - offsetof(type, member)))
@@ -60,6 +61,8 @@ enc_status_t enc_p2p_start(void)
 
     enc_p2p_lock();
     rv = enc_p2p_start_locked();
+    if (rv == ENC_OK && !enc_p2p.announced)
+        (void)enc_det_store_open(enc_p2p.rank, enc_engine_incarnation());
     if (rv == ENC_OK && !enc_p2p.announced && enc_engine_incarnation() > 0)
         enc_p2p_announce();
     enc_p2p.announced = true;
