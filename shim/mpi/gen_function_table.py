@@ -12,7 +12,7 @@ import gen_entries  # noqa: E402
 
 LIFECYCLE = {"MPI_Init", "MPI_Init_thread", "MPI_Initialized", "MPI_Query_thread",
              "MPI_Finalize", "MPI_Finalized", "MPI_Abort", "MPI_Op_create", "MPI_Op_free"}
-# Point-to-point (shim/mpi/p2p_*.c): served, not yet recovered.
+# Point-to-point (shim/mpi/p2p_*.c).
 P2P = {"MPI_Send", "MPI_Bsend", "MPI_Ssend", "MPI_Rsend", "MPI_Recv", "MPI_Isend",
        "MPI_Ibsend", "MPI_Issend", "MPI_Irsend", "MPI_Irecv", "MPI_Sendrecv",
        "MPI_Sendrecv_replace", "MPI_Probe", "MPI_Iprobe", "MPI_Mprobe", "MPI_Improbe",
@@ -31,8 +31,9 @@ def status(f, whys):
         return ("served: the real MPI's, with persistent point-to-point requests seen "
                 "through (the started operation's request is handed to it)")
     if f.name in P2P:
-        return ("served (point-to-point over encore's own connections; not recovered yet: "
-                "a lost rank ends the job with one line)")
+        return ("served (point-to-point over encore's own connections; recovered by "
+                "re-execution: payloads logged by the sender, re-sends dropped by channel "
+                "number, MPI_ANY_SOURCE matches recorded)")
     if f.category == "world-local":
         return "passthrough (the real MPI answers on the world or a derived communicator's handle)"
     if f.name == "MPI_Request_free":
