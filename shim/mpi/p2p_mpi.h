@@ -83,8 +83,8 @@ struct enc_mpi_preq *enc_mpi_preq_find(MPI_Request h);
 /* MPI_Request_free of a point-to-point request: 1 when it was one not yet
  * ended (now detached: it ends by itself), 0 when not one of them. */
 int enc_mpi_preq_detach(MPI_Request *request);
-/* Writes r's outcome into status (MPI_STATUS_IGNORE allowed); returns
- * r->error. */
+/* Writes r's outcome into status (MPI_STATUS_IGNORE allowed; MPI_ERROR
+ * left as it was, as single completions do); returns r->error. */
 int enc_mpi_preq_status(const struct enc_mpi_preq *r, MPI_Status *status);
 /* The status of a receive from MPI_PROC_NULL. */
 void enc_mpi_p2p_null_status(MPI_Status *status);

@@ -192,6 +192,8 @@ static int query(void *extra, MPI_Status *status)
     struct enc_mpi_preq *r = extra;
 
     (void)__atomic_load_n(&r->done, __ATOMIC_ACQUIRE);
+    if (status != MPI_STATUS_IGNORE)
+        status->MPI_ERROR = r->error; /* the array forms report it */
     return enc_mpi_preq_status(r, status);
 }
 
@@ -344,7 +346,6 @@ int enc_mpi_preq_status(const struct enc_mpi_preq *r, MPI_Status *status)
         return r->error;
     status->MPI_SOURCE = r->source;
     status->MPI_TAG = r->tag;
-    status->MPI_ERROR = r->error;
     PMPI_Status_set_elements_x(status, MPI_BYTE, (MPI_Count)r->bytes);
     PMPI_Status_set_cancelled(status, r->cancelled);
     return r->error;
@@ -356,7 +357,6 @@ void enc_mpi_p2p_null_status(MPI_Status *status)
         return;
     status->MPI_SOURCE = MPI_PROC_NULL;
     status->MPI_TAG = MPI_ANY_TAG;
-    status->MPI_ERROR = MPI_SUCCESS;
     PMPI_Status_set_elements_x(status, MPI_BYTE, 0);
     PMPI_Status_set_cancelled(status, 0);
 }
