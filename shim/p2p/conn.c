@@ -74,11 +74,15 @@ static void free_frames(struct p2p_frame *f)
     }
 }
 
-/* The peer is gone: its log waits for its next incarnation's RESUME. */
-static void mark_down(int peer)
+/* The peer's incarnation inc is gone: its log waits for its next
+ * incarnation's RESUME.  A connection to a newer incarnation (its RESUME
+ * came first) stays. */
+static void mark_down(int peer, uint32_t inc)
 {
     struct p2p_out *o = &enc_p2p.out[peer];
 
+    if (o->fd >= 0 && o->inc > inc)
+        return;
     if (!o->down)
         ENC_INFO("p2p", "rank %d lost; its messages wait in the log for its restart", peer);
     o->down = true;
@@ -86,7 +90,6 @@ static void mark_down(int peer)
     free_frames(o->ctrl);
     o->ctrl = o->ctrl_tail = NULL;
     o->ctrl_off = 0;
-    close_in(&enc_p2p.in[peer]);
 }
 
 /* Connections the listener's thread authenticated, waiting for the
@@ -99,6 +102,7 @@ static struct {
     struct {
         int fd;
         int rank;
+        uint32_t inc;
     } *q;
     size_t n, cap;
 } acc = {.mu = PTHREAD_MUTEX_INITIALIZER};
@@ -113,6 +117,7 @@ static void accepted(int fd, const struct enc_auth_id *id)
         return;
     }
     acc.q[acc.n].fd = fd;
+    acc.q[acc.n].inc = id->incarnation;
     acc.q[acc.n++].rank = (int)id->rank;
     pthread_mutex_unlock(&acc.mu);
     /* A peer may send first: start the layer.  The lock's holder, if any,
@@ -138,6 +143,7 @@ static void install_accepted(void)
         close_in(in);
         (void)enc_sock_set_nonblock(acc.q[i].fd);
         in->fd = acc.q[i].fd;
+        in->inc = acc.q[i].inc;
     }
     acc.n = 0;
     pthread_mutex_unlock(&acc.mu);
@@ -192,7 +198,7 @@ static void push(int peer)
         return;
     if (flush_out(o) != ENC_OK) {
         if (!enc_p2p.finishing)
-            mark_down(peer);
+            mark_down(peer, o->inc);
         else
             enc_sock_close(&o->fd);
         return;
@@ -227,6 +233,30 @@ static enc_status_t connect_out(int peer, struct p2p_out *o)
     }
     connected(o, fd);
     return ENC_OK;
+}
+
+/* A restarted rank's RESUME that could not be delivered (the peer was
+ * itself being restarted): true while one waits, so the progress thread
+ * tries again. */
+static bool resume_waits(const struct p2p_out *o)
+{
+    return o->down && o->fd < 0 && o->ctrl != NULL;
+}
+
+#define RESUME_RETRY_MS 100
+
+/* Tries again to reach peers whose RESUME waits (the lock held). */
+static void retry_resumes(void)
+{
+    for (int r = 0; r < enc_p2p.size; r++) {
+        struct p2p_out *o = &enc_p2p.out[r];
+
+        if (!resume_waits(o))
+            continue;
+        o->down = false;
+        (void)connect_out(r, o);
+        push(r);
+    }
 }
 
 static struct p2p_frame *frame_new(const struct enc_p2p_hdr *h, const void *payload)
@@ -297,6 +327,7 @@ static void resume_peer(int peer, const struct enc_p2p_msg *m)
     ENC_INFO("p2p", "rank %d restarted: sending it the %llu bytes of its log again", peer,
              (unsigned long long)o->logged);
     connected(o, fd);
+    o->inc = enc_p2p.in[peer].inc; /* the RESUME came on its connection */
     push(peer);
 }
 
@@ -394,17 +425,22 @@ static void serve(const struct pollfd *p, const int *who, const bool *is_in, int
             continue;
         if (rv == ENC_ERR_PROTO)
             enc_p2p_peer_lost(peer, "sent a malformed point-to-point frame");
-        if (enc_p2p.finishing)
-            close_in(&enc_p2p.in[peer]); /* it finished */
-        else
-            mark_down(peer);
+        {
+            uint32_t inc = enc_p2p.in[peer].inc;
+
+            close_in(&enc_p2p.in[peer]);
+            if (!enc_p2p.finishing) /* else it finished */
+                mark_down(peer, inc);
+        }
     }
 }
 
 /* The poll set (the lock held): the eventfd, then connections. */
-static int poll_set(struct pollfd *p, int *who, bool *is_in)
+static int poll_set(struct pollfd *p, int *who, bool *is_in, int *timeout)
 {
     int n = 1;
+
+    *timeout = -1;
 
     p[0] = (struct pollfd){.fd = enc_p2p.wake_fd, .events = POLLIN};
     for (int r = 0; r < enc_p2p.size; r++) {
@@ -420,6 +456,8 @@ static int poll_set(struct pollfd *p, int *who, bool *is_in)
             who[n] = r;
             is_in[n++] = false;
         }
+        if (resume_waits(o))
+            *timeout = RESUME_RETRY_MS;
     }
     return n;
 }
@@ -437,7 +475,7 @@ static void *progress_main(void *arg)
         enc_p2p_peer_lost(enc_p2p.rank, "ran out of memory for point-to-point progress");
     for (;;) {
         uint64_t v;
-        int n;
+        int n, timeout;
 
         enc_p2p_lock();
         if (enc_p2p.stop) {
@@ -445,14 +483,16 @@ static void *progress_main(void *arg)
             break;
         }
         install_accepted();
-        n = poll_set(p, who, is_in);
+        n = poll_set(p, who, is_in, &timeout);
         enc_p2p_unlock();
-        if (poll(p, (nfds_t)n, -1) < 0 && errno != EINTR)
+        if (poll(p, (nfds_t)n, timeout) < 0 && errno != EINTR)
             ENC_WARN("p2p", "poll: %m");
         if (p[0].revents && read(enc_p2p.wake_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
             ENC_WARN("p2p", "eventfd read: %m");
         enc_p2p_lock();
         serve(p + 1, who + 1, is_in + 1, n - 1);
+        if (timeout >= 0)
+            retry_resumes();
         enc_p2p_unlock();
     }
     free(p);

@@ -36,6 +36,7 @@ struct p2p_out {
     struct p2p_frame *ctrl, *ctrl_tail;
     size_t ctrl_off;
     uint64_t logged;        /* bytes in the log */
+    uint32_t inc;           /* the incarnation it reaches (0 until a RESUME) */
 };
 
 /* The connection a peer made to us: the frame being read. */
@@ -45,6 +46,7 @@ struct p2p_in {
     size_t hgot;            /* header bytes read */
     struct enc_p2p_msg *msg; /* DATA being read, payload got bytes so far */
     size_t got;
+    uint32_t inc;           /* the incarnation that made it */
 };
 
 /* One communicator's queues. */
