@@ -165,6 +165,9 @@ enc_status_t enc_p2p_conn_open(int peer, int *fd);
  * adopted the world it is in; and this rank's own address, for its peers. */
 enc_status_t enc_p2p_conn_open_at(const char *addr, uint16_t port, int *fd);
 void enc_p2p_self_addr(char *addr, size_t cap, uint16_t *port);
+/* The incarnation of peer in the world this rank knows (enc_p2p_conn_open
+ * reaches it). */
+uint32_t enc_p2p_peer_incarnation(int peer);
 void enc_engine_set_p2p_accept(void (*accept)(int fd, const struct enc_auth_id *id));
 
 /* fork_child.c: in the child of a fork() made at a collective boundary

@@ -157,6 +157,11 @@ enc_status_t enc_p2p_conn_open_at(const char *addr, uint16_t port, int *fd)
     return rv == ENC_OK ? rv : as_peer_failure(rv);
 }
 
+uint32_t enc_p2p_peer_incarnation(int peer)
+{
+    return enc_eng.peers != NULL ? enc_eng.peers[peer].incarnation : 0;
+}
+
 void enc_p2p_self_addr(char *addr, size_t cap, uint16_t *port)
 {
     snprintf(addr, cap, "%s", enc_eng.peers[enc_eng.rank].addr);

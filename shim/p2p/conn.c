@@ -226,12 +226,13 @@ static enc_status_t connect_out(int peer, struct p2p_out *o)
     if (o->fd >= 0 || o->down)
         return ENC_OK;
     if ((rv = enc_p2p_conn_open(peer, &fd)) != ENC_OK) {
-        ENC_INFO("p2p", "cannot connect to rank %d (%s); its messages wait in the log", peer,
-                 encore_strerror(rv));
+        ENC_DEBUG("p2p", "cannot connect to rank %d (%s); its messages wait in the log", peer,
+                  encore_strerror(rv));
         o->down = true; /* its restored incarnation will RESUME */
         return ENC_OK;
     }
     connected(o, fd);
+    o->inc = enc_p2p_peer_incarnation(peer);
     return ENC_OK;
 }
 
@@ -314,6 +315,10 @@ static void resume_peer(int peer, const struct enc_p2p_msg *m)
 
     memcpy(addr, m->data, m->bytes);
     addr[m->bytes] = '\0';
+    if (o->fd >= 0 && o->inc >= enc_p2p.in[peer].inc) {
+        o->down = false; /* made to that incarnation: it sent the whole log then */
+        return;
+    }
     free_frames(o->ctrl);
     o->ctrl = o->ctrl_tail = NULL;
     o->ctrl_off = 0;

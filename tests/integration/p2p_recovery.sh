@@ -5,7 +5,8 @@
 #             Waitall and Sendrecv, an Allreduce per iteration): rank 1
 #             SIGKILLed at its 40th collective, rank 0 at its 77th, rank 2
 #             SIGKILLed by the test at a random moment (pending requests),
-#             rank 1 SIGSTOPped past the heartbeat bound: every run's
+#             rank 1 SIGSTOPped past the heartbeat bound, ranks 1 and 2
+#             (neighbours) killed together at their 40th: every run's
 #             distinct lines equal the fault-free run's, whose checksums
 #             equal native Open MPI's
 #   master    tests/programs/p2p_master (MPI_ANY_SOURCE): the master and a
@@ -57,6 +58,11 @@ for k in 1:40 0:77; do
     enc_expect_same "$ENC_TMP/st.free.uniq" "$ENC_TMP/st.kill$r.uniq" "stencil, rank $r killed"
     enc_log "ok: stencil, rank $r killed at collective $op (${ENC_MS} ms)"
 done
+enc_run_ok st.two enc_encore 4 --inject kill:rank=1:op=40 --inject kill:rank=2:op=40 \
+    "$stencil" "$iters" 2000
+sort -u "$ENC_TMP/st.two.out" >"$ENC_TMP/st.two.uniq"
+enc_expect_same "$ENC_TMP/st.free.uniq" "$ENC_TMP/st.two.uniq" "stencil, ranks 1 and 2 killed"
+enc_log "ok: stencil, neighbours 1 and 2 killed together (${ENC_MS} ms)"
 long=20000
 enc_run_ok st.long enc_encore 4 "$stencil" "$long" 2000
 sort -u "$ENC_TMP/st.long.out" >"$ENC_TMP/st.long.uniq"
