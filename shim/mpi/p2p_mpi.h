@@ -65,6 +65,9 @@ int enc_mpi_p2p_wildcard(const char *fn, struct enc_match_recv *mr, uint64_t cid
 void enc_mpi_p2p_matched(const char *fn, uint64_t clock, uint64_t cid,
                          const struct enc_p2p_msg *m);
 
+/* A derived datatype duplicated (the application may free its handle
+ * while an operation or a persistent request uses it); others as they are. */
+int enc_mpi_p2p_hold_type(MPI_Datatype t, MPI_Datatype *held);
 /* A new request (refs 1: the operation), its type held. */
 struct enc_mpi_preq *enc_mpi_preq_new(const char *fn, MPI_Comm comm, void *buf, int count,
                                       MPI_Datatype type);

@@ -142,7 +142,7 @@ int enc_mpi_p2p_pack(const char *fn, const void *buf, int count, MPI_Datatype ty
     return MPI_SUCCESS;
 }
 
-static int hold_type(MPI_Datatype t, MPI_Datatype *held)
+int enc_mpi_p2p_hold_type(MPI_Datatype t, MPI_Datatype *held)
 {
     int ni, na, nd, combiner;
 
@@ -171,7 +171,7 @@ struct enc_mpi_preq *enc_mpi_preq_new(const char *fn, MPI_Comm comm, void *buf, 
     r->source = MPI_ANY_SOURCE;
     r->tag = MPI_ANY_TAG;
     r->recv.deliver = enc_mpi_preq_deliver;
-    if (hold_type(type, &r->type) != MPI_SUCCESS) {
+    if (enc_mpi_p2p_hold_type(type, &r->type) != MPI_SUCCESS) {
         free(r);
         return NULL;
     }

@@ -32,7 +32,7 @@ struct shell {
     enum shell_kind kind;
     void *buf;
     int count, peer, tag;
-    MPI_Datatype type;
+    MPI_Datatype type, user_type; /* type: held while the shell lives */
     MPI_Comm comm;
     struct shell *next;
 };
@@ -68,7 +68,11 @@ static int shell_query(void *extra, MPI_Status *status)
 
 static int shell_free(void *extra)
 {
-    free(extra);
+    struct shell *s = extra;
+
+    if (s->type != s->user_type)
+        PMPI_Type_free(&s->type);
+    free(s);
     return MPI_SUCCESS;
 }
 
@@ -96,6 +100,11 @@ static int make(const char *fn, enum shell_kind kind, const void *buf, int count
         return enc_mpi_raise(MPI_ERR_NO_MEM, "%s: out of memory", fn);
     *s = (struct shell){.inner = MPI_REQUEST_NULL, .kind = kind, .buf = (void *)buf,
                         .count = count, .peer = peer, .tag = tag, .type = type, .comm = comm};
+    if ((rv = enc_mpi_p2p_hold_type(type, &s->type)) != MPI_SUCCESS) {
+        free(s);
+        return enc_mpi_raise(rv, "%s: invalid datatype", fn);
+    }
+    s->user_type = type;
     if ((rv = PMPI_Grequest_start(shell_query, shell_free, shell_cancel, s, &s->h)) !=
         MPI_SUCCESS) {
         free(s);
