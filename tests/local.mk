@@ -25,6 +25,8 @@ integration_tests = \
 	tests/integration/comm_matrix.sh \
 	tests/integration/icoll_overlap.sh \
 	tests/integration/icoll_cross.sh \
+	tests/integration/p2p_basic.sh \
+	tests/integration/p2p_recovery.sh \
 	tests/integration/handles.sh \
 	tests/integration/datatypes.sh \
 	tests/integration/topo.sh \
@@ -60,6 +62,7 @@ integration_tests = \
 	tests/integration/netns_selftest.sh \
 	tests/integration/slurm_selftest.sh \
 	tests/integration/hosts_run.sh \
+	tests/integration/hosts_p2p.sh \
 	tests/integration/hosts_loss.sh \
 	tests/integration/hosts_loss_comm.sh \
 	tests/integration/hosts_agent.sh \
@@ -130,7 +133,7 @@ tests_programs_fake_rank_LDADD = libenccore.la
 # Plain MPI programs: not linked with libencore (encore-run preloads it).
 mpi_programs = \
 	tests/programs/passthrough_prog \
-	tests/programs/send_on_world \
+	tests/programs/refused_on_world \
 	tests/programs/snap_iter \
 	tests/programs/recov_iter \
 	tests/programs/scale_loop \
@@ -139,6 +142,9 @@ mpi_programs = \
 	tests/programs/recov_comm \
 	tests/programs/icoll_overlap \
 	tests/programs/icoll_cross \
+	tests/programs/p2p_check \
+	tests/programs/p2p_stencil \
+	tests/programs/p2p_master \
 	tests/programs/handle_check \
 	tests/programs/alltoallw_check \
 	tests/programs/topo_check \
@@ -158,8 +164,8 @@ tests_programs_io_shared_check_CFLAGS = $(mpi_cflags)
 tests_programs_io_shared_check_LDADD = $(MPI_LIBS)
 tests_programs_passthrough_prog_CFLAGS = $(mpi_cflags)
 tests_programs_passthrough_prog_LDADD = $(MPI_LIBS) $(DL_LIBS)
-tests_programs_send_on_world_CFLAGS = $(mpi_cflags)
-tests_programs_send_on_world_LDADD = $(MPI_LIBS)
+tests_programs_refused_on_world_CFLAGS = $(mpi_cflags)
+tests_programs_refused_on_world_LDADD = $(MPI_LIBS)
 tests_programs_snap_iter_CFLAGS = $(mpi_cflags)
 tests_programs_snap_iter_LDADD = $(MPI_LIBS)
 tests_programs_recov_iter_CFLAGS = $(mpi_cflags)
@@ -176,6 +182,12 @@ tests_programs_icoll_overlap_CFLAGS = $(mpi_cflags)
 tests_programs_icoll_overlap_LDADD = $(MPI_LIBS)
 tests_programs_icoll_cross_CFLAGS = $(mpi_cflags)
 tests_programs_icoll_cross_LDADD = $(MPI_LIBS)
+tests_programs_p2p_check_CFLAGS = $(mpi_cflags)
+tests_programs_p2p_check_LDADD = $(MPI_LIBS)
+tests_programs_p2p_stencil_CFLAGS = $(mpi_cflags)
+tests_programs_p2p_stencil_LDADD = $(MPI_LIBS)
+tests_programs_p2p_master_CFLAGS = $(mpi_cflags)
+tests_programs_p2p_master_LDADD = $(MPI_LIBS)
 tests_programs_handle_check_CFLAGS = $(mpi_cflags)
 tests_programs_handle_check_LDADD = $(MPI_LIBS)
 tests_programs_alltoallw_check_CFLAGS = $(mpi_cflags)

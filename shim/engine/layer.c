@@ -84,3 +84,24 @@ enc_status_t enc_engine_wait_readable(int fd, uint64_t deadline)
             return rv;
     }
 }
+
+enc_status_t enc_engine_follow_epoch(void)
+{
+    const struct enc_engine_ops *ops = enc_eng.ops;
+    struct pollfd p[ENC_MAX_RANKS];
+    enc_status_t rv;
+    int np;
+
+    enc_links_poll_accepted();
+    np = enc_layer_pollfds(p, ENC_MAX_RANKS);
+    if (np > 0 && poll(p, (nfds_t)np, 0) > 0 && (rv = enc_layer_serve(p, np)) != ENC_OK)
+        return rv;
+    if ((rv = enc_engine_poll_tracker()) != ENC_ERR_EPOCH)
+        return rv;
+    if (ops == NULL || ops->recover == NULL)
+        return ENC_ERR_EPOCH;
+    enc_eng.regrouping = true;
+    rv = ops->recover(enc_eng.ops_arg);
+    enc_eng.regrouping = false;
+    return rv;
+}

@@ -130,6 +130,13 @@ const char *enc_engine_peer_host(int rank);
 enc_status_t enc_engine_regroup(struct enc_msg_resume *resume);
 /* Drains tracker events; ENC_ERR_EPOCH when a new epoch began. */
 enc_status_t enc_engine_poll_tracker(void);
+/* Outside any collective (a point-to-point wait), the engine held: serves
+ * the layer's connections that are ready (a replaying rank fetching logged
+ * results), drains tracker events and, when a new epoch began, lets the
+ * layer regroup, so that a restarted rank can join and catch up without
+ * waiting for this rank's next collective.  Never blocks but in the
+ * regroup.  ENC_OK, or a failure. */
+enc_status_t enc_engine_follow_epoch(void);
 /* Readable when the tracker has news (poll it with the above). */
 int enc_engine_tracker_fd(void);
 
@@ -147,6 +154,21 @@ void enc_log_conn_close(int peer);
 /* fd of the connection peer opened to us, -1 if none. */
 int enc_log_served_fd(int peer);
 void enc_log_served_close(int peer);
+
+/* Point-to-point connections (role P2P), one per direction of a pair:
+ * enc_p2p_conn_open connects to peer (blocking, bounded) and the caller
+ * owns the fd; connections peers open to us are handed to accept, on the
+ * listener's thread, once authenticated (the receiver owns the fd). */
+struct enc_auth_id;
+enc_status_t enc_p2p_conn_open(int peer, int *fd);
+/* The same to a peer's new incarnation at its address, before this rank
+ * adopted the world it is in; and this rank's own address, for its peers. */
+enc_status_t enc_p2p_conn_open_at(const char *addr, uint16_t port, int *fd);
+void enc_p2p_self_addr(char *addr, size_t cap, uint16_t *port);
+/* The incarnation of peer in the world this rank knows (enc_p2p_conn_open
+ * reaches it). */
+uint32_t enc_p2p_peer_incarnation(int peer);
+void enc_engine_set_p2p_accept(void (*accept)(int fd, const struct enc_auth_id *id));
 
 /* fork_child.c: in the child of a fork() made at a collective boundary
  * (the other threads do not exist there): closes every descriptor the

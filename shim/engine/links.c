@@ -8,6 +8,7 @@
  */
 #include "enc.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -85,9 +86,8 @@ void enc_links_promote_future(void)
         install(&enc_eng.future[i]);
 }
 
-static enc_status_t connect_peer(int peer, uint8_t role, int *fd)
+static enc_status_t connect_at(const char *addr, uint16_t port, uint8_t role, int *fd)
 {
-    const struct enc_world_peer *p = &enc_eng.peers[peer];
     struct enc_auth_id self = {
         .role = role,
         .rank = (uint32_t)enc_eng.rank,
@@ -97,11 +97,16 @@ static enc_status_t connect_peer(int peer, uint8_t role, int *fd)
     uint64_t deadline = enc_deadline_ms(enc_eng.connect_timeout_ms);
     enc_status_t rv;
 
-    if ((rv = enc_sock_connect(p->addr, p->port, deadline, fd)) != ENC_OK)
+    if ((rv = enc_sock_connect(addr, port, deadline, fd)) != ENC_OK)
         return rv;
     if ((rv = enc_auth_client(*fd, &enc_eng.secret, &self, deadline)) != ENC_OK)
         enc_sock_close(fd);
     return rv;
+}
+
+static enc_status_t connect_peer(int peer, uint8_t role, int *fd)
+{
+    return connect_at(enc_eng.peers[peer].addr, enc_eng.peers[peer].port, role, fd);
 }
 
 /* A failed connect is a peer failure the layer can regroup from. */
@@ -136,6 +141,31 @@ enc_status_t enc_log_conn(int peer, int *fd)
         return as_peer_failure(rv);
     enc_eng.log_fd[peer] = *fd;
     return ENC_OK;
+}
+
+enc_status_t enc_p2p_conn_open(int peer, int *fd)
+{
+    enc_status_t rv = connect_peer(peer, ENC_ROLE_P2P, fd);
+
+    return rv == ENC_OK ? rv : as_peer_failure(rv);
+}
+
+enc_status_t enc_p2p_conn_open_at(const char *addr, uint16_t port, int *fd)
+{
+    enc_status_t rv = connect_at(addr, port, ENC_ROLE_P2P, fd);
+
+    return rv == ENC_OK ? rv : as_peer_failure(rv);
+}
+
+uint32_t enc_p2p_peer_incarnation(int peer)
+{
+    return enc_eng.peers != NULL ? enc_eng.peers[peer].incarnation : 0;
+}
+
+void enc_p2p_self_addr(char *addr, size_t cap, uint16_t *port)
+{
+    snprintf(addr, cap, "%s", enc_eng.peers[enc_eng.rank].addr);
+    *port = enc_eng.peers[enc_eng.rank].port;
 }
 
 void enc_log_conn_close(int peer) { enc_sock_close(&enc_eng.log_fd[peer]); }

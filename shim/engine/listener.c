@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "core/vec.h"
+#include "engine/layer.h"
 #include "engine/state.h"
 #include "net/sock.h"
 #include "proto/auth.h"
@@ -68,6 +69,15 @@ static void accept_new(struct enc_listener *l, const struct enc_secret *s,
     }
 }
 
+/* Point-to-point connections go straight to their layer: it reads them
+ * while the program is outside collectives, when nobody drains the queue. */
+static void (*p2p_accept)(int fd, const struct enc_auth_id *id);
+
+void enc_engine_set_p2p_accept(void (*fn)(int fd, const struct enc_auth_id *id))
+{
+    __atomic_store_n(&p2p_accept, fn, __ATOMIC_RELEASE);
+}
+
 /* Progress handshakes; finished or failed ones leave the array. */
 static void progress_pending(struct enc_listener *l, struct pending *p, int *np,
                              const struct pollfd *pfd)
@@ -81,6 +91,11 @@ static void progress_pending(struct enc_listener *l, struct pending *p, int *np,
         if (rv == ENC_INPROGRESS && enc_ms_left(p[i].deadline) == 0) {
             ENC_WARN("listener", "closing connection: no handshake within the connect timeout");
             rv = ENC_ERR_TIMEOUT;
+        }
+        if (rv == ENC_OK && id.role == ENC_ROLE_P2P && p2p_accept != NULL) {
+            p2p_accept(p[i].fd, &id); /* the point-to-point layer reads it itself */
+            p[i] = p[--(*np)];
+            continue;
         }
         if (rv == ENC_OK && id.role != ENC_ROLE_DATA && id.role != ENC_ROLE_LOG) {
             ENC_WARN("listener", "closing connection: role %u is not a rank link", id.role);

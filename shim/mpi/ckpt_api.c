@@ -9,6 +9,9 @@
  * after the state was taken would be missing from it.  The refusal counts
  * requests the application has not completed, so every rank of an SPMD
  * program refuses the same call, whatever the progress of its collectives.
+ * It is refused too once the rank used point-to-point messages (a rank of
+ * a program where only some ranks do refuses alone: its peers then wait
+ * in the checkpoint's collective until the collective timeout).
  */
 #include "enc.h"
 
@@ -16,11 +19,20 @@
 
 #include "mpi/icoll.h"
 #include "mpi/mpi_layer.h"
+#include "p2p/p2p.h"
 #include "recovery/recovery.h"
 
 static enc_status_t refuse_pending(const char *fn)
 {
     int n = enc_mpi_icoll_outstanding();
+
+    /* A rank restarted from the checkpoint would number its messages from
+     * 0 again and its peers would drop them as re-sends. */
+    if (enc_p2p_announced()) {
+        ENC_ERROR("ckpt", "%s: refused: this rank has used point-to-point messages, whose "
+                  "channel positions are not part of a checkpoint yet", fn);
+        return ENC_ERR_STATE;
+    }
 
     if (n == 0)
         return ENC_OK;

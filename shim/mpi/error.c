@@ -113,8 +113,8 @@ int enc_mpi_refuse(const char *fn, enum enc_mpi_why why)
 {
     return enc_mpi_raise(MPI_ERR_UNSUPPORTED_OPERATION,
                          "%s on %s is not supported in encore mode (%s; "
-                         "encore serves collectives and communicator/group management on "
-                         "the world and communicators derived from it)",
+                         "docs/mpi-functions.md lists what encore serves on the world and "
+                         "communicators derived from it, and why the rest is refused)",
                          fn, errcomm == MPI_COMM_WORLD ? "MPI_COMM_WORLD"
                                                        : "a communicator derived from it",
                          enc_mpi_why_text[why]);

@@ -57,6 +57,7 @@
 #include "mpi/icoll.h"
 #include "mpi/mpi_layer.h"
 #include "mpi/turn_queue.h"
+#include "p2p/p2p.h"
 #include "recovery/recovery.h"
 
 /* Workers at most: more collectives in progress at once wait for one. */
@@ -478,7 +479,7 @@ int enc_mpi_Request_free(const void *site, MPI_Request *request)
     }
     pthread_mutex_unlock(&q.mu);
     if (j == NULL)
-        return enc_real_Request_free(request);
+        return enc_mpi_p2p_request_free(request);
     *request = MPI_REQUEST_NULL;
     return MPI_SUCCESS;
 }
@@ -497,10 +498,18 @@ void enc_mpi_icoll_fini(void)
 
 static bool fork_prepare(void)
 {
-    static bool said;
+    static bool said, said_p2p;
 
     if (is_worker)
         return false; /* a nonblocking collective: not the program's thread */
+    if (enc_p2p_started()) {
+        if (!said_p2p)
+            ENC_INFO("snapshot", "snapshots off: this rank uses point-to-point messages, "
+                     "whose pending state a snapshot does not carry yet; a lost rank "
+                     "re-executes from the start or its last checkpoint");
+        said_p2p = true;
+        return false;
+    }
     if (__atomic_load_n(&q.inside, __ATOMIC_ACQUIRE) > 1) {
         if (!said)
             ENC_INFO("snapshot", "snapshot postponed: another thread of the program is inside "
@@ -537,6 +546,8 @@ static int thread_ids(int *tids, int cap)
 {
     int n = 0;
 
+    if (enc_p2p_thread_id() > 0 && n < cap)
+        tids[n++] = enc_p2p_thread_id();
     for (int i = 0; i < q.nworkers && n < cap; i++) {
         int t = __atomic_load_n(&q.tid[i], __ATOMIC_ACQUIRE);
 

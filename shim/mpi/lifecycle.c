@@ -17,6 +17,7 @@
 #include "engine/engine.h"
 #include "mpi/icoll.h"
 #include "mpi/mpi_layer.h"
+#include "p2p/p2p.h"
 #include "recovery/recovery.h"
 
 /* The real MPI runs with MPI_THREAD_MULTIPLE whatever the application
@@ -64,6 +65,7 @@ static void join(const char *fn)
     /* recovery registers as the layer above the engine before it joins */
     enc_recovery_set_fork_guard(&enc_mpi_icoll_fork_guard);
     enc_mpi_icoll_init();
+    enc_p2p_listen();
     if ((rv = enc_recovery_register()) != ENC_OK || (rv = enc_engine_init()) != ENC_OK) {
         fprintf(stderr, "encore: %s: cannot join the encore job (tracker %s): %s\n", fn,
                 enc_tunable_str(ENC_TUNE_TRACKER), encore_strerror(rv));
@@ -158,7 +160,9 @@ int enc_mpi_Finalize(const void *site)
 
     if (enc_mpi_world_ready()) {
         enc_mpi_icoll_fini(); /* every one has run: MPI_Finalize is serial */
+        (void)enc_p2p_flush(); /* every message written before the final barrier */
         rv = enc_engine_finalize();
+        enc_p2p_finalize();
         enc_mpi_world_set_ready(0);
     }
     /* Finish the real MPI in any case, so the process exits cleanly; not in

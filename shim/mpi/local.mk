@@ -19,6 +19,11 @@ libencore_la_SOURCES += \
 	shim/mpi/group_table.c \
 	shim/mpi/group_ops.c \
 	shim/mpi/request.c \
+	shim/mpi/p2p_ops.c \
+	shim/mpi/p2p_send.c \
+	shim/mpi/p2p_recv.c \
+	shim/mpi/p2p_probe.c \
+	shim/mpi/p2p_persist.c \
 	shim/mpi/icoll.c \
 	shim/mpi/turn_queue.c \
 	shim/mpi/icoll_entries.c \
@@ -44,8 +49,9 @@ libencore_la_SOURCES += \
 	shim/mpi/topo_cart.c \
 	shim/mpi/topo_graph.c \
 	shim/mpi/gen/wrappers.c
-noinst_HEADERS += shim/mpi/mpi_layer.h shim/mpi/icoll.h shim/mpi/coll_bytes.h shim/mpi/topo.h \
-	shim/mpi/inter.h shim/mpi/inter_coll.h shim/mpi/turn_queue.h shim/mpi/io.h shim/mpi/gen/entries.h
+noinst_HEADERS += shim/mpi/mpi_layer.h shim/mpi/p2p_mpi.h shim/mpi/icoll.h shim/mpi/coll_bytes.h \
+	shim/mpi/topo.h shim/mpi/inter.h shim/mpi/inter_coll.h shim/mpi/turn_queue.h shim/mpi/io.h \
+	shim/mpi/gen/entries.h
 EXTRA_DIST += shim/mpi/mpi.spec shim/mpi/gen_entries.py
 BUILT_SOURCES += $(srcdir)/shim/mpi/gen/wrappers.c $(srcdir)/shim/mpi/gen/entries.h
 

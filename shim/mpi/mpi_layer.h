@@ -126,6 +126,11 @@ void enc_mpi_serial_leave(void);
 /* A request that is already complete (generalized request of the real MPI). */
 int enc_mpi_request_done(MPI_Request *request);
 
+/* ---- p2p_persist.c: MPI_Request_free of a request that is not a
+ * nonblocking collective's (point-to-point ones are detached or their
+ * persistent shell freed; others go to the real MPI) ---- */
+int enc_mpi_p2p_request_free(MPI_Request *request);
+
 /* ---- error.c: surfacing errors ---- */
 
 /* The communicator whose error handler applies to errors raised on this

@@ -3,7 +3,16 @@
 # sequence numbers, duplicate suppression and determinant records.
 libencore_la_SOURCES += \
 	shim/p2p/match.c \
-	shim/p2p/chanseq.c
+	shim/p2p/chanseq.c \
+	shim/p2p/wire.c \
+	shim/p2p/state.c \
+	shim/p2p/det_store.c \
+	shim/p2p/p2p.c \
+	shim/p2p/conn.c
 noinst_HEADERS += \
 	shim/p2p/match.h \
-	shim/p2p/chanseq.h
+	shim/p2p/chanseq.h \
+	shim/p2p/wire.h \
+	shim/p2p/det_store.h \
+	shim/p2p/p2p.h \
+	shim/p2p/p2p_int.h

@@ -34,6 +34,7 @@ enum enc_role {
     ENC_ROLE_DATA = 2,    /* a rank's data link to another rank */
     ENC_ROLE_LOG = 3,     /* a replaying rank fetching logged results */
     ENC_ROLE_AGENT = 4,   /* a host's encore-agent to encore-run (rank: host index) */
+    ENC_ROLE_P2P = 5,     /* a rank's point-to-point messages to another rank */
 };
 
 /* Who the client says it is; bound into the MAC. */

@@ -125,7 +125,7 @@ static int verify(struct enc_auth_server *a, int fd, struct enc_auth_id *peer,
         return ENC_ERR_AUTH;
     }
     if (id.role != ENC_ROLE_CONTROL && id.role != ENC_ROLE_DATA && id.role != ENC_ROLE_LOG &&
-        id.role != ENC_ROLE_AGENT) {
+        id.role != ENC_ROLE_AGENT && id.role != ENC_ROLE_P2P) {
         *why = "unknown role";
         return ENC_ERR_PROTO;
     }

@@ -8,7 +8,7 @@
 # the same lists, so adding a target is: the file, three lines below, one
 # line in FUZZ_TARGETS.
 FUZZ_TARGETS = frame msgs wire auth_server auth_client hostport inject secret tunables \
-	log logreq sigrec tracker hostfile agent det match
+	log logreq sigrec tracker hostfile agent det match p2p_hdr
 fuzz_main = tests/fuzz/driver.c tests/fuzz/fuzz_common.c
 fuzz_cflags = $(AM_CFLAGS)
 noinst_HEADERS += tests/fuzz/fuzz.h
@@ -18,7 +18,7 @@ check_PROGRAMS += tests/fuzz/fuzz_frame tests/fuzz/fuzz_msgs tests/fuzz/fuzz_wir
 	tests/fuzz/fuzz_inject tests/fuzz/fuzz_secret tests/fuzz/fuzz_tunables \
 	tests/fuzz/fuzz_log tests/fuzz/fuzz_logreq tests/fuzz/fuzz_sigrec tests/fuzz/fuzz_tracker \
 	tests/fuzz/fuzz_hostfile tests/fuzz/fuzz_agent tests/fuzz/fuzz_det \
-	tests/fuzz/fuzz_match
+	tests/fuzz/fuzz_match tests/fuzz/fuzz_p2p_hdr
 tests_fuzz_fuzz_frame_SOURCES = tests/fuzz/fuzz_frame.c $(fuzz_main)
 tests_fuzz_fuzz_frame_CFLAGS = $(fuzz_cflags)
 tests_fuzz_fuzz_frame_LDADD = libenccore.la
@@ -78,6 +78,9 @@ tests_fuzz_fuzz_match_SOURCES = tests/fuzz/fuzz_match.c shim/p2p/match.c shim/p2
 	$(fuzz_main)
 tests_fuzz_fuzz_match_CFLAGS = $(fuzz_cflags)
 tests_fuzz_fuzz_match_LDADD = libenccore.la
+tests_fuzz_fuzz_p2p_hdr_SOURCES = tests/fuzz/fuzz_p2p_hdr.c shim/p2p/wire.c $(fuzz_main)
+tests_fuzz_fuzz_p2p_hdr_CFLAGS = $(fuzz_cflags)
+tests_fuzz_fuzz_p2p_hdr_LDADD = libenccore.la
 
 # make check: every target over its corpus and regression inputs.
 TESTS += tests/fuzz/replay.sh
@@ -110,6 +113,7 @@ fuzz-build:
 	@$(fuzz_sh) target agent $(tests_fuzz_fuzz_agent_SOURCES)
 	@$(fuzz_sh) target det $(tests_fuzz_fuzz_det_SOURCES)
 	@$(fuzz_sh) target match $(tests_fuzz_fuzz_match_SOURCES)
+	@$(fuzz_sh) target p2p_hdr $(tests_fuzz_fuzz_p2p_hdr_SOURCES)
 fuzz: fuzz-build
 	@$(fuzz_sh) run $(FUZZ_TARGETS)
 # Rewrites tests/fuzz/corpus/<target>/ from each target's fuzz_seeds().

@@ -1,5 +1,5 @@
 #!/bin/sh
-# unsupported_call: in encore mode, MPI_Send on MPI_COMM_WORLD is refused
+# unsupported_call: in encore mode, MPI_Win_create_dynamic on MPI_COMM_WORLD is refused
 # with a message naming the function.  With the default error handler
 # (MPI_ERRORS_ARE_FATAL) the job ends with exit status 1; with
 # MPI_ERRORS_RETURN on the world the program gets
@@ -12,8 +12,8 @@ set -eu
 ENC_LIMIT=60
 . "$(dirname "$0")/lib.sh"
 
-prog="$ENC_PROGRAMS/send_on_world"
-msg='MPI_Send on MPI_COMM_WORLD is not supported in encore mode (point-to-point; encore serves collectives and communicator/group management on the world and communicators derived from it)'
+prog="$ENC_PROGRAMS/refused_on_world"
+msg='MPI_Win_create_dynamic on MPI_COMM_WORLD is not supported in encore mode (one-sided communication;'
 enc_require_program "$prog"
 enc_require_launchers
 unset ENCORE_TRACKER
@@ -23,14 +23,14 @@ enc_tmpdir
 enc_run fatal enc_encore 2 "$prog"
 enc_expect_status fatal 1
 grep -qF "$msg" "$ENC_TMP/fatal.err" || { enc_show "$ENC_TMP/fatal.err"; enc_fail "stderr lacks: $msg"; }
-enc_expect_no_grep "$ENC_TMP/fatal.raw" "returned class" "MPI_Send returned under MPI_ERRORS_ARE_FATAL"
+enc_expect_no_grep "$ENC_TMP/fatal.raw" "returned class" "MPI_Win_create_dynamic returned under MPI_ERRORS_ARE_FATAL"
 enc_log "ok: fatal (exit $ENC_RC)"
 
 # -- MPI_ERRORS_RETURN: the error code comes back ------------------------------
 enc_run_ok return enc_encore 2 "$prog" return
 grep -qF "$msg" "$ENC_TMP/return.err" || { enc_show "$ENC_TMP/return.err"; enc_fail "stderr lacks: $msg"; }
 for r in 0 1; do
-    enc_expect_grep "$ENC_TMP/return.raw" "rank $r: MPI_Send returned class 52 " \
+    enc_expect_grep "$ENC_TMP/return.raw" "rank $r: MPI_Win_create_dynamic returned class 52 " \
         "rank $r did not get MPI_ERR_UNSUPPORTED_OPERATION (52)"
 done
 enc_log "ok: MPI_ERRORS_RETURN"

@@ -1,0 +1,89 @@
+/*
+ * p2p_bench - point-to-point between ranks 0 and 1 (bench/p2p.sh): for
+ * each message size from 8 B to 4 MiB, the one-way latency (half a
+ * blocking ping-pong) and the bandwidth of a window of 64 Isends
+ * answered by one zero-byte message.  Prints one line per size:
+ *   size <bytes> latency_us <t> bandwidth_MBps <b>
+ * Every payload is checked on arrival (first and last byte).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mpi.h>
+
+#define WINDOW 64
+
+static int iters_for(size_t bytes) { return bytes <= 65536 ? 200 : bytes <= 1048576 ? 40 : 10; }
+
+static double latency(int rank, char *buf, size_t bytes, int iters)
+{
+    double t0 = 0;
+
+    for (int i = -5; i < iters; i++) {
+        if (i == 0)
+            t0 = MPI_Wtime();
+        if (rank == 0) {
+            buf[0] = (char)i;
+            MPI_Send(buf, (int)bytes, MPI_BYTE, 1, 1, MPI_COMM_WORLD);
+            MPI_Recv(buf, (int)bytes, MPI_BYTE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            if (buf[0] != (char)(i + 1)) {
+                fprintf(stderr, "p2p_bench: wrong payload\n");
+                MPI_Abort(MPI_COMM_WORLD, 1);
+            }
+        } else {
+            MPI_Recv(buf, (int)bytes, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            buf[0]++;
+            MPI_Send(buf, (int)bytes, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
+        }
+    }
+    return (MPI_Wtime() - t0) / iters / 2 * 1e6;
+}
+
+static double bandwidth(int rank, char *buf, size_t bytes, int iters)
+{
+    MPI_Request q[WINDOW];
+    double t0 = 0;
+
+    for (int i = -2; i < iters; i++) {
+        if (i == 0)
+            t0 = MPI_Wtime();
+        for (int w = 0; w < WINDOW; w++) {
+            char *b = buf + (size_t)w * bytes;
+
+            if (rank == 0)
+                MPI_Isend(b, (int)bytes, MPI_BYTE, 1, 2, MPI_COMM_WORLD, &q[w]);
+            else
+                MPI_Irecv(b, (int)bytes, MPI_BYTE, 0, 2, MPI_COMM_WORLD, &q[w]);
+        }
+        MPI_Waitall(WINDOW, q, MPI_STATUSES_IGNORE);
+        if (rank == 0)
+            MPI_Recv(NULL, 0, MPI_BYTE, 1, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        else
+            MPI_Send(NULL, 0, MPI_BYTE, 0, 3, MPI_COMM_WORLD);
+    }
+    return (double)bytes * WINDOW * iters / (MPI_Wtime() - t0) / 1e6;
+}
+
+int main(int argc, char **argv)
+{
+    size_t max = argc > 1 ? (size_t)atol(argv[1]) : 4u << 20;
+    int rank;
+    char *buf;
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    buf = malloc(max * WINDOW);
+    memset(buf, 1, max * WINDOW);
+    for (size_t bytes = 8; bytes <= max; bytes *= 8) {
+        int iters = iters_for(bytes);
+        double lat = latency(rank, buf, bytes, iters);
+        double bw = bandwidth(rank, buf, bytes, iters / 4 + 1);
+
+        if (rank == 0)
+            printf("size %zu latency_us %.2f bandwidth_MBps %.1f\n", bytes, lat, bw);
+    }
+    free(buf);
+    MPI_Finalize();
+    return 0;
+}

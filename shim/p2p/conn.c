@@ -1,0 +1,600 @@
+/*
+ * conn.c - point-to-point connections and the progress thread (p2p.h).
+ *
+ * Writes go out at once from the sending thread as far as the socket
+ * takes them; the rest, and every read, is the progress thread's, which
+ * sleeps in poll on the connections peers made to us, on ours that have
+ * bytes queued, and on an eventfd that says "poll anew" (a new queue, a
+ * new connection, stop).  The lock is held while a ready connection is
+ * served, never while poll sleeps.
+ *
+ * A peer that is lost (its connection ends outside MPI_Finalize) is
+ * marked down: messages to it go to its log only.  Its restored
+ * incarnation connects to every rank and sends RESUME with its address;
+ * each rank then connects to it and writes its whole log for it again, in
+ * order.  Whatever either side receives twice, it drops by channel number
+ * (p2p.c), so any connection may be replaced at any time: a new
+ * connection from a peer replaces the old one, and frames half read on
+ * the old one come again on the new.
+ */
+#include "enc.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "engine/engine.h"
+#include "engine/layer.h"
+#include "core/vec.h"
+#include "net/sock.h"
+#include "p2p/p2p_int.h"
+#include "proto/auth.h"
+
+#define READ_CHUNK (1u << 20) /* payload bytes read per turn, so sends interleave */
+
+static void wake_thread(void)
+{
+    uint64_t one = 1;
+
+    if (write(enc_p2p.wake_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+        ENC_WARN("p2p", "eventfd write: %m");
+}
+
+void enc_p2p_peer_lost(int peer, const char *what)
+{
+    char reason[256];
+
+    snprintf(reason, sizeof(reason), "rank %d %s", peer, what);
+    ENC_ERROR("p2p", "%s", reason);
+    enc_engine_abort(1, reason);
+}
+
+/* Forgets the frame half read from a peer (it comes again). */
+static void close_in(struct p2p_in *in)
+{
+    enc_sock_close(&in->fd);
+    enc_p2p_msg_free(in->msg);
+    in->msg = NULL;
+    in->hgot = 0;
+    in->got = 0;
+}
+
+static void free_frames(struct p2p_frame *f)
+{
+    while (f != NULL) {
+        struct p2p_frame *next = f->next;
+
+        free(f);
+        f = next;
+    }
+}
+
+/* The peer's incarnation inc is gone: its log waits for its next
+ * incarnation's RESUME.  A connection to a newer incarnation (its RESUME
+ * came first) stays. */
+static void mark_down(int peer, uint32_t inc)
+{
+    struct p2p_out *o = &enc_p2p.out[peer];
+
+    if (o->fd >= 0 && o->inc > inc)
+        return;
+    if (!o->down)
+        ENC_INFO("p2p", "rank %d lost; its messages wait in the log for its restart", peer);
+    o->down = true;
+    enc_sock_close(&o->fd);
+    free_frames(o->ctrl);
+    o->ctrl = o->ctrl_tail = NULL;
+    o->ctrl_off = 0;
+}
+
+/* Connections the listener's thread authenticated, waiting for the
+ * progress thread to install them.  The listener never waits for the
+ * layer's lock: a rank connecting to a peer holds that lock while the
+ * peer's listener finishes the handshake, and two ranks connecting to each
+ * other at once would otherwise each wait for the other's listener. */
+static struct {
+    pthread_mutex_t mu;
+    struct {
+        int fd;
+        int rank;
+        uint32_t inc;
+    } *q;
+    size_t n, cap;
+} acc = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+static void accepted(int fd, const struct enc_auth_id *id)
+{
+    pthread_mutex_lock(&acc.mu);
+    if (id->rank >= (uint32_t)enc_engine_size() ||
+        ENC_VEC_RESERVE(acc.q, acc.cap, acc.n + 1) != ENC_OK) {
+        pthread_mutex_unlock(&acc.mu);
+        close(fd);
+        return;
+    }
+    acc.q[acc.n].fd = fd;
+    acc.q[acc.n].inc = id->incarnation;
+    acc.q[acc.n++].rank = (int)id->rank;
+    pthread_mutex_unlock(&acc.mu);
+    /* A peer may send first: start the layer.  The lock's holder, if any,
+     * is inside a point-to-point call, so the layer runs already. */
+    if (!enc_p2p_started() && pthread_mutex_trylock(&enc_p2p.mu) == 0) {
+        if (enc_p2p.start_locked != NULL)
+            (void)enc_p2p.start_locked();
+        enc_p2p_unlock();
+    }
+    if (enc_p2p_started())
+        wake_thread();
+}
+
+/* Installs the accepted connections (the lock held): each replaces any
+ * older one from that peer; also while this rank finalizes, since a peer
+ * restarted meanwhile still needs this rank's log. */
+static void install_accepted(void)
+{
+    pthread_mutex_lock(&acc.mu);
+    for (size_t i = 0; i < acc.n; i++) {
+        struct p2p_in *in = &enc_p2p.in[acc.q[i].rank];
+
+        close_in(in);
+        (void)enc_sock_set_nonblock(acc.q[i].fd);
+        in->fd = acc.q[i].fd;
+        in->inc = acc.q[i].inc;
+    }
+    acc.n = 0;
+    pthread_mutex_unlock(&acc.mu);
+}
+
+/* Writes part of frame f from *off: ENC_OK when it is all written,
+ * ENC_INPROGRESS when the socket is full, or the peer is gone. */
+static enc_status_t write_frame(int fd, const struct p2p_frame *f, size_t *off)
+{
+    while (*off < f->len) {
+        ssize_t n = send(fd, f->buf + *off, f->len - *off, MSG_NOSIGNAL);
+
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return ENC_INPROGRESS;
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return ENC_ERR_PEER_RESET;
+        *off += (size_t)n;
+    }
+    *off = 0;
+    return ENC_OK;
+}
+
+/* Writes what the socket takes, control frames first: ENC_OK (maybe with
+ * bytes left), or the peer is gone. */
+static enc_status_t flush_out(struct p2p_out *o)
+{
+    enc_status_t rv = ENC_OK;
+
+    while (o->ctrl != NULL && (rv = write_frame(o->fd, o->ctrl, &o->ctrl_off)) == ENC_OK) {
+        struct p2p_frame *f = o->ctrl;
+
+        if ((o->ctrl = f->next) == NULL)
+            o->ctrl_tail = NULL;
+        free(f);
+    }
+    while (rv == ENC_OK && o->cursor != NULL &&
+           (rv = write_frame(o->fd, o->cursor, &o->off)) == ENC_OK)
+        o->cursor = o->cursor->next;
+    if (rv == ENC_OK)
+        enc_p2p_wake_waiters(); /* enc_p2p_flush waits for empty queues */
+    return rv == ENC_INPROGRESS ? ENC_OK : rv;
+}
+
+/* Flushes, and marks the peer down when its connection broke. */
+static void push(int peer)
+{
+    struct p2p_out *o = &enc_p2p.out[peer];
+
+    if (o->fd < 0)
+        return;
+    if (flush_out(o) != ENC_OK) {
+        if (!enc_p2p.finishing)
+            mark_down(peer, o->inc);
+        else
+            enc_sock_close(&o->fd);
+        return;
+    }
+    if (o->ctrl != NULL || o->cursor != NULL)
+        wake_thread();
+}
+
+/* A new connection to a peer: the whole log goes again. */
+static void connected(struct p2p_out *o, int fd)
+{
+    enc_sock_close(&o->fd);
+    o->fd = fd;
+    o->down = false;
+    o->cursor = o->log;
+    o->off = 0;
+    (void)enc_sock_set_nonblock(fd);
+}
+
+static enc_status_t connect_out(int peer, struct p2p_out *o)
+{
+    enc_status_t rv;
+    int fd;
+
+    if (o->fd >= 0 || o->down)
+        return ENC_OK;
+    if ((rv = enc_p2p_conn_open(peer, &fd)) != ENC_OK) {
+        ENC_DEBUG("p2p", "cannot connect to rank %d (%s); its messages wait in the log", peer,
+                  encore_strerror(rv));
+        o->down = true; /* its restored incarnation will RESUME */
+        return ENC_OK;
+    }
+    connected(o, fd);
+    o->inc = enc_p2p_peer_incarnation(peer);
+    return ENC_OK;
+}
+
+/* A restarted rank's RESUME that could not be delivered (the peer was
+ * itself being restarted): true while one waits, so the progress thread
+ * tries again. */
+static bool resume_waits(const struct p2p_out *o)
+{
+    return o->down && o->fd < 0 && o->ctrl != NULL;
+}
+
+#define RESUME_RETRY_MS 100
+
+/* Tries again to reach peers whose RESUME waits (the lock held). */
+static void retry_resumes(void)
+{
+    for (int r = 0; r < enc_p2p.size; r++) {
+        struct p2p_out *o = &enc_p2p.out[r];
+
+        if (!resume_waits(o))
+            continue;
+        o->down = false;
+        (void)connect_out(r, o);
+        push(r);
+    }
+}
+
+static struct p2p_frame *frame_new(const struct enc_p2p_hdr *h, const void *payload)
+{
+    struct p2p_frame *f = malloc(sizeof(*f) + ENC_P2P_HDR_BYTES + h->bytes);
+
+    if (f == NULL)
+        return NULL;
+    f->next = NULL;
+    f->len = ENC_P2P_HDR_BYTES + h->bytes;
+    enc_p2p_hdr_encode(h, f->buf);
+    if (h->bytes > 0)
+        memcpy(f->buf + ENC_P2P_HDR_BYTES, payload, h->bytes);
+    return f;
+}
+
+static void append(struct p2p_frame **head, struct p2p_frame **tail, struct p2p_frame *f)
+{
+    if (*tail != NULL)
+        (*tail)->next = f;
+    else
+        *head = f;
+    *tail = f;
+}
+
+enc_status_t enc_p2p_conn_queue(int peer, const struct enc_p2p_hdr *h, const void *payload)
+{
+    struct p2p_out *o = &enc_p2p.out[peer];
+    struct p2p_frame *f = frame_new(h, payload);
+
+    if (f == NULL)
+        return ENC_ERR_NOMEM;
+    if (h->kind != ENC_P2P_DATA) {
+        append(&o->ctrl, &o->ctrl_tail, f);
+    } else {
+        append(&o->log, &o->log_tail, f);
+        o->logged += f->len;
+        if (o->cursor == NULL) {
+            o->cursor = f;
+            o->off = 0;
+        }
+    }
+    (void)connect_out(peer, o);
+    push(peer);
+    return ENC_OK;
+}
+
+/* RESUME from a peer's new incarnation: connect to it, send the log. */
+static void resume_peer(int peer, const struct enc_p2p_msg *m)
+{
+    struct p2p_out *o = &enc_p2p.out[peer];
+    char addr[ENC_P2P_MAX_ADDR + 1];
+    enc_status_t rv;
+    int fd;
+
+    memcpy(addr, m->data, m->bytes);
+    addr[m->bytes] = '\0';
+    if (o->fd >= 0 && o->inc >= enc_p2p.in[peer].inc) {
+        o->down = false; /* made to that incarnation: it sent the whole log then */
+        return;
+    }
+    free_frames(o->ctrl);
+    o->ctrl = o->ctrl_tail = NULL;
+    o->ctrl_off = 0;
+    if ((rv = enc_p2p_conn_open_at(addr, (uint16_t)m->ack, &fd)) != ENC_OK) {
+        ENC_WARN("p2p", "rank %d restarted but cannot be reached at %s:%llu (%s)", peer, addr,
+                 (unsigned long long)m->ack, encore_strerror(rv));
+        enc_sock_close(&o->fd);
+        o->down = true;
+        return;
+    }
+    ENC_INFO("p2p", "rank %d restarted: sending it the %llu bytes of its log again", peer,
+             (unsigned long long)o->logged);
+    connected(o, fd);
+    o->inc = enc_p2p.in[peer].inc; /* the RESUME came on its connection */
+    push(peer);
+}
+
+/* A complete header was read: start the frame. */
+static enc_status_t begin_frame(int peer, struct p2p_in *in)
+{
+    struct enc_p2p_hdr h;
+    struct enc_p2p_msg *m;
+
+    if (enc_p2p_hdr_decode(&h, in->hdr, sizeof(in->hdr)) != ENC_OK)
+        return ENC_ERR_PROTO;
+    if (h.kind == ENC_P2P_ACK) {
+        enc_p2p.on_ack(h.ack);
+        return ENC_OK;
+    }
+    if ((m = calloc(1, sizeof(*m))) == NULL ||
+        (h.bytes > 0 && (m->data = malloc(h.bytes)) == NULL)) {
+        free(m);
+        return ENC_ERR_NOMEM;
+    }
+    m->mm.src = h.src;
+    m->mm.tag = h.tag;
+    m->mm.seq = h.seq;
+    m->cid = h.cid;
+    m->from = peer;
+    m->sync = h.mode == ENC_P2P_SYNC;
+    m->resume = h.kind == ENC_P2P_RESUME;
+    m->ack = h.ack;
+    m->bytes = h.bytes;
+    in->msg = m;
+    in->got = 0;
+    return ENC_OK;
+}
+
+static void frame_done(int peer, struct p2p_in *in)
+{
+    struct enc_p2p_msg *m = in->msg;
+
+    in->msg = NULL;
+    if (m->resume) {
+        resume_peer(peer, m);
+        enc_p2p_msg_free(m);
+    } else {
+        enc_p2p.on_data(m);
+    }
+}
+
+/* Reads what has arrived on a peer's connection: ENC_OK, or the peer is
+ * gone (ENC_ERR_PEER_CLOSED) or broken. */
+static enc_status_t read_in(int peer, struct p2p_in *in)
+{
+    for (size_t budget = READ_CHUNK; in->fd >= 0;) {
+        bool hdr = in->msg == NULL;
+        uint8_t *dst = hdr ? in->hdr + in->hgot : in->msg->data + in->got;
+        size_t want = hdr ? sizeof(in->hdr) - in->hgot : in->msg->bytes - in->got;
+        ssize_t n = want > 0 ? recv(in->fd, dst, ENC_MIN(want, budget), 0) : 0;
+        enc_status_t rv;
+
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return ENC_OK;
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (want > 0 && n <= 0)
+            return n == 0 ? ENC_ERR_PEER_CLOSED : ENC_ERR_PEER_RESET;
+        if (hdr && (in->hgot += (size_t)n) == sizeof(in->hdr)) {
+            in->hgot = 0;
+            if ((rv = begin_frame(peer, in)) != ENC_OK)
+                return rv;
+        } else if (!hdr) {
+            in->got += (size_t)n;
+        }
+        if (in->msg != NULL && in->got == in->msg->bytes)
+            frame_done(peer, in);
+        if (budget <= (size_t)n)
+            return ENC_OK;
+        budget -= (size_t)n;
+    }
+    return ENC_OK;
+}
+
+static void serve(const struct pollfd *p, const int *who, const bool *is_in, int n)
+{
+    for (int i = 0; i < n; i++) {
+        int peer = who[i];
+        enc_status_t rv;
+
+        if (p[i].revents == 0)
+            continue;
+        if (!is_in[i]) {
+            if (enc_p2p.out[peer].fd == p[i].fd)
+                push(peer);
+            continue;
+        }
+        if (enc_p2p.in[peer].fd != p[i].fd || (rv = read_in(peer, &enc_p2p.in[peer])) == ENC_OK)
+            continue;
+        if (rv == ENC_ERR_PROTO)
+            enc_p2p_peer_lost(peer, "sent a malformed point-to-point frame");
+        {
+            uint32_t inc = enc_p2p.in[peer].inc;
+
+            close_in(&enc_p2p.in[peer]);
+            if (!enc_p2p.finishing) /* else it finished */
+                mark_down(peer, inc);
+        }
+    }
+}
+
+/* The poll set (the lock held): the eventfd, then connections. */
+static int poll_set(struct pollfd *p, int *who, bool *is_in, int *timeout)
+{
+    int n = 1;
+
+    *timeout = -1;
+
+    p[0] = (struct pollfd){.fd = enc_p2p.wake_fd, .events = POLLIN};
+    for (int r = 0; r < enc_p2p.size; r++) {
+        const struct p2p_out *o = &enc_p2p.out[r];
+
+        if (enc_p2p.in[r].fd >= 0) {
+            p[n] = (struct pollfd){.fd = enc_p2p.in[r].fd, .events = POLLIN};
+            who[n] = r;
+            is_in[n++] = true;
+        }
+        if (o->fd >= 0 && (o->cursor != NULL || o->ctrl != NULL)) {
+            p[n] = (struct pollfd){.fd = o->fd, .events = POLLOUT};
+            who[n] = r;
+            is_in[n++] = false;
+        }
+        if (resume_waits(o))
+            *timeout = RESUME_RETRY_MS;
+    }
+    return n;
+}
+
+static void *progress_main(void *arg)
+{
+    int cap = 1 + 2 * enc_p2p.size;
+    struct pollfd *p = calloc((size_t)cap, sizeof(*p));
+    int *who = calloc((size_t)cap, sizeof(int));
+    bool *is_in = calloc((size_t)cap, sizeof(bool));
+
+    (void)arg;
+    __atomic_store_n(&enc_p2p.tid, (int)gettid(), __ATOMIC_RELEASE);
+    if (p == NULL || who == NULL || is_in == NULL)
+        enc_p2p_peer_lost(enc_p2p.rank, "ran out of memory for point-to-point progress");
+    for (;;) {
+        uint64_t v;
+        int n, timeout;
+
+        enc_p2p_lock();
+        if (enc_p2p.stop) {
+            enc_p2p_unlock();
+            break;
+        }
+        install_accepted();
+        n = poll_set(p, who, is_in, &timeout);
+        enc_p2p_unlock();
+        if (poll(p, (nfds_t)n, timeout) < 0 && errno != EINTR)
+            ENC_WARN("p2p", "poll: %m");
+        if (p[0].revents && read(enc_p2p.wake_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+            ENC_WARN("p2p", "eventfd read: %m");
+        enc_p2p_lock();
+        serve(p + 1, who + 1, is_in + 1, n - 1);
+        if (timeout >= 0)
+            retry_resumes();
+        enc_p2p_unlock();
+    }
+    free(p);
+    free(who);
+    free(is_in);
+    return NULL;
+}
+
+enc_status_t enc_p2p_conn_alloc(void)
+{
+    enc_p2p.out = calloc((size_t)enc_p2p.size, sizeof(*enc_p2p.out));
+    enc_p2p.in = calloc((size_t)enc_p2p.size, sizeof(*enc_p2p.in));
+    if (enc_p2p.out == NULL || enc_p2p.in == NULL) {
+        free(enc_p2p.out);
+        free(enc_p2p.in);
+        enc_p2p.out = NULL;
+        enc_p2p.in = NULL;
+        return ENC_ERR_NOMEM;
+    }
+    for (int r = 0; r < enc_p2p.size; r++)
+        enc_p2p.out[r].fd = enc_p2p.in[r].fd = -1;
+    if ((enc_p2p.wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) < 0) {
+        ENC_ERROR("p2p", "eventfd: %m");
+        return ENC_ERR_SYS;
+    }
+    return ENC_OK;
+}
+
+void enc_p2p_announce(void)
+{
+    struct enc_p2p_hdr h = {.kind = ENC_P2P_RESUME};
+    char addr[ENC_P2P_MAX_ADDR + 1];
+    uint16_t port;
+
+    enc_p2p_self_addr(addr, sizeof(addr), &port);
+    h.bytes = strlen(addr);
+    h.ack = port;
+    for (int r = 0; r < enc_p2p.size; r++)
+        if (r != enc_p2p.rank)
+            (void)enc_p2p_conn_queue(r, &h, addr);
+}
+
+enc_status_t enc_p2p_conn_start(void)
+{
+    if (pthread_create(&enc_p2p.thread, NULL, progress_main, NULL) != 0) {
+        ENC_ERROR("p2p", "cannot start the point-to-point progress thread");
+        return ENC_ERR_SYS;
+    }
+    return ENC_OK;
+}
+
+void enc_p2p_conn_listen(void) { enc_engine_set_p2p_accept(accepted); }
+
+static bool queues_empty(void)
+{
+    for (int r = 0; r < enc_p2p.size; r++) {
+        const struct p2p_out *o = &enc_p2p.out[r];
+
+        if (o->fd >= 0 && (o->cursor != NULL || o->ctrl != NULL))
+            return false;
+    }
+    return true;
+}
+
+enc_status_t enc_p2p_flush(void)
+{
+    uint64_t deadline = enc_deadline_ms(enc_engine_coll_timeout_ms());
+    enc_status_t rv = ENC_OK;
+
+    if (!enc_p2p_started())
+        return ENC_OK;
+    enc_p2p_lock();
+    enc_p2p.finishing = true;
+    while (!queues_empty() && (rv = enc_p2p_wait(deadline)) == ENC_OK)
+        ;
+    enc_p2p_unlock();
+    if (rv != ENC_OK)
+        ENC_ERROR("p2p", "point-to-point messages still unsent at MPI_Finalize after the "
+                  "collective timeout");
+    return rv;
+}
+
+void enc_p2p_finalize(void)
+{
+    if (!enc_p2p_started())
+        return;
+    enc_engine_set_p2p_accept(NULL);
+    enc_p2p_lock();
+    enc_p2p.stop = true;
+    enc_p2p_unlock();
+    wake_thread();
+    pthread_join(enc_p2p.thread, NULL);
+    for (int r = 0; r < enc_p2p.size; r++) {
+        enc_sock_close(&enc_p2p.out[r].fd);
+        close_in(&enc_p2p.in[r]);
+    }
+    __atomic_store_n(&enc_p2p.tid, 0, __ATOMIC_RELEASE);
+}
+
+int enc_p2p_thread_id(void) { return __atomic_load_n(&enc_p2p.tid, __ATOMIC_ACQUIRE); }

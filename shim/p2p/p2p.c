@@ -1,0 +1,237 @@
+/*
+ * p2p.c - sends, receives, probes and the matching of arrived messages
+ * (p2p.h); connections and the progress thread are conn.c's.
+ */
+#include "enc.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "engine/engine.h"
+#include "engine/layer.h"
+#include "p2p/det_store.h"
+#include "p2p/p2p_int.h"
+
+#define CONTAINER(p, type, member) ((type *)(void *)((char *)(p) - offsetof(type, member)))
+
+static void deliver_data(struct enc_p2p_msg *m);
+static void deliver_ack(uint64_t id);
+
+/* The state, made on first need: this rank's first point-to-point call,
+ * or a peer's connection (the listener's thread), whichever comes first. */
+enc_status_t enc_p2p_make_state(void)
+{
+    pthread_condattr_t a;
+
+    if (enc_p2p.out != NULL)
+        return ENC_OK;
+    pthread_condattr_init(&a);
+    pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+    pthread_cond_init(&enc_p2p.cv, &a);
+    pthread_condattr_destroy(&a);
+    enc_p2p.rank = enc_engine_rank();
+    enc_p2p.size = enc_engine_size();
+    enc_chanseq_init(&enc_p2p.chans);
+    return enc_p2p_conn_alloc();
+}
+
+enc_status_t enc_p2p_start_locked(void)
+{
+    enc_status_t rv;
+
+    if (enc_p2p.started)
+        return ENC_OK;
+    if ((rv = enc_p2p_make_state()) == ENC_OK && (rv = enc_p2p_conn_start()) == ENC_OK)
+        __atomic_store_n(&enc_p2p.started, true, __ATOMIC_RELEASE);
+    return rv;
+}
+
+void enc_p2p_listen(void)
+{
+    enc_p2p.on_data = deliver_data;
+    enc_p2p.on_ack = deliver_ack;
+    enc_p2p.start_locked = enc_p2p_start_locked;
+    enc_p2p_conn_listen();
+}
+
+enc_status_t enc_p2p_start(void)
+{
+    enc_status_t rv;
+
+    enc_p2p_lock();
+    rv = enc_p2p_start_locked();
+    if (rv == ENC_OK && !enc_p2p.announced)
+        (void)enc_det_store_open(enc_p2p.rank, enc_engine_incarnation());
+    if (rv == ENC_OK && !enc_p2p.announced && enc_engine_incarnation() > 0)
+        enc_p2p_announce();
+    enc_p2p.announced = true;
+    enc_p2p_unlock();
+    return rv;
+}
+
+/* The queues of communicator cid, made on its first message or receive. */
+static struct p2p_comm *comm_of(uint64_t cid)
+{
+    struct p2p_comm *c;
+
+    for (c = enc_p2p.comms; c != NULL; c = c->next)
+        if (c->cid == cid)
+            return c;
+    if ((c = calloc(1, sizeof(*c))) == NULL)
+        return NULL;
+    c->cid = cid;
+    enc_match_init(&c->m);
+    c->next = enc_p2p.comms;
+    enc_p2p.comms = c;
+    return c;
+}
+
+
+/* The receiver's side of a synchronous message's match. */
+static enc_status_t send_ack(const struct enc_p2p_msg *m)
+{
+    struct enc_p2p_hdr h = {.kind = ENC_P2P_ACK, .ack = m->ack};
+
+    if (!m->sync)
+        return ENC_OK;
+    if (m->from == enc_p2p.rank) {
+        deliver_ack(m->ack);
+        return ENC_OK;
+    }
+    return enc_p2p_conn_queue(m->from, &h, NULL);
+}
+
+static void matched(struct enc_p2p_recv *r, struct enc_p2p_msg *m)
+{
+    (void)send_ack(m);
+    r->deliver(r, m);
+    enc_p2p_wake_waiters();
+}
+
+static void deliver_data(struct enc_p2p_msg *m)
+{
+    struct p2p_comm *c = comm_of(m->cid);
+    struct enc_match_recv *r = NULL;
+    uint64_t expected;
+
+    switch (enc_chanseq_accept(&enc_p2p.chans, m->cid, m->mm.src, m->mm.seq, &expected)) {
+    case ENC_CHAN_DELIVER:
+        break;
+    case ENC_CHAN_DUPLICATE: /* a restored sender's re-send, or our log again */
+        (void)send_ack(m);         /* its synchronous send completes as the first one did */
+        enc_p2p_msg_free(m);
+        return;
+    default:
+        ENC_ERROR("p2p", "message %llu from rank %d on communicator %llx arrived where "
+                  "message %llu was expected", (unsigned long long)m->mm.seq, m->mm.src,
+                  (unsigned long long)m->cid, (unsigned long long)expected);
+        enc_p2p_peer_lost(m->from, "sent a message out of order (a message was lost)");
+    }
+    if (c == NULL || enc_match_arrive(&c->m, &m->mm, &r) != ENC_OK)
+        enc_p2p_peer_lost(m->from, "sent a message this rank could not queue (out of memory)");
+    if (r != NULL)
+        matched(CONTAINER(r, struct enc_p2p_recv, mr), m);
+    else
+        enc_p2p_wake_waiters(); /* a probe may be waiting for it */
+}
+
+static void deliver_ack(uint64_t id)
+{
+    for (struct enc_p2p_sync **p = &enc_p2p.syncs; *p != NULL; p = &(*p)->next) {
+        struct enc_p2p_sync *s = *p;
+
+        if (s->id == id) {
+            *p = s->next;
+            s->acked(s);
+            enc_p2p_wake_waiters();
+            return;
+        }
+    }
+    ENC_WARN("p2p", "acknowledgement of an unknown synchronous send %llu ignored",
+             (unsigned long long)id);
+}
+
+/* A message to this rank itself: no connection, a copy. */
+static enc_status_t send_self(const struct enc_p2p_hdr *h, const void *data)
+{
+    struct enc_p2p_msg *m = calloc(1, sizeof(*m));
+
+    if (m == NULL || (h->bytes > 0 && (m->data = malloc(h->bytes)) == NULL)) {
+        free(m);
+        return ENC_ERR_NOMEM;
+    }
+    if (h->bytes > 0)
+        memcpy(m->data, data, h->bytes);
+    m->mm.src = h->src;
+    m->mm.tag = h->tag;
+    m->mm.seq = h->seq;
+    m->cid = h->cid;
+    m->from = enc_p2p.rank;
+    m->sync = h->mode == ENC_P2P_SYNC;
+    m->ack = h->ack;
+    m->bytes = h->bytes;
+    deliver_data(m);
+    return ENC_OK;
+}
+
+enc_status_t enc_p2p_send(uint64_t cid, int src, int dst, int dst_world, int tag,
+                          const void *data, size_t bytes, struct enc_p2p_sync *s)
+{
+    struct enc_p2p_hdr h = {.kind = ENC_P2P_DATA, .cid = cid, .src = src, .tag = tag,
+                            .bytes = bytes};
+    enc_status_t rv;
+
+    if ((rv = enc_chanseq_next_send(&enc_p2p.chans, cid, dst, &h.seq)) != ENC_OK)
+        return rv;
+    if (s != NULL) {
+        h.mode = ENC_P2P_SYNC;
+        h.ack = s->id = ++enc_p2p.next_sync;
+        s->next = enc_p2p.syncs;
+        enc_p2p.syncs = s;
+    }
+    if (dst_world == enc_p2p.rank)
+        return send_self(&h, data);
+    return enc_p2p_conn_queue(dst_world, &h, data);
+}
+
+enc_status_t enc_p2p_post(struct enc_p2p_recv *r)
+{
+    struct p2p_comm *c = comm_of(r->cid);
+    struct enc_match_msg *mm = NULL;
+    enc_status_t rv;
+
+    if (c == NULL)
+        return ENC_ERR_NOMEM;
+    if ((rv = enc_match_post(&c->m, &r->mr, &mm)) != ENC_OK)
+        return rv;
+    if (mm != NULL)
+        matched(r, CONTAINER(mm, struct enc_p2p_msg, mm));
+    return ENC_OK;
+}
+
+const struct enc_p2p_msg *enc_p2p_probe(uint64_t cid, int src, int tag)
+{
+    struct p2p_comm *c = comm_of(cid);
+    struct enc_match_msg *mm = c ? enc_match_probe(&c->m, src, tag) : NULL;
+
+    return mm ? CONTAINER(mm, struct enc_p2p_msg, mm) : NULL;
+}
+
+struct enc_p2p_msg *enc_p2p_mprobe(uint64_t cid, int src, int tag)
+{
+    struct p2p_comm *c = comm_of(cid);
+    struct enc_match_msg *mm = c ? enc_match_mprobe(&c->m, src, tag) : NULL;
+    struct enc_p2p_msg *m = mm ? CONTAINER(mm, struct enc_p2p_msg, mm) : NULL;
+
+    if (m != NULL)
+        (void)send_ack(m);
+    return m;
+}
+
+bool enc_p2p_cancel(struct enc_p2p_recv *r)
+{
+    struct p2p_comm *c = comm_of(r->cid);
+
+    return c != NULL && enc_match_cancel(&c->m, &r->mr);
+}

@@ -1,0 +1,108 @@
+/*
+ * p2p.h - point-to-point messages between the ranks of the encore world
+ * (MPI-free; the MPI layer's shim/mpi/p2p_*.c turn MPI calls into these).
+ *
+ * Transport: each rank sends to a peer on its own TCP connection to it
+ * (role P2P, made on the first message) and reads the peer's messages on
+ * the connection the peer made; the same on one host and across hosts.
+ * Every send is buffered: its payload is copied into the connection's
+ * queue and the send is complete (a synchronous send waits for the
+ * receiver's ACK).  One progress thread sleeps in poll on every
+ * connection: it writes what the sockets could not take at once and
+ * reads every arriving message into the matching (p2p/match.h) of its
+ * communicator, as an unexpected message or straight into the posted
+ * receive it matches.  So two ranks that send each other large messages
+ * never deadlock, and no thread spins.
+ *
+ * Every function below except enc_p2p_start, enc_p2p_lock and
+ * enc_p2p_finalize is called with the lock held.  Callbacks (deliver,
+ * acked) run with the lock held, on the thread that made the match or
+ * read the ACK.
+ */
+#ifndef ENC_P2P_P2P_H
+#define ENC_P2P_P2P_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/status.h"
+#include "p2p/match.h"
+
+/* An arrived message. */
+struct enc_p2p_msg {
+    struct enc_match_msg mm;   /* src (rank in the communicator), tag, seq */
+    uint64_t cid;
+    int from;                  /* the sender's world rank */
+    bool sync;                 /* the sender waits for an ACK at the match */
+    bool resume;               /* a RESUME frame (conn.c's), not a message */
+    uint64_t ack;
+    size_t bytes;
+    uint8_t *data;             /* the packed payload (NULL when bytes is 0) */
+};
+
+struct enc_p2p_recv;
+/* A receive matched m: the callee owns m (enc_p2p_msg_free). */
+typedef void (*enc_p2p_deliver_fn)(struct enc_p2p_recv *r, struct enc_p2p_msg *m);
+
+struct enc_p2p_recv {
+    struct enc_match_recv mr;  /* src, tag (ENC_MATCH_ANY allowed) */
+    uint64_t cid;
+    enc_p2p_deliver_fn deliver;
+};
+
+/* A synchronous send waiting for its ACK. */
+struct enc_p2p_sync {
+    uint64_t id;               /* set by enc_p2p_send */
+    void (*acked)(struct enc_p2p_sync *s);
+    struct enc_p2p_sync *next;
+};
+
+/* At MPI_Init, before the engine's listener starts: peers' connections
+ * are taken from then on (a peer may send before this rank's first
+ * point-to-point call). */
+void enc_p2p_listen(void);
+/* Starts the layer (connections, progress thread) on first use, from the
+ * program's first point-to-point call (a restored rank then tells its
+ * peers where it is).  Idempotent.  ENC_OK or an error logged once. */
+enc_status_t enc_p2p_start(void);
+/* The layer runs (a peer's connection may have started it). */
+bool enc_p2p_started(void);
+/* enc_p2p_start was called. */
+bool enc_p2p_announced(void);
+void enc_p2p_lock(void);
+void enc_p2p_unlock(void);
+
+/* Sends bytes of data (copied) from rank src of communicator cid to its
+ * rank dst, world rank dst_world; s (NULL: none) makes it synchronous:
+ * s->acked is called when the receiver matched it.  A message to oneself
+ * goes straight to the matching. */
+enc_status_t enc_p2p_send(uint64_t cid, int src, int dst, int dst_world, int tag,
+                          const void *data, size_t bytes, struct enc_p2p_sync *s);
+/* Posts a receive; r->deliver may run before this returns. */
+enc_status_t enc_p2p_post(struct enc_p2p_recv *r);
+/* The message a receive of (src, tag) posted now would take, left queued. */
+const struct enc_p2p_msg *enc_p2p_probe(uint64_t cid, int src, int tag);
+/* The same, taken (MPI_Mprobe: the caller owns it, it counts as matched). */
+struct enc_p2p_msg *enc_p2p_mprobe(uint64_t cid, int src, int tag);
+/* Removes a posted receive that has not matched: true when it had not. */
+bool enc_p2p_cancel(struct enc_p2p_recv *r);
+void enc_p2p_msg_free(struct enc_p2p_msg *m);
+
+/* Sleeps (the lock released meanwhile) until something arrives or is
+ * delivered, or deadline (enc_deadline_ms) passes: ENC_OK, or
+ * ENC_ERR_TIMEOUT. */
+enc_status_t enc_p2p_wait(uint64_t deadline);
+/* Wakes every thread in enc_p2p_wait (a delivery callback calls it). */
+void enc_p2p_wake_waiters(void);
+
+/* MPI_Finalize, before its barrier: every queued byte written (bounded by
+ * the collective timeout), and from now on a closed connection is a peer
+ * that finished. */
+enc_status_t enc_p2p_flush(void);
+/* After the barrier: connections closed, the thread stopped. */
+void enc_p2p_finalize(void);
+/* The progress thread's id (0: none), so snapshots count it as ours. */
+int enc_p2p_thread_id(void);
+
+#endif

@@ -1,0 +1,102 @@
+/*
+ * p2p_int.h - state shared by the point-to-point layer's files (private
+ * to shim/p2p): state.c (the lock), p2p.c (matching, sends), conn.c
+ * (connections, the progress thread).
+ */
+#ifndef ENC_P2P_P2P_INT_H
+#define ENC_P2P_P2P_INT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "p2p/chanseq.h"
+#include "p2p/match.h"
+#include "p2p/p2p.h"
+#include "p2p/wire.h"
+
+/* A frame waiting to be written. */
+struct p2p_frame {
+    struct p2p_frame *next;
+    size_t len;
+    uint8_t buf[];          /* header, then payload */
+};
+
+/* This rank's connection to a peer.  Every DATA frame sent to the peer
+ * stays in its log, in send order (the sender-based payload log): a new
+ * connection, after the peer was restored, writes the log again from its
+ * start, and the peer drops what it had by channel number.  ACKs are
+ * control frames, written once. */
+struct p2p_out {
+    int fd;                 /* -1: not connected */
+    bool down;              /* the peer was lost: wait for its RESUME */
+    struct p2p_frame *log, *log_tail;
+    struct p2p_frame *cursor; /* the next log frame to write, NULL: all written */
+    size_t off;             /* bytes of cursor already written */
+    struct p2p_frame *ctrl, *ctrl_tail;
+    size_t ctrl_off;
+    uint64_t logged;        /* bytes in the log */
+    uint32_t inc;           /* the incarnation it reaches (0 until a RESUME) */
+};
+
+/* The connection a peer made to us: the frame being read. */
+struct p2p_in {
+    int fd;                 /* -1: none */
+    uint8_t hdr[ENC_P2P_HDR_BYTES];
+    size_t hgot;            /* header bytes read */
+    struct enc_p2p_msg *msg; /* DATA being read, payload got bytes so far */
+    size_t got;
+    uint32_t inc;           /* the incarnation that made it */
+};
+
+/* One communicator's queues. */
+struct p2p_comm {
+    uint64_t cid;
+    struct enc_match m;
+    struct p2p_comm *next;
+};
+
+struct p2p_state {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;      /* something arrived, was delivered or written */
+    bool started, finishing, stop;
+    bool announced;         /* a restored rank's RESUME went to every peer */
+    int rank, size;         /* world */
+    struct p2p_out *out;
+    struct p2p_in *in;
+    struct p2p_comm *comms;
+    struct enc_chanseq chans;
+    struct enc_p2p_sync *syncs; /* waiting for their ACK */
+    uint64_t next_sync;
+    int wake_fd;            /* eventfd: the progress thread polls anew */
+    pthread_t thread;
+    int tid;
+    /* p2p.c's, called by conn.c (the lock held): a complete DATA frame
+     * (the message's ownership passes), an ACK, the start on a peer's
+     * first connection. */
+    void (*on_data)(struct enc_p2p_msg *m);
+    void (*on_ack)(uint64_t id);
+    enc_status_t (*start_locked)(void);
+};
+
+extern struct p2p_state enc_p2p;
+
+/* p2p.c (the lock held) */
+enc_status_t enc_p2p_make_state(void);
+enc_status_t enc_p2p_start_locked(void);
+
+/* conn.c: the connection tables and the eventfd; the progress thread. */
+enc_status_t enc_p2p_conn_alloc(void);
+enc_status_t enc_p2p_conn_start(void);
+/* A restored rank tells every peer where it is now (RESUME): each sends
+ * it its log again.  Once, from the program's thread (the world adopted). */
+void enc_p2p_announce(void);
+/* Peers' connections are handed to this layer from now on. */
+void enc_p2p_conn_listen(void);
+/* Queues a frame of header h and payload to world rank peer (connecting
+ * first) and writes what the socket takes now. */
+enc_status_t enc_p2p_conn_queue(int peer, const struct enc_p2p_hdr *h, const void *payload);
+/* Ends the job with one line: a peer's connection broke outside finalize. */
+void enc_p2p_peer_lost(int peer, const char *what) __attribute__((noreturn));
+
+#endif

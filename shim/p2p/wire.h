@@ -1,0 +1,61 @@
+/*
+ * wire.h - the frames of point-to-point connections (MPI-free).
+ *
+ * Each rank sends its messages to a peer on its own connection to that
+ * peer (role P2P) and reads the peer's on the connection the peer opened,
+ * so one direction has one writer and one reader.  A frame is a fixed
+ * header, then `bytes` of payload for DATA:
+ *   DATA  a message: communicator id, the sender's rank in it, tag,
+ *         channel number, mode (SYNC: answer ACK with `ack` when it
+ *         matches), payload length;
+ *   ACK   a synchronous message matched: `ack` is the id its DATA carried;
+ *   RESUME  a restored rank's first frame to each peer: `ack` is its
+ *         listener's port, the payload its address; the peer connects
+ *         to it and sends its log to it again.
+ */
+#ifndef ENC_P2P_WIRE_H
+#define ENC_P2P_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/status.h"
+
+#define ENC_P2P_HDR_BYTES 48
+#define ENC_P2P_MAGIC 0x454e5032u /* "ENP2" */
+/* Largest payload a frame may announce (a message of 2^31 elements of 32
+ * bytes fits; anything larger is a broken peer, never an allocation). */
+#define ENC_P2P_MAX_BYTES (1ull << 40)
+#define ENC_P2P_MAX_ADDR 255 /* a RESUME's address */
+
+enum enc_p2p_kind {
+    ENC_P2P_DATA = 1,
+    ENC_P2P_ACK = 2,
+    ENC_P2P_RESUME = 3,
+};
+
+enum enc_p2p_mode {
+    ENC_P2P_STANDARD = 0, /* standard, buffered and ready sends */
+    ENC_P2P_SYNC = 1,     /* MPI_Ssend: complete when the receiver matched it */
+};
+
+struct enc_p2p_hdr {
+    enum enc_p2p_kind kind;
+    enum enc_p2p_mode mode;
+    uint64_t cid;
+    int32_t src;      /* the sender's rank in the communicator */
+    int32_t tag;
+    uint64_t seq;     /* channel number (p2p/chanseq.h) */
+    uint64_t bytes;   /* payload length (DATA) */
+    uint64_t ack;     /* SYNC DATA and ACK: the sender's id of the send */
+};
+
+/* Big-endian: u32 magic, u8 kind, u8 mode, u16 0, u64 cid, i32 src,
+ * i32 tag, u64 seq, u64 bytes, u64 ack. */
+void enc_p2p_hdr_encode(const struct enc_p2p_hdr *h, uint8_t out[ENC_P2P_HDR_BYTES]);
+/* ENC_OK, or ENC_ERR_PROTO for a header no encoder makes (magic, kind,
+ * mode, reserved bits, a negative source or tag, a payload on a frame
+ * that has none, a payload above ENC_P2P_MAX_BYTES). */
+enc_status_t enc_p2p_hdr_decode(struct enc_p2p_hdr *h, const uint8_t *in, size_t len);
+
+#endif
