@@ -18,7 +18,7 @@ PREFIX=$ROOT/_install
 PACKAGES="build-essential autoconf automake libtool pkg-config openmpi-bin
 libopenmpi-dev libhwloc-dev hwloc libcriterion-dev libssl-dev libdw-dev python3
 python3-mpi4py python3-numpy libopenblas0-pthread libomp5 gfortran iproute2
-iputils-ping procps gnuplot-nox"
+iputils-ping procps gnuplot-nox lammps"
 
 say() { printf '==> %s\n' "$*"; }
 
