@@ -52,6 +52,7 @@ integration_tests = \
 	tests/integration/snapshot_programs.sh \
 	tests/integration/snapshot_threads.sh \
 	tests/integration/threads_multiple.sh \
+	tests/integration/lammps_melt.sh \
 	tests/integration/shm_peer_death.sh \
 	tests/integration/shm_reclaim.sh \
 	tests/integration/soak_short.sh \
@@ -247,6 +248,7 @@ EXTRA_DIST += $(integration_tests) \
 	tests/integration/junk_client.py \
 	tests/programs/mpi4py_coll.py \
 	tests/programs/numpy_iter.py \
+	tests/programs/lammps_melt.in \
 	tests/programs/fortran_coll.F90 \
 	tests/programs/fortran_ckpt.f90 \
 	tests/programs/rank_lines.h
