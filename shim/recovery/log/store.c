@@ -16,7 +16,8 @@
  *
  * Cutting a window below a sequence number (a floor, a checkpoint) frees
  * those entries and moves the window up, so each stays the size of what is
- * kept.  Bootstrap entries a checkpoint-restarted rank will ask for by call
+ * kept.  On a job of several hosts a floor spills instead of freeing (a
+ * lost host's ranks re-execute from the start: spill_below).  Bootstrap entries a checkpoint-restarted rank will ask for by call
  * site move to a small side array instead.
  */
 #include "enc.h"
@@ -561,19 +562,68 @@ static void forget_freed(void)
     lg.last = NULL;
 }
 
+/* True when some rank of the world runs on another host than this one. */
+static bool world_spans_hosts(void)
+{
+    const char *mine = enc_engine_peer_host(enc_engine_rank());
+
+    for (int r = 0; r < enc_engine_size(); r++)
+        if (strcmp(enc_engine_peer_host(r), mine) != 0)
+            return true;
+    return false;
+}
+
+/* Moves c's held entries below seq out of memory into the spill file,
+ * leaving them in the window: a floor says every rank can restore past
+ * them from a snapshot image, but on a job of several hosts the images of
+ * a lost host die with it, and its ranks re-execute from the start
+ * (docs/snapshots.md).  Memory stays bounded by the floors; the disk keeps
+ * the history within ENCORE_SPILL_MAX (beyond it, dropped as usual: one
+ * warning, and a replay that needs them ends with "lost"). */
+static void spill_below(struct comm *c, uint64_t seq)
+{
+    enc_status_t rv;
+
+    for (uint64_t s = c->base; s < ENC_MIN(seq, c->end); s++) {
+        struct entry *x = &c->e[s - c->base];
+        const void *bytes = x->in_resbuf ? enc_engine_resbuf_data(x->resbuf_at) : x->data;
+
+        if (!x->present || x->spill_off >= 0 || x->sig.len == 0 || bytes == NULL)
+            continue;
+        if ((rv = enc_spill_put(c->cid, s, bytes, x->sig.len, &x->spill_off)) != ENC_OK)
+            note_drop(c, s, rv);
+        if (x->in_resbuf) {
+            x->in_resbuf = false;
+            lg.resbuf_mem -= x->sig.len;
+        } else {
+            lg.mem -= x->sig.len;
+            enc_bufpool_put(x->data, x->cap);
+        }
+        x->data = NULL;
+    }
+}
+
 void enc_log_trim(bool keep_boot)
 {
+    bool history;
+
     if (!lg.floors_raised)
         return;
     lg.floors_raised = false;
+    history = world_spans_hosts();
     for (size_t i = 0; i < lg.nc; i++) {
         struct comm *c = lg.c[i];
 
         if (c->floor > c->base && c->cid == 0)
             ENC_DEBUG("reclog", "every rank can restore past seq %llu: results below it "
-                      "released", (unsigned long long)c->floor);
-        cut_below(c, c->floor, keep_boot);
+                      "%s", (unsigned long long)c->floor,
+                      history ? "spilled (kept for a lost host's re-execution)" : "released");
+        if (history)
+            spill_below(c, c->floor);
+        else
+            cut_below(c, c->floor, keep_boot);
     }
+    enc_log_report_drops(false);
     forget_freed();
 }
 
