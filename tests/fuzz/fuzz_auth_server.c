@@ -59,7 +59,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (int i = 0; i < 1000 && (rv = enc_auth_server_progress(&a, fd, &peer_id)) == ENC_INPROGRESS; i++)
             ;
         FUZZ_CHECK(rv != ENC_OK || peer_id.role == ENC_ROLE_CONTROL || peer_id.role == ENC_ROLE_DATA ||
-                   peer_id.role == ENC_ROLE_LOG || peer_id.role == ENC_ROLE_AGENT);
+                   peer_id.role == ENC_ROLE_LOG || peer_id.role == ENC_ROLE_AGENT ||
+                   peer_id.role == ENC_ROLE_P2P);
         FUZZ_CHECK(rv != ENC_OK || (data[0] & 1));
     }
     fuzz_close_pair(fd, peer);
