@@ -26,6 +26,7 @@ integration_tests = \
 	tests/integration/icoll_overlap.sh \
 	tests/integration/icoll_cross.sh \
 	tests/integration/p2p_basic.sh \
+	tests/integration/p2p_shm.sh \
 	tests/integration/p2p_recovery.sh \
 	tests/integration/handles.sh \
 	tests/integration/datatypes.sh \
@@ -144,6 +145,7 @@ mpi_programs = \
 	tests/programs/icoll_overlap \
 	tests/programs/icoll_cross \
 	tests/programs/p2p_check \
+	tests/programs/p2p_flood \
 	tests/programs/p2p_stencil \
 	tests/programs/p2p_master \
 	tests/programs/handle_check \
@@ -185,6 +187,8 @@ tests_programs_icoll_cross_CFLAGS = $(mpi_cflags)
 tests_programs_icoll_cross_LDADD = $(MPI_LIBS)
 tests_programs_p2p_check_CFLAGS = $(mpi_cflags)
 tests_programs_p2p_check_LDADD = $(MPI_LIBS)
+tests_programs_p2p_flood_CFLAGS = $(mpi_cflags)
+tests_programs_p2p_flood_LDADD = $(MPI_LIBS)
 tests_programs_p2p_stencil_CFLAGS = $(mpi_cflags)
 tests_programs_p2p_stencil_LDADD = $(MPI_LIBS)
 tests_programs_p2p_master_CFLAGS = $(mpi_cflags)

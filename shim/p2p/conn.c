@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -33,6 +34,7 @@
 #include "core/vec.h"
 #include "net/sock.h"
 #include "p2p/p2p_int.h"
+#include "p2p/shm_link.h"
 #include "proto/auth.h"
 
 #define READ_CHUNK (1u << 20) /* payload bytes read per turn, so sends interleave */
@@ -54,14 +56,22 @@ void enc_p2p_peer_lost(int peer, const char *what)
     enc_engine_abort(1, reason);
 }
 
-/* Forgets the frame half read from a peer (it comes again). */
+static void rx_forget(struct p2p_rx *rx)
+{
+    enc_p2p_msg_free(rx->msg);
+    rx->msg = NULL;
+    rx->hgot = 0;
+    rx->got = 0;
+}
+
+/* Forgets the frames half read from a peer (they come again; a dead
+ * writer's half-written frame in its ring is never delivered). */
 static void close_in(struct p2p_in *in)
 {
     enc_sock_close(&in->fd);
-    enc_p2p_msg_free(in->msg);
-    in->msg = NULL;
-    in->hgot = 0;
-    in->got = 0;
+    rx_forget(&in->tcp);
+    rx_forget(&in->ring);
+    in->ring_on = false;
 }
 
 static void free_frames(struct p2p_frame *f)
@@ -144,17 +154,44 @@ static void install_accepted(void)
         (void)enc_sock_set_nonblock(acc.q[i].fd);
         in->fd = acc.q[i].fd;
         in->inc = acc.q[i].inc;
+        if (enc_p2p_shm_peer(acc.q[i].rank)) { /* its writes wait for this reset */
+            enc_p2p_ring_reset(enc_p2p_shm_ring(acc.q[i].rank, enc_p2p.rank));
+            in->ring_on = true;
+        }
     }
     acc.n = 0;
     pthread_mutex_unlock(&acc.mu);
 }
 
+/* A byte stream to a peer (its TCP connection or our ring to it), as
+ * send(2): bytes taken, or -1 with errno EAGAIN when full. */
+typedef ssize_t (*tx_fn)(int peer, int fd, const void *src, size_t n);
+
+static ssize_t tcp_tx(int peer, int fd, const void *src, size_t n)
+{
+    (void)peer;
+    return send(fd, src, n, MSG_NOSIGNAL);
+}
+
+static ssize_t ring_tx(int peer, int fd, const void *src, size_t n)
+{
+    size_t k = enc_p2p_ring_put(enc_p2p_shm_ring(enc_p2p.rank, peer), enc_p2p_shm_cap(), src, n);
+
+    (void)fd;
+    if (k == 0) {
+        errno = EAGAIN;
+        return -1;
+    }
+    return (ssize_t)k;
+}
+
 /* Writes part of frame f from *off: ENC_OK when it is all written,
- * ENC_INPROGRESS when the socket is full, or the peer is gone. */
-static enc_status_t write_frame(int fd, const struct p2p_frame *f, size_t *off)
+ * ENC_INPROGRESS when the stream is full, or the peer is gone. */
+static enc_status_t write_frame(tx_fn tx, int peer, int fd, const struct p2p_frame *f,
+                                size_t *off)
 {
     while (*off < f->len) {
-        ssize_t n = send(fd, f->buf + *off, f->len - *off, MSG_NOSIGNAL);
+        ssize_t n = tx(peer, fd, f->buf + *off, f->len - *off);
 
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             return ENC_INPROGRESS;
@@ -168,21 +205,81 @@ static enc_status_t write_frame(int fd, const struct p2p_frame *f, size_t *off)
     return ENC_OK;
 }
 
-/* Writes what the socket takes, control frames first: ENC_OK (maybe with
- * bytes left), or the peer is gone. */
-static enc_status_t flush_out(struct p2p_out *o)
+static enc_status_t flush_ctrl(int peer, struct p2p_out *o)
 {
     enc_status_t rv = ENC_OK;
 
-    while (o->ctrl != NULL && (rv = write_frame(o->fd, o->ctrl, &o->ctrl_off)) == ENC_OK) {
+    while (o->ctrl != NULL &&
+           (rv = write_frame(tcp_tx, peer, o->fd, o->ctrl, &o->ctrl_off)) == ENC_OK) {
         struct p2p_frame *f = o->ctrl;
 
         if ((o->ctrl = f->next) == NULL)
             o->ctrl_tail = NULL;
         free(f);
     }
-    while (rv == ENC_OK && o->cursor != NULL &&
-           (rv = write_frame(o->fd, o->cursor, &o->off)) == ENC_OK)
+    return rv;
+}
+
+static struct p2p_frame *frame_new(const struct enc_p2p_hdr *h, const void *payload);
+static void append(struct p2p_frame **head, struct p2p_frame **tail, struct p2p_frame *f);
+
+/* Rings peer's bell on our TCP connection to it (connected already). */
+static enc_status_t ring_bell(int peer, struct p2p_out *o)
+{
+    struct enc_p2p_hdr h = {.kind = ENC_P2P_BELL};
+    struct p2p_frame *f = frame_new(&h, NULL);
+
+    if (f == NULL)
+        return ENC_ERR_NOMEM;
+    append(&o->ctrl, &o->ctrl_tail, f);
+    return flush_ctrl(peer, o);
+}
+
+/* The ring to peer is ours to write once peer reset it for this connection. */
+static bool ring_ready(int peer, struct p2p_out *o)
+{
+    if (!o->shm_ready &&
+        __atomic_load_n(&enc_p2p_shm_ring(enc_p2p.rank, peer)->resets, __ATOMIC_ACQUIRE) !=
+            o->shm_base)
+        o->shm_ready = true;
+    return o->shm_ready;
+}
+
+/* Writes the log's unwritten frames into the ring to peer as far as they
+ * fit (asking the reader to ring when it frees room), then rings the
+ * reader's bell unless it is polling. */
+static enc_status_t flush_ring(int peer, struct p2p_out *o)
+{
+    const struct p2p_frame *was = o->cursor;
+    size_t was_off = o->off;
+    enc_status_t rv = ENC_OK;
+
+    if (!ring_ready(peer, o))
+        return ENC_INPROGRESS;
+    for (;;) {
+        while (o->cursor != NULL &&
+               (rv = write_frame(ring_tx, peer, -1, o->cursor, &o->off)) == ENC_OK) {
+            o->cursor = o->cursor->next;
+            enc_p2p.shm_sent++;
+        }
+        if (o->cursor == NULL || !enc_p2p_shm_want_room(peer))
+            break;
+    }
+    if ((o->cursor != was || o->off != was_off) && enc_p2p_shm_bell_needed(peer))
+        rv = ring_bell(peer, o);
+    return rv == ENC_OK && o->cursor != NULL ? ENC_INPROGRESS : rv;
+}
+
+/* Writes what the stream takes, control frames first: ENC_OK (maybe with
+ * bytes left), or the peer is gone. */
+static enc_status_t flush_out(int peer, struct p2p_out *o)
+{
+    enc_status_t rv = flush_ctrl(peer, o);
+
+    if (rv == ENC_OK && o->shm)
+        rv = flush_ring(peer, o);
+    while (rv == ENC_OK && !o->shm && o->cursor != NULL &&
+           (rv = write_frame(tcp_tx, peer, o->fd, o->cursor, &o->off)) == ENC_OK)
         o->cursor = o->cursor->next;
     if (rv == ENC_OK)
         enc_p2p_wake_waiters(); /* enc_p2p_flush waits for empty queues */
@@ -196,7 +293,7 @@ static void push(int peer)
 
     if (o->fd < 0)
         return;
-    if (flush_out(o) != ENC_OK) {
+    if (flush_out(peer, o) != ENC_OK) {
         if (!enc_p2p.finishing)
             mark_down(peer, o->inc);
         else
@@ -204,7 +301,7 @@ static void push(int peer)
         return;
     }
     if (o->ctrl != NULL || o->cursor != NULL)
-        wake_thread();
+        wake_thread(); /* it polls (a ring: looks again within SHM_RETRY_MS) */
 }
 
 /* A new connection to a peer: the whole log goes again. */
@@ -215,7 +312,18 @@ static void connected(struct p2p_out *o, int fd)
     o->down = false;
     o->cursor = o->log;
     o->off = 0;
+    o->shm_ready = false;
     (void)enc_sock_set_nonblock(fd);
+}
+
+/* Before a new connection to peer: the ring's resets, which the peer moves
+ * when it installs the connection (so reset before our first write). */
+static void before_connect(int peer, struct p2p_out *o)
+{
+    o->shm = enc_p2p_shm_peer(peer);
+    if (o->shm)
+        o->shm_base =
+            __atomic_load_n(&enc_p2p_shm_ring(enc_p2p.rank, peer)->resets, __ATOMIC_ACQUIRE);
 }
 
 static enc_status_t connect_out(int peer, struct p2p_out *o)
@@ -225,6 +333,7 @@ static enc_status_t connect_out(int peer, struct p2p_out *o)
 
     if (o->fd >= 0 || o->down)
         return ENC_OK;
+    before_connect(peer, o);
     if ((rv = enc_p2p_conn_open(peer, &fd)) != ENC_OK) {
         ENC_DEBUG("p2p", "cannot connect to rank %d (%s); its messages wait in the log", peer,
                   encore_strerror(rv));
@@ -245,6 +354,7 @@ static bool resume_waits(const struct p2p_out *o)
 }
 
 #define RESUME_RETRY_MS 100
+#define SHM_RETRY_MS 2
 
 /* Tries again to reach peers whose RESUME waits (the lock held). */
 static void retry_resumes(void)
@@ -322,6 +432,7 @@ static void resume_peer(int peer, const struct enc_p2p_msg *m)
     free_frames(o->ctrl);
     o->ctrl = o->ctrl_tail = NULL;
     o->ctrl_off = 0;
+    before_connect(peer, o);
     if ((rv = enc_p2p_conn_open_at(addr, (uint16_t)m->ack, &fd)) != ENC_OK) {
         ENC_WARN("p2p", "rank %d restarted but cannot be reached at %s:%llu (%s)", peer, addr,
                  (unsigned long long)m->ack, encore_strerror(rv));
@@ -337,7 +448,7 @@ static void resume_peer(int peer, const struct enc_p2p_msg *m)
 }
 
 /* A complete header was read: start the frame. */
-static enc_status_t begin_frame(int peer, struct p2p_in *in)
+static enc_status_t begin_frame(int peer, struct p2p_rx *in)
 {
     struct enc_p2p_hdr h;
     struct enc_p2p_msg *m;
@@ -346,6 +457,10 @@ static enc_status_t begin_frame(int peer, struct p2p_in *in)
         return ENC_ERR_PROTO;
     if (h.kind == ENC_P2P_ACK) {
         enc_p2p.on_ack(h.ack);
+        return ENC_OK;
+    }
+    if (h.kind == ENC_P2P_BELL) { /* the progress thread looks at the rings after serving */
+        enc_p2p_shm_bell_heard();
         return ENC_OK;
     }
     if ((m = calloc(1, sizeof(*m))) == NULL ||
@@ -367,7 +482,7 @@ static enc_status_t begin_frame(int peer, struct p2p_in *in)
     return ENC_OK;
 }
 
-static void frame_done(int peer, struct p2p_in *in)
+static void frame_done(int peer, struct p2p_rx *in)
 {
     struct enc_p2p_msg *m = in->msg;
 
@@ -380,15 +495,39 @@ static void frame_done(int peer, struct p2p_in *in)
     }
 }
 
-/* Reads what has arrived on a peer's connection: ENC_OK, or the peer is
- * gone (ENC_ERR_PEER_CLOSED) or broken. */
-static enc_status_t read_in(int peer, struct p2p_in *in)
+/* A byte stream from a peer, as recv(2): bytes read, 0 at its end, -1
+ * with errno EAGAIN when nothing is there. */
+typedef ssize_t (*rx_fn)(int peer, int fd, void *dst, size_t n);
+
+static ssize_t tcp_rx(int peer, int fd, void *dst, size_t n)
 {
-    for (size_t budget = READ_CHUNK; in->fd >= 0;) {
+    (void)peer;
+    return recv(fd, dst, n, 0);
+}
+
+static ssize_t ring_rx(int peer, int fd, void *dst, size_t n)
+{
+    size_t k = enc_p2p_ring_get(enc_p2p_shm_ring(peer, enc_p2p.rank), enc_p2p_shm_cap(), dst, n);
+
+    (void)fd;
+    if (k == 0) {
+        errno = EAGAIN;
+        return -1;
+    }
+    return (ssize_t)k;
+}
+
+/* Reads what has arrived from a peer (on its connection, or in its ring
+ * while the connection is installed): ENC_OK, or the peer is gone
+ * (ENC_ERR_PEER_CLOSED) or broken.  *moved: bytes were read. */
+static enc_status_t read_rx(int peer, struct p2p_in *pin, struct p2p_rx *in, rx_fn rx,
+                            bool *moved)
+{
+    for (size_t budget = READ_CHUNK; pin->fd >= 0;) {
         bool hdr = in->msg == NULL;
         uint8_t *dst = hdr ? in->hdr + in->hgot : in->msg->data + in->got;
         size_t want = hdr ? sizeof(in->hdr) - in->hgot : in->msg->bytes - in->got;
-        ssize_t n = want > 0 ? recv(in->fd, dst, ENC_MIN(want, budget), 0) : 0;
+        ssize_t n = want > 0 ? rx(peer, pin->fd, dst, ENC_MIN(want, budget)) : 0;
         enc_status_t rv;
 
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
@@ -397,6 +536,7 @@ static enc_status_t read_in(int peer, struct p2p_in *in)
             continue;
         if (want > 0 && n <= 0)
             return n == 0 ? ENC_ERR_PEER_CLOSED : ENC_ERR_PEER_RESET;
+        *moved = true;
         if (hdr && (in->hgot += (size_t)n) == sizeof(in->hdr)) {
             in->hgot = 0;
             if ((rv = begin_frame(peer, in)) != ENC_OK)
@@ -404,12 +544,118 @@ static enc_status_t read_in(int peer, struct p2p_in *in)
         } else if (!hdr) {
             in->got += (size_t)n;
         }
-        if (in->msg != NULL && in->got == in->msg->bytes)
+        if (in->msg != NULL && in->got == in->msg->bytes) {
+            enc_p2p.shm_recvd += rx == ring_rx;
             frame_done(peer, in);
+        }
         if (budget <= (size_t)n)
             return ENC_OK;
         budget -= (size_t)n;
     }
+    return ENC_OK;
+}
+
+static enc_status_t read_in(int peer, struct p2p_in *in)
+{
+    bool moved = false;
+
+    return read_rx(peer, in, &in->tcp, tcp_rx, &moved);
+}
+
+/* Reads peer's ring to us; rings peer when it waits for the room freed. */
+static bool read_ring(int peer, struct p2p_in *in)
+{
+    bool moved = false;
+
+    if (in->fd < 0 || !in->ring_on)
+        return false;
+    if (read_rx(peer, in, &in->ring, ring_rx, &moved) != ENC_OK)
+        enc_p2p_peer_lost(peer, "sent a malformed point-to-point frame through shared memory");
+    if (moved && enc_p2p_shm_room_asked(peer)) {
+        struct p2p_out *o = &enc_p2p.out[peer];
+
+        (void)connect_out(peer, o);
+        if (o->fd >= 0 && ring_bell(peer, o) == ENC_OK)
+            push(peer);
+    }
+    return moved;
+}
+
+bool enc_p2p_conn_shm_progress(void)
+{
+    uint64_t ev = enc_p2p.events;
+    bool moved = false;
+
+    if (!enc_p2p_shm_any() || enc_p2p.out == NULL)
+        return false;
+    enc_p2p_shm_bell_heard(); /* looking now: a write from now on rings again */
+    for (int r = 0; r < enc_p2p.size; r++) {
+        struct p2p_out *o = &enc_p2p.out[r];
+
+        if (!enc_p2p_shm_peer(r))
+            continue;
+        moved |= read_ring(r, &enc_p2p.in[r]);
+        if (o->shm && o->fd >= 0 && o->cursor != NULL) {
+            const struct p2p_frame *was = o->cursor;
+            size_t was_off = o->off;
+
+            push(r);
+            moved |= o->cursor != was || o->off != was_off;
+        }
+    }
+    return moved || enc_p2p.events != ev;
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+bool enc_p2p_conn_spin(void)
+{
+    uint64_t spin = enc_p2p_shm_spin_ns(), limit = spin + enc_p2p_shm_yield_ns(), t0;
+    bool moved = false;
+
+    if (!enc_p2p_shm_any() || enc_p2p.out == NULL)
+        return false;
+    if (enc_p2p_conn_shm_progress())
+        return true;
+    if (limit == 0) /* sleep at once: writers ring */
+        return false;
+    t0 = now_ns();
+    enc_p2p_shm_attend(1);
+    for (uint64_t t = t0, i = 1; !moved && t - t0 < limit; i++) {
+        enc_p2p_unlock();
+        if (t - t0 < spin)
+            __builtin_ia32_pause();
+        else
+            sched_yield();
+        enc_p2p_lock();
+        moved = enc_p2p_conn_shm_progress();
+        if (i % 16 == 0 || t - t0 >= spin)
+            t = now_ns();
+    }
+    enc_p2p_shm_attend(-1); /* writers ring from now on: look once more */
+    return moved || enc_p2p_conn_shm_progress();
+}
+
+enc_status_t enc_p2p_conn_sleep(uint64_t deadline)
+{
+    uint32_t seen;
+
+    if (deadline != ENC_NEVER && enc_ms_left(deadline) == 0)
+        return ENC_ERR_TIMEOUT;
+    seen = enc_p2p_shm_sleep_begin();
+    if (!enc_p2p_conn_shm_progress()) {
+        enc_p2p_unlock();
+        enc_p2p_shm_sleep(seen, deadline);
+        enc_p2p_lock();
+    }
+    enc_p2p_shm_sleep_end();
+    (void)enc_p2p_conn_shm_progress();
     return ENC_OK;
 }
 
@@ -433,6 +679,8 @@ static void serve(const struct pollfd *p, const int *who, const bool *is_in, int
         {
             uint32_t inc = enc_p2p.in[peer].inc;
 
+            while (read_ring(peer, &enc_p2p.in[peer])) /* what it wrote before it ended */
+                ;
             close_in(&enc_p2p.in[peer]);
             if (!enc_p2p.finishing) /* else it finished */
                 mark_down(peer, inc);
@@ -463,6 +711,10 @@ static int poll_set(struct pollfd *p, int *who, bool *is_in, int *timeout)
         }
         if (resume_waits(o))
             *timeout = RESUME_RETRY_MS;
+        /* a ring not reset yet by its reader, or full: look again soon (its
+         * bell or reset normally comes first) */
+        if (o->shm && o->fd >= 0 && o->cursor != NULL)
+            *timeout = *timeout < 0 ? SHM_RETRY_MS : ENC_MIN(*timeout, SHM_RETRY_MS);
     }
     return n;
 }
@@ -496,6 +748,7 @@ static void *progress_main(void *arg)
             ENC_WARN("p2p", "eventfd read: %m");
         enc_p2p_lock();
         serve(p + 1, who + 1, is_in + 1, n - 1);
+        (void)enc_p2p_conn_shm_progress();
         if (timeout >= 0)
             retry_resumes();
         enc_p2p_unlock();
@@ -519,6 +772,7 @@ enc_status_t enc_p2p_conn_alloc(void)
     }
     for (int r = 0; r < enc_p2p.size; r++)
         enc_p2p.out[r].fd = enc_p2p.in[r].fd = -1;
+    enc_p2p_shm_open(enc_p2p.rank, enc_p2p.size);
     if ((enc_p2p.wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) < 0) {
         ENC_ERROR("p2p", "eventfd: %m");
         return ENC_ERR_SYS;
@@ -590,6 +844,8 @@ void enc_p2p_finalize(void)
     enc_p2p_unlock();
     wake_thread();
     pthread_join(enc_p2p.thread, NULL);
+    ENC_DEBUG("p2p", "messages through shared memory: %llu sent, %llu received",
+              (unsigned long long)enc_p2p.shm_sent, (unsigned long long)enc_p2p.shm_recvd);
     for (int r = 0; r < enc_p2p.size; r++) {
         enc_sock_close(&enc_p2p.out[r].fd);
         close_in(&enc_p2p.in[r]);

@@ -8,11 +8,15 @@ libencore_la_SOURCES += \
 	shim/p2p/state.c \
 	shim/p2p/det_store.c \
 	shim/p2p/p2p.c \
-	shim/p2p/conn.c
+	shim/p2p/conn.c \
+	shim/p2p/shm_ring.c \
+	shim/p2p/shm_link.c
 noinst_HEADERS += \
 	shim/p2p/match.h \
 	shim/p2p/chanseq.h \
 	shim/p2p/wire.h \
 	shim/p2p/det_store.h \
 	shim/p2p/p2p.h \
-	shim/p2p/p2p_int.h
+	shim/p2p/p2p_int.h \
+	shim/p2p/shm_ring.h \
+	shim/p2p/shm_link.h

@@ -203,6 +203,7 @@ enc_status_t enc_p2p_post(struct enc_p2p_recv *r)
 
     if (c == NULL)
         return ENC_ERR_NOMEM;
+    (void)enc_p2p_conn_shm_progress(); /* what peers of this host wrote */
     if ((rv = enc_match_post(&c->m, &r->mr, &mm)) != ENC_OK)
         return rv;
     if (mm != NULL)
@@ -212,7 +213,7 @@ enc_status_t enc_p2p_post(struct enc_p2p_recv *r)
 
 const struct enc_p2p_msg *enc_p2p_probe(uint64_t cid, int src, int tag)
 {
-    struct p2p_comm *c = comm_of(cid);
+    struct p2p_comm *c = (enc_p2p_conn_shm_progress(), comm_of(cid));
     struct enc_match_msg *mm = c ? enc_match_probe(&c->m, src, tag) : NULL;
 
     return mm ? CONTAINER(mm, struct enc_p2p_msg, mm) : NULL;
@@ -220,7 +221,7 @@ const struct enc_p2p_msg *enc_p2p_probe(uint64_t cid, int src, int tag)
 
 struct enc_p2p_msg *enc_p2p_mprobe(uint64_t cid, int src, int tag)
 {
-    struct p2p_comm *c = comm_of(cid);
+    struct p2p_comm *c = (enc_p2p_conn_shm_progress(), comm_of(cid));
     struct enc_match_msg *mm = c ? enc_match_mprobe(&c->m, src, tag) : NULL;
     struct enc_p2p_msg *m = mm ? CONTAINER(mm, struct enc_p2p_msg, mm) : NULL;
 

@@ -37,15 +37,27 @@ struct p2p_out {
     size_t ctrl_off;
     uint64_t logged;        /* bytes in the log */
     uint32_t inc;           /* the incarnation it reaches (0 until a RESUME) */
+    /* A peer of this host: DATA frames go through the ring to it (control
+     * frames stay on TCP), once the peer reset the ring for this
+     * connection (its `resets` moved past shm_base, read before connecting). */
+    bool shm, shm_ready;
+    uint64_t shm_base;
 };
 
-/* The connection a peer made to us: the frame being read. */
-struct p2p_in {
-    int fd;                 /* -1: none */
+/* A stream of frames being read: the frame at hand. */
+struct p2p_rx {
     uint8_t hdr[ENC_P2P_HDR_BYTES];
     size_t hgot;            /* header bytes read */
     struct enc_p2p_msg *msg; /* DATA being read, payload got bytes so far */
     size_t got;
+};
+
+/* The connection a peer made to us, and its ring to us (a peer of this
+ * host: read while the connection is installed). */
+struct p2p_in {
+    int fd;                 /* -1: none */
+    struct p2p_rx tcp, ring;
+    bool ring_on;           /* the ring was reset for this connection */
     uint32_t inc;           /* the incarnation that made it */
 };
 
@@ -68,6 +80,8 @@ struct p2p_state {
     struct enc_chanseq chans;
     struct enc_p2p_sync *syncs; /* waiting for their ACK */
     uint64_t next_sync;
+    uint64_t events;        /* enc_p2p_wake_waiters calls: a spinning wait's signal */
+    uint64_t shm_sent, shm_recvd; /* messages through the rings (the finalize line) */
     int wake_fd;            /* eventfd: the progress thread polls anew */
     pthread_t thread;
     int tid;
@@ -96,6 +110,17 @@ void enc_p2p_conn_listen(void);
 /* Queues a frame of header h and payload to world rank peer (connecting
  * first) and writes what the socket takes now. */
 enc_status_t enc_p2p_conn_queue(int peer, const struct enc_p2p_hdr *h, const void *payload);
+/* The peers' rings (the lock held): reads what arrived, writes what
+ * waits; true when anything moved.  A wait spins on it (spin_wait). */
+bool enc_p2p_conn_shm_progress(void);
+/* A wait's first phase (the lock held, released while it spins): polls
+ * the rings for ENCORE_SPIN_US, then yields for ENCORE_SHM_YIELD_US; true
+ * when anything moved (the caller looks again instead of sleeping). */
+bool enc_p2p_conn_spin(void);
+/* The wait's second phase when peers of this host use rings: sleeps on
+ * this rank's futex in the segment (woken by a peer's write, room freed,
+ * or enc_p2p_wake_waiters) until deadline; as enc_p2p_wait. */
+enc_status_t enc_p2p_conn_sleep(uint64_t deadline);
 /* Ends the job with one line: a peer's connection broke outside finalize. */
 void enc_p2p_peer_lost(int peer, const char *what) __attribute__((noreturn));
 

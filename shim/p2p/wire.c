@@ -23,7 +23,7 @@ void enc_p2p_hdr_encode(const struct enc_p2p_hdr *h, uint8_t out[ENC_P2P_HDR_BYT
 
 static bool hdr_valid(const struct enc_p2p_hdr *h, uint32_t magic, uint16_t zero)
 {
-    if (magic != ENC_P2P_MAGIC || zero != 0 || h->kind < ENC_P2P_DATA || h->kind > ENC_P2P_RESUME)
+    if (magic != ENC_P2P_MAGIC || zero != 0 || h->kind < ENC_P2P_DATA || h->kind > ENC_P2P_BELL)
         return false;
     if (h->mode != ENC_P2P_STANDARD && h->mode != ENC_P2P_SYNC)
         return false;

@@ -32,6 +32,7 @@ enum enc_p2p_kind {
     ENC_P2P_DATA = 1,
     ENC_P2P_ACK = 2,
     ENC_P2P_RESUME = 3,
+    ENC_P2P_BELL = 4, /* look at the sender's shared-memory ring (shm_link.h) */
 };
 
 enum enc_p2p_mode {

@@ -47,6 +47,25 @@ static size_t sized(enum enc_tunable_id id, int nslots, size_t total, size_t lo,
     return ENC_MAX(lo, ENC_MIN(hi, total / (size_t)nslots));
 }
 
+/* Bytes of each point-to-point ring (0: no rings, point-to-point uses
+ * TCP): auto, 16 MiB over the nslots^2 ordered pairs, within [16 KiB, 1
+ * MiB], a power of two; none above 64 ranks (the pairs' rings would grow
+ * as the square of the ranks). */
+static size_t p2p_ring_bytes(int nslots)
+{
+    size_t want, ring = 16u << 10;
+
+    if (!enc_tunable_bool(ENC_TUNE_P2P_SHM) || nslots > 64)
+        return 0;
+    if (strcmp(enc_tunable_str(ENC_TUNE_P2P_SHM_RING_BYTES), "auto") != 0)
+        want = (size_t)enc_tunable_uint(ENC_TUNE_P2P_SHM_RING_BYTES);
+    else
+        want = ENC_MIN((size_t)1 << 20, ((size_t)16 << 20) / ((size_t)nslots * (size_t)nslots));
+    while (ring * 2 <= want)
+        ring *= 2;
+    return ring;
+}
+
 void enc_shm_host_create(struct enc_shm_host *hs, int nslots)
 {
     /* Every rank maps the whole segment, so its auto sizes shrink as ranks
@@ -64,6 +83,7 @@ void enc_shm_host_create(struct enc_shm_host *hs, int nslots)
                       ? sized(ENC_TUNE_SHM_LOG_BYTES, ENC_MAX(nslots, 1), (size_t)4 << 30,
                               (size_t)16 << 20, ENC_MIN((size_t)1 << 30, phys_bytes() / 16))
                       : 0;
+    size_t ring = p2p_ring_bytes(nslots);
     void *p;
 
     memset(hs, 0, sizeof(*hs));
@@ -72,7 +92,8 @@ void enc_shm_host_create(struct enc_shm_host *hs, int nslots)
         return;
     if (nslots > ENC_SHM_MAX_SLOTS)
         return no_segment(hs, "more than 256 ranks");
-    enc_shm_layout(&hs->h, nslots, chunk, resbuf, (int)enc_tunable_uint(ENC_TUNE_SHM_CHANNELS));
+    enc_shm_layout(&hs->h, nslots, chunk, resbuf, (int)enc_tunable_uint(ENC_TUNE_SHM_CHANNELS),
+                   ring);
     hs->nslots = nslots;
     if ((hs->evfd = malloc((size_t)nslots * sizeof(int))) == NULL)
         return no_segment(hs, "out of memory");

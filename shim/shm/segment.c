@@ -22,8 +22,15 @@ static size_t page_round(size_t n)
     return (n + pg - 1) / pg * pg;
 }
 
+size_t enc_shm_p2p_bytes(int nslots, size_t p2p_ring)
+{
+    if (p2p_ring == 0)
+        return 0;
+    return page_round((size_t)nslots * 64) + (size_t)nslots * (size_t)nslots * (256 + p2p_ring);
+}
+
 void enc_shm_layout(struct enc_shm_header *h, int nslots, size_t chunk, size_t resbuf,
-                    int nchan)
+                    int nchan, size_t p2p_ring)
 {
     size_t lines = (size_t)nslots * sizeof(struct enc_shm_flags);
 
@@ -43,6 +50,11 @@ void enc_shm_layout(struct enc_shm_header *h, int nslots, size_t chunk, size_t r
     h->chan_lines = page_round(lines);
     h->chan_stride = h->chan_lines + (uint64_t)nslots * h->slot_stride;
     h->total = h->chan_off + (uint64_t)nchan * h->chan_stride;
+    if (p2p_ring > 0) {
+        h->p2p_off = h->total;
+        h->p2p_ring = p2p_ring;
+        h->total += page_round(enc_shm_p2p_bytes(nslots, p2p_ring));
+    }
 }
 
 static bool fd_open(long fd)
@@ -91,9 +103,10 @@ static bool header_valid(const struct enc_shm_header *h, size_t len, int size)
 {
     struct enc_shm_header want;
 
-    if (h->magic != ENC_SHM_MAGIC || (int)h->nslots != size || h->chunk < ENC_SHM_CHUNK_MIN)
+    if (h->magic != ENC_SHM_MAGIC || (int)h->nslots != size || h->chunk < ENC_SHM_CHUNK_MIN ||
+        (h->p2p_ring & (h->p2p_ring - 1)) != 0)
         return false;
-    enc_shm_layout(&want, size, h->chunk, h->resbuf_bytes, (int)h->nchan);
+    enc_shm_layout(&want, size, h->chunk, h->resbuf_bytes, (int)h->nchan, h->p2p_ring);
     return memcmp(&want, h, sizeof(want)) == 0 && h->total == len;
 }
 

@@ -62,6 +62,10 @@ struct enc_shm_header {
     uint64_t chan_lines;  /* bytes of a channel's flag lines (page-rounded) */
     uint64_t chan_stride; /* bytes from one channel to the next */
     uint64_t total;       /* bytes of the segment */
+    /* Point-to-point rings (shim/p2p/shm_ring.h), after the channels: one
+     * line per rank, then one ring per ordered pair of slots. */
+    uint64_t p2p_off;     /* offset of the rank lines (0: no rings) */
+    uint64_t p2p_ring;    /* data bytes of each ring (a power of two; 0: none) */
 };
 
 /* One cache line per rank and channel: written by its rank, read by every
@@ -103,10 +107,14 @@ _Static_assert(sizeof(struct enc_shm_chan_entry) == 64, "one cache line per chan
 _Static_assert(4 * 64 >= 256, "the mask covers ENC_SHM_MAX_SLOTS");
 
 /* Offsets of the layout for nslots slots of chunk bytes per buffer, a
- * circular result buffer of resbuf bytes and nchan channels besides the
- * world's. */
+ * circular result buffer of resbuf bytes, nchan channels besides the
+ * world's and point-to-point rings of p2p_ring bytes (0: none). */
 void enc_shm_layout(struct enc_shm_header *h, int nslots, size_t chunk, size_t resbuf,
-                    int nchan);
+                    int nchan, size_t p2p_ring);
+/* Bytes of the point-to-point region for nslots slots and rings of
+ * p2p_ring bytes: a line per rank, then per ordered pair a ring of a
+ * 256-byte header and p2p_ring data bytes. */
+size_t enc_shm_p2p_bytes(int nslots, size_t p2p_ring);
 
 /* ---- owner side (encore-run for a local job, the agent on its host) ---- */
 

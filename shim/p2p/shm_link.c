@@ -1,0 +1,236 @@
+/*
+ * shm_link.c - this rank's mapping of the point-to-point rings of its
+ * host's segment, and the lines that say who polls and who must be rung
+ * (shm_link.h).
+ */
+#include "enc.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <linux/futex.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/tunables.h"
+#include "p2p/shm_link.h"
+#include "shm/shm.h"
+
+struct p2p_shm_line {
+    _Atomic uint32_t attentive; /* threads polling this rank's rings now */
+    _Atomic uint32_t bell;      /* a bell is on its way to this rank */
+    _Atomic uint32_t sleepers;  /* threads asleep on `wake` */
+    _Atomic uint32_t wake;      /* the futex they sleep on */
+    uint8_t pad[48];
+};
+_Static_assert(sizeof(struct p2p_shm_line) == 64, "one cache line per rank");
+
+static struct {
+    uint8_t *map;
+    size_t map_len;
+    struct p2p_shm_line *lines;
+    uint8_t *rings;
+    size_t cap;
+    int me, size;
+    bool *local;          /* per world rank: reached through the rings */
+    bool any;
+    uint64_t spin_ns, yield_ns;
+} ps;
+
+static uint64_t auto_ns(enum enc_tunable_id id, uint64_t auto_us)
+{
+    if (strcmp(enc_tunable_str(id), "auto") == 0)
+        return auto_us * 1000;
+    return (uint64_t)ENC_MAX(enc_tunable_ll(id), 0) * 1000;
+}
+
+/* The ranks of this host from ENCORE_SHM_EVENTFDS ("5,6,-,-": - for a rank
+ * of another host); false when it is not of that form. */
+static bool local_ranks(const char *v, int size, bool *local)
+{
+    const char *p = v;
+
+    for (int i = 0; i < size; i++) {
+        local[i] = *p != '-';
+        while (*p != '\0' && *p != ',')
+            p++;
+        if (*p != (i + 1 < size ? ',' : '\0'))
+            return false;
+        if (*p == ',')
+            p++;
+    }
+    return true;
+}
+
+static bool map_rings(int fd, int size)
+{
+    struct enc_shm_header h;
+    struct stat st;
+    void *p;
+
+    if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) || fstat(fd, &st) != 0 ||
+        h.magic != ENC_SHM_MAGIC || (int)h.nslots != size || h.p2p_ring == 0 ||
+        (h.p2p_ring & (h.p2p_ring - 1)) != 0 || h.total != (uint64_t)st.st_size ||
+        h.p2p_off % 4096 != 0 ||
+        h.total - h.p2p_off < enc_shm_p2p_bytes(size, (size_t)h.p2p_ring))
+        return false;
+    p = mmap(NULL, (size_t)(h.total - h.p2p_off), PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+             (off_t)h.p2p_off);
+    if (p == MAP_FAILED)
+        return false;
+    ps.map = p;
+    ps.map_len = (size_t)(h.total - h.p2p_off);
+    ps.cap = (size_t)h.p2p_ring;
+    ps.lines = p;
+    ps.rings = (uint8_t *)p + ((size_t)size * 64 + 4095) / 4096 * 4096;
+    return true;
+}
+
+void enc_p2p_shm_open(int me, int size)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int nlocal = 0;
+
+    if (ps.local != NULL || !enc_tunable_bool(ENC_TUNE_SHM) ||
+        !enc_tunable_bool(ENC_TUNE_P2P_SHM) || !enc_tunable_isset(ENC_TUNE_SHM_FD) ||
+        !enc_tunable_isset(ENC_TUNE_SHM_EVENTFDS))
+        return;
+    if ((ps.local = calloc((size_t)size, sizeof(bool))) == NULL)
+        return;
+    if (!local_ranks(enc_tunable_str(ENC_TUNE_SHM_EVENTFDS), size, ps.local) ||
+        !ps.local[me] || !map_rings((int)enc_tunable_uint(ENC_TUNE_SHM_FD), size)) {
+        ENC_DEBUG("p2p", "no point-to-point rings in the segment: messages go over TCP");
+        memset(ps.local, 0, (size_t)size * sizeof(bool));
+        return;
+    }
+    ps.me = me;
+    ps.size = size;
+    for (int i = 0; i < size; i++)
+        nlocal += ps.local[i];
+    ps.local[me] = false; /* a message to oneself never leaves the layer */
+    ps.any = nlocal > 1;
+    ps.spin_ns = auto_ns(ENC_TUNE_SPIN_US, cores <= 0 || nlocal > cores ? 0 : 50);
+    ps.yield_ns = auto_ns(ENC_TUNE_SHM_YIELD_US, cores <= 0 || nlocal > cores ? 1000 : 0);
+    atomic_store(&ps.lines[me].attentive, 0);
+    atomic_store(&ps.lines[me].bell, 0);
+    atomic_store(&ps.lines[me].sleepers, 0);
+    ENC_DEBUG("p2p", "point-to-point rings of %zu bytes with %d ranks of this host", ps.cap,
+              nlocal - 1);
+}
+
+bool enc_p2p_shm_peer(int peer)
+{
+    return ps.local != NULL && peer >= 0 && peer < ps.size && ps.local[peer];
+}
+
+bool enc_p2p_shm_any(void) { return ps.any; }
+
+struct enc_p2p_ring *enc_p2p_shm_ring(int from, int to)
+{
+    size_t i = (size_t)from * (size_t)ps.size + (size_t)to;
+
+    return (struct enc_p2p_ring *)(ps.rings + i * (ENC_P2P_RING_HDR + ps.cap));
+}
+
+size_t enc_p2p_shm_cap(void) { return ps.cap; }
+
+void enc_p2p_shm_attend(int delta)
+{
+    atomic_fetch_add(&ps.lines[ps.me].attentive, (uint32_t)delta);
+    atomic_thread_fence(memory_order_seq_cst); /* before the waiter's last look */
+}
+
+/* Wakes the threads of rank that sleep in enc_p2p_shm_sleep (the futex
+ * is in the shared mapping: not a private one). */
+static void wake(int rank)
+{
+    struct p2p_shm_line *l = &ps.lines[rank];
+
+    atomic_fetch_add(&l->wake, 1);
+    (void)syscall(SYS_futex, &l->wake, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+bool enc_p2p_shm_bell_needed(int peer)
+{
+    struct p2p_shm_line *l = &ps.lines[peer];
+
+    /* the bytes published, then the look; one ring (futex or TCP) until
+     * the peer looks again */
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load(&l->attentive) != 0 || atomic_load(&l->bell) != 0 ||
+        atomic_exchange(&l->bell, 1) != 0)
+        return false;
+    if (atomic_load(&l->sleepers) != 0) {
+        wake(peer);
+        return false;
+    }
+    return true;
+}
+
+void enc_p2p_shm_wake_self(void)
+{
+    if (ps.any && atomic_load(&ps.lines[ps.me].sleepers) != 0)
+        wake(ps.me);
+}
+
+uint32_t enc_p2p_shm_sleep_begin(void)
+{
+    uint32_t seen = atomic_load(&ps.lines[ps.me].wake);
+
+    atomic_store(&ps.lines[ps.me].bell, 0); /* rung from now on */
+    atomic_fetch_add(&ps.lines[ps.me].sleepers, 1);
+    atomic_thread_fence(memory_order_seq_cst); /* announced, then the last look */
+    return seen;
+}
+
+void enc_p2p_shm_sleep(uint32_t seen, uint64_t deadline_ns)
+{
+    struct timespec ts = {.tv_sec = (time_t)(deadline_ns / 1000000000u),
+                          .tv_nsec = (long)(deadline_ns % 1000000000u)};
+
+    /* FUTEX_WAIT_BITSET: an absolute CLOCK_MONOTONIC deadline */
+    (void)syscall(SYS_futex, &ps.lines[ps.me].wake, FUTEX_WAIT_BITSET, seen,
+                  deadline_ns == UINT64_MAX ? NULL : &ts, NULL, FUTEX_BITSET_MATCH_ANY);
+}
+
+void enc_p2p_shm_sleep_end(void)
+{
+    atomic_fetch_sub(&ps.lines[ps.me].sleepers, 1);
+    /* a writer that saw this thread asleep set the bell and woke it: clear
+     * it, or no later write would ring; then the caller looks once more */
+    atomic_store(&ps.lines[ps.me].bell, 0);
+    atomic_thread_fence(memory_order_seq_cst);
+}
+
+void enc_p2p_shm_bell_heard(void)
+{
+    if (atomic_load_explicit(&ps.lines[ps.me].bell, memory_order_relaxed) == 0)
+        return; /* nobody rang since the last look: leave the line alone */
+    atomic_store(&ps.lines[ps.me].bell, 0);
+    atomic_thread_fence(memory_order_seq_cst); /* cleared, then the rings are read */
+}
+
+bool enc_p2p_shm_want_room(int peer)
+{
+    struct enc_p2p_ring *r = enc_p2p_shm_ring(ps.me, peer);
+
+    atomic_store(&r->room_wanted, 1);
+    atomic_thread_fence(memory_order_seq_cst);
+    return enc_p2p_ring_used(r) < ps.cap;
+}
+
+bool enc_p2p_shm_room_asked(int peer)
+{
+    struct enc_p2p_ring *r = enc_p2p_shm_ring(peer, ps.me);
+
+    atomic_thread_fence(memory_order_seq_cst); /* rpos advanced, then the look */
+    return atomic_load(&r->room_wanted) != 0 && atomic_exchange(&r->room_wanted, 0) != 0;
+}
+
+uint64_t enc_p2p_shm_spin_ns(void) { return ps.spin_ns; }
+uint64_t enc_p2p_shm_yield_ns(void) { return ps.yield_ns; }

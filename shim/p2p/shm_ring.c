@@ -1,0 +1,66 @@
+/*
+ * shm_ring.c - a point-to-point ring's byte stream (shm_ring.h).
+ */
+#include "p2p/shm_ring.h"
+
+#include <string.h>
+
+/* Copies n bytes between the ring's data at position pos (wrapping) and buf. */
+static void ring_copy(uint8_t *data, size_t cap, uint64_t pos, uint8_t *buf, size_t n, int in)
+{
+    size_t at = (size_t)(pos & (cap - 1)), first = cap - at < n ? cap - at : n;
+
+    if (in) {
+        memcpy(data + at, buf, first);
+        memcpy(data, buf + first, n - first);
+    } else {
+        memcpy(buf, data + at, first);
+        memcpy(buf + first, data, n - first);
+    }
+}
+
+size_t enc_p2p_ring_put(struct enc_p2p_ring *r, size_t cap, const void *src, size_t n)
+{
+    uint64_t w = atomic_load_explicit(&r->wpos, memory_order_relaxed);
+    uint64_t rd = atomic_load_explicit(&r->rpos, memory_order_acquire);
+    size_t room = cap - (size_t)(w - rd);
+
+    if (n > room)
+        n = room;
+    if (n == 0)
+        return 0;
+    ring_copy(r->data, cap, w, (uint8_t *)src, n, 1);
+    atomic_store_explicit(&r->wpos, w + n, memory_order_release);
+    return n;
+}
+
+size_t enc_p2p_ring_get(struct enc_p2p_ring *r, size_t cap, void *dst, size_t n)
+{
+    uint64_t rd = atomic_load_explicit(&r->rpos, memory_order_relaxed);
+    uint64_t w = atomic_load_explicit(&r->wpos, memory_order_acquire);
+    size_t used = (size_t)(w - rd);
+
+    if (used > cap) /* a writer that broke the protocol: nothing is trusted */
+        return 0;
+    if (n > used)
+        n = used;
+    if (n == 0)
+        return 0;
+    ring_copy(r->data, cap, rd, dst, n, 0);
+    atomic_store_explicit(&r->rpos, rd + n, memory_order_release);
+    return n;
+}
+
+size_t enc_p2p_ring_used(struct enc_p2p_ring *r)
+{
+    return (size_t)(atomic_load_explicit(&r->wpos, memory_order_acquire) -
+                    atomic_load_explicit(&r->rpos, memory_order_relaxed));
+}
+
+void enc_p2p_ring_reset(struct enc_p2p_ring *r)
+{
+    atomic_store_explicit(&r->wpos, 0, memory_order_relaxed);
+    atomic_store_explicit(&r->rpos, 0, memory_order_relaxed);
+    atomic_store_explicit(&r->room_wanted, 0, memory_order_relaxed);
+    atomic_fetch_add_explicit(&r->resets, 1, memory_order_release);
+}

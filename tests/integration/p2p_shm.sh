@@ -1,0 +1,61 @@
+#!/bin/sh
+# p2p_shm.sh - point-to-point between ranks of one host through the
+# segment's rings and, forced with ENCORE_P2P_SHM=0, over TCP: both paths
+# give exactly native Open MPI's output for tests/programs/p2p_check (every
+# mode, probes, ANY_SOURCE, cancel, 4 MiB both ways) and
+# tests/programs/p2p_flood (each rank sends 10000 small and 6 large
+# messages before receiving any: more than a ring holds, so senders wait
+# for room while their receivers do the same, and must not deadlock; then
+# a synchronous send whose receiver sits in a barrier), at 2 and 4 ranks.
+# The per-rank debug line at MPI_Finalize proves which path was taken
+# (messages through shared memory: N sent, M received), without timing.
+# Rank 1 SIGKILLed in the middle of p2p_check on each path recovers exactly.
+set -eu
+ENC_LIMIT=150
+. "${top_srcdir:-.}/tests/integration/lib.sh"
+
+check="$ENC_PROGRAMS/p2p_check"
+flood="$ENC_PROGRAMS/p2p_flood"
+enc_require_program "$check"
+enc_require_program "$flood"
+enc_require_launchers
+enc_tmpdir
+
+# with_shm 0|1 cmd...: cmd with ENCORE_P2P_SHM set, and the debug log on
+with_shm() { (export ENCORE_P2P_SHM="$1" ENCORE_LOG=debug && shift && "$@"); }
+
+for n in 2 4; do
+    enc_run_ok "native_check$n" enc_mpirun "$n" "$check"
+    enc_expect_grep "$ENC_TMP/native_check$n.out" "^rank 0: all ok$" "-n $n: native p2p_check failed"
+    enc_run_ok "native_flood$n" enc_mpirun "$n" "$flood"
+    enc_expect_grep "$ENC_TMP/native_flood$n.out" "^rank 0: flood of 10000 ok" "-n $n: native p2p_flood failed"
+    for shm in 1 0; do
+        for prog in check flood; do
+            name="${prog}_shm${shm}_$n"
+            eval "path=\$$prog"
+            enc_run_ok "$name" with_shm "$shm" enc_second "$n" "$path"
+            enc_expect_same "$ENC_TMP/native_$prog$n.out" "$ENC_TMP/$name.out" "$prog -n $n, ENCORE_P2P_SHM=$shm"
+            [ "$ENC_NATIVE_ONLY" = 1 ] && continue
+            lines=$(enc_count "$ENC_TMP/$name.err" "p2p: messages through shared memory: ")
+            [ "$lines" = "$n" ] || enc_fail "$name: $lines ranks printed their shared-memory count, want $n"
+            if [ "$shm" = 1 ]; then
+                used=$(enc_count "$ENC_TMP/$name.err" "p2p: messages through shared memory: [1-9][0-9]* sent, [1-9][0-9]* received")
+                [ "$used" = "$n" ] || enc_fail "$name: $used of $n ranks sent and received through shared memory"
+            else
+                enc_expect_no_grep "$ENC_TMP/$name.err" "p2p: messages through shared memory: [1-9]" \
+                    "$name: ENCORE_P2P_SHM=0 still used shared memory"
+            fi
+            enc_log "ok $prog -n $n ENCORE_P2P_SHM=$shm (${ENC_MS} ms)"
+        done
+    done
+done
+[ "$ENC_NATIVE_ONLY" = 1 ] && enc_finish
+sort -u "$ENC_TMP/native_check4.out" >"$ENC_TMP/native4.uniq"
+for shm in 1 0; do
+    enc_run_ok "kill_shm$shm" with_shm "$shm" enc_encore 4 --inject "kill:rank=1:op=5" "$check"
+    enc_expect_grep "$ENC_TMP/kill_shm$shm.err" "restarting it" "ENCORE_P2P_SHM=$shm: rank 1 was not restarted"
+    sort -u "$ENC_TMP/kill_shm$shm.out" >"$ENC_TMP/kill_shm$shm.uniq"
+    enc_expect_same "$ENC_TMP/native4.uniq" "$ENC_TMP/kill_shm$shm.uniq" "ENCORE_P2P_SHM=$shm, rank 1 killed"
+    enc_log "ok: ENCORE_P2P_SHM=$shm, rank 1 killed at op 5, recovered (${ENC_MS} ms)"
+done
+enc_finish
