@@ -8,6 +8,12 @@
  * new connection, stop).  The lock is held while a ready connection is
  * served, never while poll sleeps.
  *
+ * A peer of this host gets its DATA frames through our ring to it
+ * instead of the socket (shm_ring.h, shm_link.h): the same frames, the
+ * same log cursor, written as far as the ring takes them; its ring to us
+ * is read while its connection is installed, by every call that waits or
+ * polls and by the progress thread when the peer rings its BELL.
+ *
  * A peer that is lost (its connection ends outside MPI_Finalize) is
  * marked down: messages to it go to its log only.  Its restored
  * incarnation connects to every rank and sends RESUME with its address;

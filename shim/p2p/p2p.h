@@ -4,7 +4,9 @@
  *
  * Transport: each rank sends to a peer on its own TCP connection to it
  * (role P2P, made on the first message) and reads the peer's messages on
- * the connection the peer made; the same on one host and across hosts.
+ * the connection the peer made; between ranks of one host the messages
+ * themselves go through a ring in the host's segment (shm_link.h), the
+ * connection carrying control frames only (ENCORE_P2P_SHM=0: TCP too).
  * Every send is buffered: its payload is copied into the connection's
  * queue and the send is complete (a synchronous send waits for the
  * receiver's ACK).  One progress thread sleeps in poll on every
