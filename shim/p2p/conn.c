@@ -568,8 +568,9 @@ static enc_status_t read_in(int peer, struct p2p_in *in)
     return read_rx(peer, in, &in->tcp, tcp_rx, &moved);
 }
 
-/* Reads peer's ring to us; rings peer when it waits for the room freed. */
-static bool read_ring(int peer, struct p2p_in *in)
+/* Reads peer's ring to us; rings peer when it waits for the room freed
+ * (unless its connection just ended: it finished, or is lost). */
+static bool read_ring(int peer, struct p2p_in *in, bool ring_back)
 {
     bool moved = false;
 
@@ -577,7 +578,7 @@ static bool read_ring(int peer, struct p2p_in *in)
         return false;
     if (read_rx(peer, in, &in->ring, ring_rx, &moved) != ENC_OK)
         enc_p2p_peer_lost(peer, "sent a malformed point-to-point frame through shared memory");
-    if (moved && enc_p2p_shm_room_asked(peer)) {
+    if (moved && ring_back && enc_p2p_shm_room_asked(peer)) {
         struct p2p_out *o = &enc_p2p.out[peer];
 
         (void)connect_out(peer, o);
@@ -600,7 +601,7 @@ bool enc_p2p_conn_shm_progress(void)
 
         if (!enc_p2p_shm_peer(r))
             continue;
-        moved |= read_ring(r, &enc_p2p.in[r]);
+        moved |= read_ring(r, &enc_p2p.in[r], true);
         if (o->shm && o->fd >= 0 && o->cursor != NULL) {
             const struct p2p_frame *was = o->cursor;
             size_t was_off = o->off;
@@ -685,7 +686,7 @@ static void serve(const struct pollfd *p, const int *who, const bool *is_in, int
         {
             uint32_t inc = enc_p2p.in[peer].inc;
 
-            while (read_ring(peer, &enc_p2p.in[peer])) /* what it wrote before it ended */
+            while (read_ring(peer, &enc_p2p.in[peer], false)) /* what it wrote before it ended */
                 ;
             close_in(&enc_p2p.in[peer]);
             if (!enc_p2p.finishing) /* else it finished */
