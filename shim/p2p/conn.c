@@ -569,7 +569,10 @@ static enc_status_t read_in(int peer, struct p2p_in *in)
 }
 
 /* Reads peer's ring to us; rings peer when it waits for the room freed
- * (unless its connection just ended: it finished, or is lost). */
+ * (unless its connection just ended: it finished, or is lost; nor before
+ * this rank's first point-to-point call: a peer may write while this rank
+ * is still in MPI_Init, without the world's addresses to connect to yet;
+ * the writer looks again within SHM_RETRY_MS). */
 static bool read_ring(int peer, struct p2p_in *in, bool ring_back)
 {
     bool moved = false;
@@ -578,7 +581,7 @@ static bool read_ring(int peer, struct p2p_in *in, bool ring_back)
         return false;
     if (read_rx(peer, in, &in->ring, ring_rx, &moved) != ENC_OK)
         enc_p2p_peer_lost(peer, "sent a malformed point-to-point frame through shared memory");
-    if (moved && ring_back && enc_p2p_shm_room_asked(peer)) {
+    if (moved && ring_back && enc_p2p_announced() && enc_p2p_shm_room_asked(peer)) {
         struct p2p_out *o = &enc_p2p.out[peer];
 
         (void)connect_out(peer, o);

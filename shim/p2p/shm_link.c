@@ -209,6 +209,8 @@ void enc_p2p_shm_sleep_end(void)
 
 void enc_p2p_shm_bell_heard(void)
 {
+    if (!ps.any) /* a BELL from a peer that sees rings this rank has not mapped */
+        return;
     if (atomic_load_explicit(&ps.lines[ps.me].bell, memory_order_relaxed) == 0)
         return; /* nobody rang since the last look: leave the line alone */
     atomic_store(&ps.lines[ps.me].bell, 0);

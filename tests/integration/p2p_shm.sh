@@ -9,6 +9,7 @@
 # a synchronous send whose receiver sits in a barrier), at 2 and 4 ranks.
 # The per-rank debug line at MPI_Finalize proves which path was taken
 # (messages through shared memory: N sent, M received), without timing.
+# p2p_flood also runs at 8 ranks (more than this host's cores).
 # Rank 1 SIGKILLed in the middle of p2p_check on each path recovers exactly.
 set -eu
 ENC_LIMIT=150
@@ -49,6 +50,12 @@ for n in 2 4; do
         done
     done
 done
+# 8 ranks on this small host (oversubscribed: waits yield and sleep
+# instead of spinning), rings of 256 KiB
+enc_run_ok native_flood8 enc_mpirun 8 "$flood" 2000
+enc_run_ok flood_shm1_8 with_shm 1 enc_second 8 "$flood" 2000
+enc_expect_same "$ENC_TMP/native_flood8.out" "$ENC_TMP/flood_shm1_8.out" "flood -n 8"
+enc_log "ok flood -n 8 (${ENC_MS} ms)"
 [ "$ENC_NATIVE_ONLY" = 1 ] && enc_finish
 sort -u "$ENC_TMP/native_check4.out" >"$ENC_TMP/native4.uniq"
 for shm in 1 0; do
