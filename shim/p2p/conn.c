@@ -30,7 +30,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sched.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -614,59 +613,6 @@ bool enc_p2p_conn_shm_progress(void)
         }
     }
     return moved || enc_p2p.events != ev;
-}
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-bool enc_p2p_conn_spin(void)
-{
-    uint64_t spin = enc_p2p_shm_spin_ns(), limit = spin + enc_p2p_shm_yield_ns(), t0;
-    bool moved = false;
-
-    if (!enc_p2p_shm_any() || enc_p2p.out == NULL)
-        return false;
-    if (enc_p2p_conn_shm_progress())
-        return true;
-    if (limit == 0) /* sleep at once: writers ring */
-        return false;
-    t0 = now_ns();
-    enc_p2p_shm_attend(1);
-    for (uint64_t t = t0, i = 1; !moved && t - t0 < limit; i++) {
-        enc_p2p_unlock();
-        if (t - t0 < spin)
-            __builtin_ia32_pause();
-        else
-            sched_yield();
-        enc_p2p_lock();
-        moved = enc_p2p_conn_shm_progress();
-        if (i % 16 == 0 || t - t0 >= spin)
-            t = now_ns();
-    }
-    enc_p2p_shm_attend(-1); /* writers ring from now on: look once more */
-    return moved || enc_p2p_conn_shm_progress();
-}
-
-enc_status_t enc_p2p_conn_sleep(uint64_t deadline)
-{
-    uint32_t seen;
-
-    if (deadline != ENC_NEVER && enc_ms_left(deadline) == 0)
-        return ENC_ERR_TIMEOUT;
-    seen = enc_p2p_shm_sleep_begin();
-    if (!enc_p2p_conn_shm_progress()) {
-        enc_p2p_unlock();
-        enc_p2p_shm_sleep(seen, deadline);
-        enc_p2p_lock();
-    }
-    enc_p2p_shm_sleep_end();
-    (void)enc_p2p_conn_shm_progress();
-    return ENC_OK;
 }
 
 static void serve(const struct pollfd *p, const int *who, const bool *is_in, int n)

@@ -1,0 +1,118 @@
+/*
+ * shm_wait.c - how a point-to-point wait waits for peers of its host
+ * (p2p_int.h: enc_p2p_conn_spin, enc_p2p_conn_sleep): it polls their
+ * rings a while, then sleeps on its futex in the segment (shm_link.h).
+ *
+ * Spinning pays only while the peer runs at the same time on another
+ * core; on a loaded host a spinning rank burns the time slice its peer
+ * needs, and a sleeper woken by the futex runs sooner than a spinner that
+ * was preempted (measured on this 2-core machine at load 15: 8-byte
+ * ping-pong 5 us sleeping at once, 70-150 us spinning 50 us first).  So
+ * the spin adapts: it doubles after a spin that saw its message, halves
+ * after one that did not, and stops after one that was preempted; once
+ * stopped, every PROBE_EVERY-th wait spins the whole ENCORE_SPIN_US again
+ * to find out whether the host got quiet.  The yield phase
+ * (ENCORE_SHM_YIELD_US, oversubscribed hosts) is kept as it is.
+ */
+#include "enc.h"
+
+#include <sched.h>
+#include <time.h>
+
+#include "p2p/p2p_int.h"
+#include "p2p/shm_link.h"
+
+#define SPIN_MIN_NS 1000u     /* below this, no spin at all */
+#define PREEMPTED_NS 20000u   /* a gap this long between two looks: we did not run */
+#define PROBE_EVERY 256u
+
+/* The spin that paid lately (the layer's lock held). */
+static struct {
+    bool init;
+    uint64_t budget;
+    unsigned waits;
+} sw;
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t spin_budget(uint64_t spin)
+{
+    if (!sw.init) {
+        sw.init = true;
+        sw.budget = spin;
+    }
+    if (sw.budget == 0 && ++sw.waits % PROBE_EVERY == 0)
+        return spin;
+    return sw.budget;
+}
+
+static void spin_learned(uint64_t spin, bool spun, bool moved, bool preempted)
+{
+    if (!spun)
+        return;
+    if (preempted)
+        sw.budget = 0;
+    else if (moved)
+        sw.budget = ENC_MIN(spin, ENC_MAX(2 * sw.budget, SPIN_MIN_NS));
+    else
+        sw.budget = sw.budget / 2 < SPIN_MIN_NS ? 0 : sw.budget / 2;
+}
+
+bool enc_p2p_conn_spin(void)
+{
+    uint64_t spin, limit, t0, t;
+    bool moved = false, preempted = false;
+
+    if (!enc_p2p_shm_any() || enc_p2p.out == NULL)
+        return false;
+    if (enc_p2p_conn_shm_progress())
+        return true;
+    spin = spin_budget(enc_p2p_shm_spin_ns());
+    limit = spin + enc_p2p_shm_yield_ns();
+    if (limit == 0) /* sleep at once: writers wake us */
+        return false;
+    t0 = t = now_ns();
+    enc_p2p_shm_attend(1);
+    while (!moved && t - t0 < limit) {
+        uint64_t was = t;
+
+        enc_p2p_unlock();
+        if (t - t0 < spin)
+            __builtin_ia32_pause();
+        else
+            sched_yield();
+        enc_p2p_lock();
+        moved = enc_p2p_conn_shm_progress();
+        t = now_ns();
+        if (t - t0 < spin && t - was > PREEMPTED_NS) {
+            preempted = true;
+            break;
+        }
+    }
+    enc_p2p_shm_attend(-1); /* writers ring from now on: look once more */
+    spin_learned(enc_p2p_shm_spin_ns(), spin > 0, moved, preempted);
+    return moved || enc_p2p_conn_shm_progress();
+}
+
+enc_status_t enc_p2p_conn_sleep(uint64_t deadline)
+{
+    uint32_t seen;
+
+    if (deadline != ENC_NEVER && enc_ms_left(deadline) == 0)
+        return ENC_ERR_TIMEOUT;
+    seen = enc_p2p_shm_sleep_begin();
+    if (!enc_p2p_conn_shm_progress()) {
+        enc_p2p_unlock();
+        enc_p2p_shm_sleep(seen, deadline);
+        enc_p2p_lock();
+    }
+    enc_p2p_shm_sleep_end();
+    (void)enc_p2p_conn_shm_progress();
+    return ENC_OK;
+}
