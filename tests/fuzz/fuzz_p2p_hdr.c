@@ -37,6 +37,7 @@ void fuzz_seeds(fuzz_emit_fn emit)
          .tag = 0, .seq = 0, .bytes = 0, .ack = 12},
         {.kind = ENC_P2P_ACK, .ack = 12},
         {.kind = ENC_P2P_RESUME, .bytes = 9, .ack = 40000},
+        {.kind = ENC_P2P_BELL},
     };
     uint8_t buf[ENC_P2P_HDR_BYTES];
     char name[16];
