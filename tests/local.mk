@@ -251,4 +251,5 @@ EXTRA_DIST += $(integration_tests) \
 	tests/programs/lammps_melt.in \
 	tests/programs/fortran_coll.F90 \
 	tests/programs/fortran_ckpt.f90 \
-	tests/programs/rank_lines.h
+	tests/programs/rank_lines.h \
+	tests/programs/mpi_check.h
