@@ -13,7 +13,9 @@
 # MPI_ANY_SOURCE, an intercommunicator Allreduce) on 4 ranks with a rank
 # SIGKILLed (encore-run --inject; collectives 1-4 of a non-leader, 1-7 of
 # a leader, world ranks 0 and 1, make the intercommunicator, then 2 per
-# iteration) prints exactly what the fault-free native run prints.
+# iteration) prints exactly what the fault-free native run prints; so
+# does a longer run with rank 2 SIGKILLed by the test at a random moment
+# (once rank 0 printed its first progress line).
 set -eu
 ENC_LIMIT=120
 . "${top_srcdir:-.}/tests/integration/lib.sh"
@@ -48,4 +50,20 @@ kill_case odd-leader --inject kill:rank=1:op=100
 kill_case even-leader --inject kill:rank=0:op=300
 kill_case allreduce-second-half --inject kill:rank=2:op=451
 kill_case two-sides --inject kill:rank=1:op=200 --inject kill:rank=2:op=200
+
+long=6000
+enc_run_ok long.native enc_mpirun 4 "$p2p" loop "$long"
+enc_encore 4 "$p2p" loop "$long" >"$ENC_TMP/long.kill.raw" 2>"$ENC_TMP/long.kill.err" &
+bg=$!
+enc_wait_lines "$ENC_TMP/long.kill.raw" '^iteration ' 1 60 "long loop"
+pid=$(enc_rank_pid "$(enc_bounded_pid "$bg")" 2)
+[ -n "$pid" ] || enc_fail "long loop: rank 2 not found"
+kill -KILL "$pid"
+ENC_RC=0
+wait "$bg" || ENC_RC=$?
+enc_expect_status long.kill 0
+sort "$ENC_TMP/long.kill.raw" >"$ENC_TMP/long.kill.out"
+enc_expect_same "$ENC_TMP/long.native.out" "$ENC_TMP/long.kill.out" "long loop, rank 2 SIGKILLed"
+enc_expect_grep "$ENC_TMP/long.kill.err" "rank 2 .*restarting it" "long loop: rank 2 was not restarted"
+enc_log "ok loop, rank 2 SIGKILLed at a random moment"
 enc_finish

@@ -6,7 +6,8 @@
  *                         order (compared exactly with native Open MPI's)
  *   inter_p2p loop N      N iterations of an exchange over the
  *                         intercommunicator; each rank prints one line at
- *                         the end (the recovery cases compare it)
+ *                         the end (the recovery cases compare it),
+ *                         world rank 0 the remote sum every 500
  *
  * Both split the world by parity and join the halves with
  * MPI_Intercomm_create (bridge: the world; leaders world ranks 0 and 1).
@@ -295,6 +296,8 @@ static void loop(int iters)
             v = v * 6364136223846793005ull + in[j] * (uint64_t)(2 * j + 3);
         MPI_Allreduce(&v, &all, 1, MPI_UINT64_T, MPI_SUM, ic);
         v ^= all >> 7;
+        if (wrank == 0 && (it + 1) % 500 == 0)
+            printf("iteration %d sum %016llx\n", it + 1, (unsigned long long)all);
     }
     printf("rank %d lrank %d iters %d state %016llx\n", wrank, lrank, iters,
            (unsigned long long)v);
@@ -304,6 +307,7 @@ static void loop(int iters)
 
 int main(int argc, char **argv)
 {
+    setvbuf(stdout, NULL, _IOLBF, 0); /* progress lines as they come */
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     MPI_Comm_size(MPI_COMM_WORLD, &wsize);
