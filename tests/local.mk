@@ -151,6 +151,7 @@ mpi_programs = \
 	tests/programs/topo_check \
 	tests/programs/recov_topo \
 	tests/programs/inter_check \
+	tests/programs/inter_p2p \
 	tests/programs/noncontig_reduce \
 	tests/programs/op_table \
 	tests/programs/junk_target \
@@ -199,6 +200,8 @@ tests_programs_recov_topo_CFLAGS = $(mpi_cflags)
 tests_programs_recov_topo_LDADD = $(MPI_LIBS)
 tests_programs_inter_check_CFLAGS = $(mpi_cflags)
 tests_programs_inter_check_LDADD = $(MPI_LIBS)
+tests_programs_inter_p2p_CFLAGS = $(mpi_cflags)
+tests_programs_inter_p2p_LDADD = $(MPI_LIBS)
 tests_programs_noncontig_reduce_CFLAGS = $(mpi_cflags)
 tests_programs_noncontig_reduce_LDADD = $(MPI_LIBS)
 tests_programs_op_table_CFLAGS = $(mpi_cflags)

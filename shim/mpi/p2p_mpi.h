@@ -13,12 +13,17 @@
 #include "mpi/mpi_layer.h"
 #include "p2p/p2p.h"
 
-/* The communicator of a call, as point-to-point needs it. */
+/* The communicator of a call, as point-to-point needs it.  On an
+ * intercommunicator the messages travel on its union (mpi/inter.h): rank
+ * is this rank's in the union, and a peer named by the application (a
+ * rank of the remote group, peers of them) is union rank peer_off + it;
+ * on an intracommunicator peers is size and peer_off 0. */
 struct enc_mpi_pcomm {
     MPI_Comm h;
     const struct enc_group *g;   /* NULL: the world */
     uint64_t cid;
     int rank, size;
+    int peers, peer_off;
 };
 
 /* A receive or synchronous send in progress; also a finished one's status. */
@@ -38,6 +43,7 @@ struct enc_mpi_preq {
     struct enc_mpi_preq *prev, *next; /* exposed and not ended (the p2p lock) */
     int refs;                    /* atomic: the operation, the request handle */
     int source, tag, error;
+    int peer_off;                /* union rank of source 0 (intercommunicator), else 0 */
     size_t bytes;                /* received */
 };
 
@@ -100,6 +106,9 @@ enc_status_t enc_mpi_p2p_sleep(uint64_t deadline);
  * timeout; the error names fn and what it waited for. */
 int enc_mpi_preq_wait(struct enc_mpi_preq *r);
 
+/* p2p_send.c: MPI_Send, its errors naming fn (MPI_Sendrecv's). */
+int enc_mpi_p2p_send_blocking(const char *fn, const void *buf, int count, MPI_Datatype type,
+                              int dest, int tag, MPI_Comm comm);
 /* p2p_recv.c: what r receives from source with tag on c (a wildcard
  * receive takes its clock and may be narrowed, enc_mpi_p2p_wildcard). */
 int enc_mpi_p2p_target(struct enc_mpi_preq *r, const struct enc_mpi_pcomm *c, int source,

@@ -24,6 +24,7 @@
 #include "engine/engine.h"
 #include "engine/layer.h"
 #include "engine/group.h"
+#include "mpi/inter.h"
 #include "mpi/p2p_mpi.h"
 #include "p2p/det_store.h"
 #include "mpi/turn_queue.h"
@@ -44,8 +45,11 @@ int enc_mpi_p2p_enter(const char *fn, MPI_Comm comm, struct enc_mpi_pcomm *c)
     c->cid = enc_group_cid(e->g);
     c->rank = enc_mpi_comm_rank(e);
     c->size = enc_mpi_comm_size(e);
+    c->peers = e->inter != NULL ? e->inter->rsize : c->size;
+    c->peer_off = e->inter != NULL ? e->inter->roff : 0;
     return MPI_SUCCESS;
 }
+
 
 int enc_mpi_p2p_wildcard(const char *fn, struct enc_match_recv *mr, uint64_t cid,
                          uint64_t *clock)
@@ -90,10 +94,11 @@ void enc_mpi_p2p_matched(const char *fn, uint64_t clock, uint64_t cid,
 int enc_mpi_p2p_check_peer(const char *fn, const struct enc_mpi_pcomm *c, int peer, bool recv)
 {
     if (peer == MPI_PROC_NULL || (recv && peer == MPI_ANY_SOURCE) ||
-        (peer >= 0 && peer < c->size))
+        (peer >= 0 && peer < c->peers))
         return MPI_SUCCESS;
-    return enc_mpi_raise(MPI_ERR_RANK, "%s: invalid rank %d (the communicator has %d ranks)",
-                         fn, peer, c->size);
+    return enc_mpi_raise(MPI_ERR_RANK, "%s: invalid rank %d (the %s has %d ranks)", fn, peer,
+                         c->peers != c->size ? "remote group" : "communicator",
+                         c->peers);
 }
 
 static int tag_ub(void)
@@ -324,7 +329,7 @@ void enc_mpi_preq_deliver(struct enc_p2p_recv *rv, struct enc_p2p_msg *m)
     if (enc_mpi_type_layout(r->fn, r->type, r->count, &l) == MPI_SUCCESS)
         cap = l.size * (size_t)r->count;
     enc_mpi_p2p_matched(r->fn, r->clock, r->recv.cid, m);
-    r->source = m->mm.src;
+    r->source = m->mm.src - r->peer_off;
     r->tag = m->mm.tag;
     r->bytes = ENC_MIN(m->bytes, cap);
     r->error = unpack(r, m, r->bytes);
@@ -333,7 +338,7 @@ void enc_mpi_preq_deliver(struct enc_p2p_recv *rv, struct enc_p2p_msg *m)
 
         r->error = enc_mpi_raise(MPI_ERR_TRUNCATE, "%s: a message of %zu bytes from rank %d "
                                  "(tag %d) does not fit the receive buffer of %zu bytes",
-                                 r->fn, m->bytes, m->mm.src, m->mm.tag, cap);
+                                 r->fn, m->bytes, r->source, m->mm.tag, cap);
         enc_mpi_errcomm_leave(saved);
     }
     enc_p2p_msg_free(m);

@@ -21,15 +21,16 @@ struct pmsg {
     struct enc_p2p_msg *m;
     struct pmsg *next;
     MPI_Comm comm;
+    int peer_off;           /* the communicator's (struct enc_mpi_pcomm) */
 };
 
 static struct pmsg *taken; /* matched by a probe, not yet received (the p2p lock) */
 
-static void describe(const struct enc_p2p_msg *m, MPI_Status *status)
+static void describe(const struct enc_p2p_msg *m, int peer_off, MPI_Status *status)
 {
     if (status == MPI_STATUS_IGNORE)
         return;
-    status->MPI_SOURCE = m->mm.src;
+    status->MPI_SOURCE = m->mm.src - peer_off;
     status->MPI_TAG = m->mm.tag; /* MPI_ERROR is left as it was, as the standard says */
     PMPI_Status_set_elements_x(status, MPI_BYTE, (MPI_Count)m->bytes);
     PMPI_Status_set_cancelled(status, 0);
@@ -39,7 +40,7 @@ static void describe(const struct enc_p2p_msg *m, MPI_Status *status)
 static int look(const struct enc_mpi_pcomm *c, int source, int tag, bool take,
                 MPI_Message *message, MPI_Status *status, const struct enc_p2p_msg **found)
 {
-    int src = source == MPI_ANY_SOURCE ? ENC_MATCH_ANY : source;
+    int src = source == MPI_ANY_SOURCE ? ENC_MATCH_ANY : c->peer_off + source;
     int tg = tag == MPI_ANY_TAG ? ENC_MATCH_ANY : tag;
     struct pmsg *p;
 
@@ -48,7 +49,7 @@ static int look(const struct enc_mpi_pcomm *c, int source, int tag, bool take,
         const struct enc_p2p_msg *m = enc_p2p_probe(c->cid, src, tg);
 
         if (m != NULL)
-            describe(m, status);
+            describe(m, c->peer_off, status);
         *found = m;
         return MPI_SUCCESS;
     }
@@ -58,8 +59,9 @@ static int look(const struct enc_mpi_pcomm *c, int source, int tag, bool take,
         free(p);
         return MPI_SUCCESS;
     }
-    describe(p->m, status);
+    describe(p->m, c->peer_off, status);
     p->comm = c->h;
+    p->peer_off = c->peer_off;
     p->next = taken;
     taken = p;
     *message = (MPI_Message)(void *)p;
@@ -92,7 +94,7 @@ int enc_mpi_p2p_probe(const char *fn, int source, int tag, MPI_Comm comm, bool t
         pat.tag = tag == MPI_ANY_TAG ? ENC_MATCH_ANY : tag;
         if ((rv = enc_mpi_p2p_wildcard(fn, &pat, c.cid, &clock)) != MPI_SUCCESS)
             return rv;
-        source = pat.src == ENC_MATCH_ANY ? MPI_ANY_SOURCE : pat.src;
+        source = pat.src == ENC_MATCH_ANY ? MPI_ANY_SOURCE : pat.src - c.peer_off;
     }
     enc_p2p_lock();
     while ((rv = look(&c, source, tag, take, message, status, &found)) == MPI_SUCCESS &&
@@ -179,6 +181,7 @@ static int mrecv(const char *fn, void *buf, int count, MPI_Datatype type, MPI_Me
         return enc_mpi_raise(MPI_ERR_NO_MEM, "%s: out of memory", fn);
     }
     r->refs = 2;
+    r->peer_off = p->peer_off;
     if (request != NULL)
         rv = enc_mpi_preq_expose(r, request);
     enc_mpi_preq_deliver(&r->recv, p->m);
