@@ -35,9 +35,7 @@ int enc_mpi_p2p_target(struct enc_mpi_preq *r, const struct enc_mpi_pcomm *c, in
     r->recv.cid = c->cid;
     r->recv.mr.src = source == MPI_ANY_SOURCE ? ENC_MATCH_ANY : source;
     r->recv.mr.tag = tag == MPI_ANY_TAG ? ENC_MATCH_ANY : tag;
-    if (source != MPI_ANY_SOURCE)
-        return MPI_SUCCESS;
-    return enc_mpi_p2p_wildcard(r->fn, &r->recv.mr, c->cid, &r->clock);
+    return enc_mpi_p2p_recv_clock(r, c->cid);
 }
 
 /* Posts a receive (the p2p lock held); *out has a reference for the caller. */
@@ -131,6 +129,7 @@ int enc_mpi_Irecv(const void *site, void *buf, int count, MPI_Datatype datatype,
         enc_p2p_unlock();
         return enc_mpi_raise(MPI_ERR_NO_MEM, "MPI_Irecv: out of memory");
     }
+    r->nonblocking = true;
     if ((rv = enc_mpi_p2p_target(r, &c, source, tag)) != MPI_SUCCESS) {
         enc_mpi_preq_unref(r);
         enc_p2p_unlock();
