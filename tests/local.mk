@@ -94,6 +94,7 @@ unit_tests = \
 	tests/unit/test_vec \
 	tests/unit/test_p2p_match \
 	tests/unit/test_p2p_chanseq \
+	tests/unit/test_p2p_det_store \
 	tests/unit/test_threads
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
@@ -119,6 +120,8 @@ tests_unit_test_placement_LDADD = $(LDADD) $(HWLOC_LIBS)
 tests_unit_test_p2p_match_SOURCES = tests/unit/test_p2p_match.c shim/p2p/match.c \
 	shim/p2p/chanseq.c
 tests_unit_test_p2p_chanseq_SOURCES = tests/unit/test_p2p_chanseq.c shim/p2p/chanseq.c
+tests_unit_test_p2p_det_store_SOURCES = tests/unit/test_p2p_det_store.c shim/p2p/det_store.c \
+	shim/p2p/chanseq.c
 # with OpenMP when the compiler has it: GCC's workers are libgomp's pool
 tests_unit_test_threads_CFLAGS = $(AM_CFLAGS) $(OPENMP_CFLAGS)
 tests_unit_test_threads_LDFLAGS = $(OPENMP_CFLAGS)
