@@ -1,8 +1,9 @@
 /*
- * p2p_complete.c - the completion calls once point-to-point is in use
- * (arrays as the real MPI understands them: p2p_persist.c has swapped
- * persistent shells for their inner requests): where they sleep, and the
- * determinants of their outcomes.
+ * p2p_complete.c - the completion calls once point-to-point is in use or
+ * while a nonblocking collective's request is held (arrays as the real
+ * MPI understands them: p2p_persist.c has swapped persistent shells for
+ * their inner requests): where they sleep, and the determinants of their
+ * outcomes.
  *
  * Sleeping.  The real MPI's waits spin in its progress loop, which on an
  * oversubscribed host starves the threads that complete encore's requests
@@ -51,8 +52,6 @@ void enc_mpi_complete_event_locked(void)
 void enc_mpi_complete_event(void)
 {
     __atomic_add_fetch(&events, 1, __ATOMIC_ACQ_REL);
-    if (!enc_p2p_started())
-        return;
     enc_p2p_lock(); /* a waiter between its check and its sleep holds it */
     enc_p2p_wake_waiters();
     enc_p2p_unlock();
@@ -191,7 +190,7 @@ static int recorded(const char *fn, uint64_t clock, struct set *s)
 
 static void record_done(uint64_t clock, const uint32_t *idx, int n)
 {
-    struct enc_det small[SMALLSET], *d = small;
+    struct enc_det small[SMALLSET] = {{0}}, *d = small;
 
     if (clock == 0 || n <= 0)
         return;
@@ -254,6 +253,21 @@ int enc_mpi_complete_waitall(int n, MPI_Request *reqs, MPI_Status *statuses)
     return rv != MPI_SUCCESS ? rv : enc_real_Waitall(n, reqs, statuses);
 }
 
+#define IDLE_FOLLOW_NS 10000000
+
+void enc_mpi_complete_idle(void)
+{
+    static __thread uint64_t next;
+    uint64_t now = enc_now_ns();
+
+    if (now < next)
+        return;
+    next = now + IDLE_FOLLOW_NS;
+    enc_p2p_lock();
+    enc_mpi_p2p_follow();
+    enc_p2p_unlock();
+}
+
 /* The outcome of a one-flag call (Test, Request_get_status, Testall):
  * recorded after a live call (DONE 0 or ALL, or a NONE run). */
 static void record_flag(uint64_t clock, int rv, int flag, uint32_t idx)
@@ -262,6 +276,8 @@ static void record_flag(uint64_t clock, int rv, int flag, uint32_t idx)
         record_done(clock, &idx, 1);
     else if (rv == MPI_SUCCESS && clock != 0)
         enc_det_store_none(clock);
+    if (rv == MPI_SUCCESS && !flag)
+        enc_mpi_complete_idle();
 }
 
 int enc_mpi_complete_test(MPI_Request *request, int *flag, MPI_Status *status)
@@ -273,6 +289,7 @@ int enc_mpi_complete_test(MPI_Request *request, int *flag, MPI_Status *status)
     switch (recorded("MPI_Test", clock, &set)) {
     case 1:
         *flag = 0;
+        enc_mpi_complete_idle();
         return MPI_SUCCESS;
     case 2:
         set_fini(&set);
@@ -294,6 +311,7 @@ int enc_mpi_complete_get_status(MPI_Request request, int *flag, MPI_Status *stat
     switch (recorded("MPI_Request_get_status", clock, &set)) {
     case 1:
         *flag = 0;
+        enc_mpi_complete_idle();
         return MPI_SUCCESS;
     case 2:
         set_fini(&set);
@@ -315,6 +333,7 @@ int enc_mpi_complete_testall(int n, MPI_Request *reqs, int *flag, MPI_Status *st
     switch (recorded("MPI_Testall", clock, &set)) {
     case 1:
         *flag = 0;
+        enc_mpi_complete_idle();
         return MPI_SUCCESS;
     case 2:
         set_fini(&set);
@@ -356,6 +375,7 @@ static int pick(const char *fn, bool wait, bool one, int n, MPI_Request *reqs, i
         if (wait)
             none_in_wait(fn, clock);
         *count = 0;
+        enc_mpi_complete_idle();
         return MPI_SUCCESS;
     case 2:
         if (set.n == 1 && set.idx[0] == ENC_DET_ALL) {

@@ -103,6 +103,13 @@ void enc_mpi_p2p_null_status(MPI_Status *status);
  * a death or a restart into the new epoch: ENC_OK, or ENC_ERR_TIMEOUT once
  * deadline passed.  Every point-to-point wait sleeps here. */
 enc_status_t enc_mpi_p2p_sleep(uint64_t deadline);
+/* What enc_mpi_p2p_sleep does after each sleep (the p2p lock held): follow
+ * the tracker's news into a new epoch and serve the log service. */
+void enc_mpi_p2p_follow(void);
+/* A nonblocking call (Iprobe, Test*) found nothing (no lock held): a
+ * program polling in a loop never waits, so every 10 ms such a call
+ * follows the tracker as a wait would (p2p_complete.c). */
+void enc_mpi_complete_idle(void);
 /* Waits (the p2p lock held) until r is done, bounded by the collective
  * timeout; the error names fn and what it waited for. */
 int enc_mpi_preq_wait(struct enc_mpi_preq *r);

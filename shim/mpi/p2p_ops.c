@@ -421,7 +421,7 @@ void enc_mpi_p2p_null_status(MPI_Status *status)
  * point-to-point waits as from collectives (the restarted rank's world
  * needs every survivor to regroup), and the log service is served (the
  * restarted rank replays collectives from survivors' logs). */
-static void follow_epoch(void)
+void enc_mpi_p2p_follow(void)
 {
     enc_status_t rv;
 
@@ -441,7 +441,7 @@ enc_status_t enc_mpi_p2p_sleep(uint64_t deadline)
     if (enc_ms_left(deadline) == 0)
         return ENC_ERR_TIMEOUT;
     (void)enc_p2p_wait(deadline < slice ? deadline : slice);
-    follow_epoch();
+    enc_mpi_p2p_follow();
     return ENC_OK;
 }
 

@@ -22,6 +22,7 @@
 #include <mpi.h>
 
 #include "engine/layer.h"
+#include "mpi/icoll.h"
 #include "mpi/p2p_mpi.h"
 
 enum shell_kind { SH_SEND, SH_SSEND, SH_RECV };
@@ -243,10 +244,14 @@ static void swap_out(struct swap *w, int n, MPI_Request *reqs)
     }
 }
 
-/* Once point-to-point is in use the completion calls are p2p_complete.c's
- * (they sleep between completions and record their outcomes), before it
- * the real MPI's. */
-#define COMPLETE(call, real) (enc_p2p_started() ? enc_mpi_complete_##call : enc_real_##real)
+/* Once point-to-point is in use, or while a nonblocking collective's
+ * request is held, the completion calls are p2p_complete.c's (they sleep
+ * between completions, and record their outcomes), else the real MPI's
+ * (whose waits spin, starving the threads that complete encore's
+ * requests on a busy host). */
+#define COMPLETE(call, real)                                                                  \
+    (enc_p2p_started() || enc_mpi_icoll_outstanding() > 0 ? enc_mpi_complete_##call          \
+                                                          : enc_real_##real)
 
 int enc_mpi_Wait(const void *site, MPI_Request *request, MPI_Status *status)
 {

@@ -125,8 +125,10 @@ int enc_mpi_p2p_probe(const char *fn, int source, int tag, MPI_Comm comm, bool t
         if (wait && clock == 0 &&
             (rv = enc_mpi_p2p_wildcard(fn, &pat, c.cid, &clock)) != MPI_SUCCESS)
             return rv;
-        if (clock == 0) /* a replayed "found nothing" */
+        if (clock == 0) { /* a replayed "found nothing" */
+            enc_mpi_complete_idle();
             return MPI_SUCCESS;
+        }
         source = pat.src == ENC_MATCH_ANY ? MPI_ANY_SOURCE : pat.src;
     }
     enc_p2p_lock();
@@ -143,6 +145,8 @@ int enc_mpi_p2p_probe(const char *fn, int source, int tag, MPI_Comm comm, bool t
         enc_det_store_none(clock);
     enc_p2p_unlock();
     *flag = found != NULL;
+    if (rv == MPI_SUCCESS && found == NULL)
+        enc_mpi_complete_idle();
     return rv;
 }
 
