@@ -12,7 +12,9 @@
 #             a worker SIGKILLed; the master SIGSTOPped past the heartbeat
 #             bound.  Every run prints each task exactly once (a replay
 #             that took another outcome would give a task to two workers)
-#             with native's values, and native's round sums.
+#             with native's values, and native's round sums; and each poll
+#             loop's number of empty Iprobes, Tests or Request_get_status
+#             once (the replay saw "nothing" exactly as often).
 #   big       tests/programs/p2p_big (3 ranks, 6 MiB messages around a
 #             ring with Isend/Irecv/Waitall): the receiver SIGKILLed while
 #             the transfers stream, and at a collective: the same distinct
@@ -47,10 +49,19 @@ total=$((rounds * (3 * tasks + 2)))
     enc_fail "poll: native printed a wrong number of results"
 
 # check_poll NAME: the run's distinct lines hold each task once, with
-# native's values and sums.
+# native's values and sums, and each poll loop's count of empty polls
+# once (a replayed master found nothing exactly as often as the first).
 check_poll() {
     poll_facts "$ENC_TMP/$1.out" >"$ENC_TMP/$1.facts"
     enc_expect_same "$ENC_TMP/poll.want" "$ENC_TMP/$1.facts" "$1: tasks and sums"
+    sort -u "$ENC_TMP/$1.out" | awk '$1 == "probe" || $1 == "lone" {print $1, $2}' |
+        sort >"$ENC_TMP/$1.polls"
+    [ "$(grep -c '^lone' "$ENC_TMP/$1.polls")" -eq "$rounds" ] ||
+        enc_fail "$1: not one 'lone' poll count per round"
+    [ -z "$(uniq -d "$ENC_TMP/$1.polls")" ] || {
+        uniq -d "$ENC_TMP/$1.polls" | head >&2
+        enc_fail "$1: a poll loop printed two counts (a replay polled differently)"
+    }
     _c_n=$(sort -u "$ENC_TMP/$1.out" | grep -c '^phase ' || true)
     [ "$_c_n" -eq "$total" ] || {
         sort -u "$ENC_TMP/$1.out" | awk '$1 == "phase" {print $4}' | sort | uniq -d | head >&2

@@ -14,9 +14,11 @@
  * The next task goes to the worker whose result came, so which worker
  * does which task depends on every outcome.  Workers take 0-2 ms per
  * task (sleeping).  Rank 0 prints "phase P task T worker W value V" per
- * result and "round R sum S" per round; with the master killed and
+ * result, "round R sum S" per round, and how many polls found nothing
+ * before each that found something; with the master killed and
  * restarted, its replay must give every task to the worker the first run
- * gave it (tests/integration/p2p_hard.sh counts the distinct lines).
+ * gave it and find nothing exactly as often (tests/integration/p2p_hard.sh
+ * counts the distinct lines).
  *   p2p_poll [rounds] [tasks per phase]
  */
 #include <stdio.h>
@@ -62,10 +64,17 @@ static void take(struct master *m, const long res[2], int w)
     m->got++;
 }
 
+/* How many polls found nothing, printed per poll loop ("probe K empty E",
+ * "lone K test E status F"): timing decides them, so they differ from run
+ * to run, but a replayed master must print exactly what its first
+ * incarnation printed. */
+static int probes, lones;
+
 static void phase_a(struct master *m)
 {
     long res[2];
     MPI_Status st;
+    int empty;
 
     for (int w = 1; w < m->size; w++)
         give(m, w);
@@ -87,8 +96,10 @@ static void phase_a(struct master *m)
                 continue;
             }
         }
-        while (!flag)
+        MPI_Iprobe(MPI_ANY_SOURCE, TAG_RESULT, MPI_COMM_WORLD, &flag, &st);
+        for (empty = 0; !flag; empty++)
             MPI_Iprobe(MPI_ANY_SOURCE, TAG_RESULT, MPI_COMM_WORLD, &flag, &st);
+        printf("probe %d empty %d\n", probes++, empty);
         MPI_Recv(res, 2, MPI_LONG, st.MPI_SOURCE, TAG_RESULT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         take(m, res, st.MPI_SOURCE);
         give(m, st.MPI_SOURCE);
@@ -139,21 +150,22 @@ static void lone(struct master *m)
 {
     MPI_Request r;
     long res[2];
-    int flag = 0, task = m->next++, w = m->size - 1;
+    int flag = 0, task = m->next++, w = m->size - 1, tests = 0, statuses = 0;
 
     MPI_Irecv(res, 2, MPI_LONG, 1, TAG_RESULT, MPI_COMM_WORLD, &r);
     MPI_Send(&task, 1, MPI_INT, 1, TAG_TASK, MPI_COMM_WORLD);
-    while (!flag)
+    for (MPI_Test(&r, &flag, MPI_STATUS_IGNORE); !flag; tests++)
         MPI_Test(&r, &flag, MPI_STATUS_IGNORE);
     take(m, res, 1);
     task = m->next++;
     flag = 0;
     MPI_Irecv(res, 2, MPI_LONG, w, TAG_RESULT, MPI_COMM_WORLD, &r);
     MPI_Send(&task, 1, MPI_INT, w, TAG_TASK, MPI_COMM_WORLD);
-    while (!flag)
+    for (MPI_Request_get_status(r, &flag, MPI_STATUS_IGNORE); !flag; statuses++)
         MPI_Request_get_status(r, &flag, MPI_STATUS_IGNORE);
     MPI_Wait(&r, MPI_STATUS_IGNORE);
     take(m, res, w);
+    printf("lone %d test %d status %d\n", lones++, tests, statuses);
 }
 
 /* The phase is over: workers leave their receive loop for the collective. */
