@@ -14,7 +14,8 @@
 #             that took another outcome would give a task to two workers)
 #             with native's values, and native's round sums; and each poll
 #             loop's number of empty Iprobes, Tests or Request_get_status
-#             once (the replay saw "nothing" exactly as often).
+#             once (the replay saw "nothing" exactly as often), and each
+#             spare receive's cancel outcome once.
 #   big       tests/programs/p2p_big (3 ranks, 6 MiB messages around a
 #             ring with Isend/Irecv/Waitall): the receiver SIGKILLed while
 #             the transfers stream, and at a collective: the same distinct
@@ -49,12 +50,12 @@ total=$((rounds * (3 * tasks + 2)))
     enc_fail "poll: native printed a wrong number of results"
 
 # check_poll NAME: the run's distinct lines hold each task once, with
-# native's values and sums, and each poll loop's count of empty polls
-# once (a replayed master found nothing exactly as often as the first).
+# native's values and sums, and each poll loop's count of empty polls and
+# each cancel's outcome once (a replayed master saw what the first saw).
 check_poll() {
     poll_facts "$ENC_TMP/$1.out" >"$ENC_TMP/$1.facts"
     enc_expect_same "$ENC_TMP/poll.want" "$ENC_TMP/$1.facts" "$1: tasks and sums"
-    sort -u "$ENC_TMP/$1.out" | awk '$1 == "probe" || $1 == "lone" {print $1, $2}' |
+    sort -u "$ENC_TMP/$1.out" | awk '$1 == "probe" || $1 == "lone" || $1 == "spare" {print $1, $2}' |
         sort >"$ENC_TMP/$1.polls"
     [ "$(grep -c '^lone' "$ENC_TMP/$1.polls")" -eq "$rounds" ] ||
         enc_fail "$1: not one 'lone' poll count per round"

@@ -65,10 +65,11 @@ static void take(struct master *m, const long res[2], int w)
 }
 
 /* How many polls found nothing, printed per poll loop ("probe K empty E",
- * "lone K test E status F"): timing decides them, so they differ from run
+ * "lone K test E status F"), and whether each spare receive was cancelled
+ * ("spare K cancelled C"): timing decides them, so they differ from run
  * to run, but a replayed master must print exactly what its first
  * incarnation printed. */
-static int probes, lones;
+static int probes, lones, spares;
 
 static void phase_a(struct master *m)
 {
@@ -90,6 +91,7 @@ static void phase_a(struct master *m)
             MPI_Cancel(&spare);
             MPI_Wait(&spare, &st);
             MPI_Test_cancelled(&st, &cancelled);
+            printf("spare %d cancelled %d\n", spares++, cancelled);
             if (!cancelled) {
                 take(m, res, st.MPI_SOURCE);
                 give(m, st.MPI_SOURCE);
