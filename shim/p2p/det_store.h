@@ -18,6 +18,11 @@
  * A restarted incarnation on the same host reads them back: records by
  * clock (several for one Testsome/Waitsome), a NONE covering a range.
  * Thread-safe (its own mutex).
+ *
+ * Snapshots: a rank using point-to-point takes none yet.  When it does, a
+ * rank restored from an image must load the file again keeping the
+ * image's clock: the records past that clock are its lost successor's
+ * (to replay), and the image's idea of the file's end is stale.
  */
 #ifndef ENC_P2P_DET_STORE_H
 #define ENC_P2P_DET_STORE_H
