@@ -27,6 +27,7 @@ integration_tests = \
 	tests/integration/icoll_cross.sh \
 	tests/integration/p2p_basic.sh \
 	tests/integration/p2p_recovery.sh \
+	tests/integration/p2p_hard.sh \
 	tests/integration/handles.sh \
 	tests/integration/datatypes.sh \
 	tests/integration/topo.sh \
@@ -93,6 +94,7 @@ unit_tests = \
 	tests/unit/test_vec \
 	tests/unit/test_p2p_match \
 	tests/unit/test_p2p_chanseq \
+	tests/unit/test_p2p_det_store \
 	tests/unit/test_threads
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
@@ -118,6 +120,8 @@ tests_unit_test_placement_LDADD = $(LDADD) $(HWLOC_LIBS)
 tests_unit_test_p2p_match_SOURCES = tests/unit/test_p2p_match.c shim/p2p/match.c \
 	shim/p2p/chanseq.c
 tests_unit_test_p2p_chanseq_SOURCES = tests/unit/test_p2p_chanseq.c shim/p2p/chanseq.c
+tests_unit_test_p2p_det_store_SOURCES = tests/unit/test_p2p_det_store.c shim/p2p/det_store.c \
+	shim/p2p/chanseq.c
 # with OpenMP when the compiler has it: GCC's workers are libgomp's pool
 tests_unit_test_threads_CFLAGS = $(AM_CFLAGS) $(OPENMP_CFLAGS)
 tests_unit_test_threads_LDFLAGS = $(OPENMP_CFLAGS)
@@ -146,6 +150,8 @@ mpi_programs = \
 	tests/programs/p2p_check \
 	tests/programs/p2p_stencil \
 	tests/programs/p2p_master \
+	tests/programs/p2p_poll \
+	tests/programs/p2p_big \
 	tests/programs/handle_check \
 	tests/programs/alltoallw_check \
 	tests/programs/topo_check \
@@ -190,6 +196,10 @@ tests_programs_p2p_stencil_CFLAGS = $(mpi_cflags)
 tests_programs_p2p_stencil_LDADD = $(MPI_LIBS)
 tests_programs_p2p_master_CFLAGS = $(mpi_cflags)
 tests_programs_p2p_master_LDADD = $(MPI_LIBS)
+tests_programs_p2p_poll_CFLAGS = $(mpi_cflags)
+tests_programs_p2p_poll_LDADD = $(MPI_LIBS)
+tests_programs_p2p_big_CFLAGS = $(mpi_cflags)
+tests_programs_p2p_big_LDADD = $(MPI_LIBS)
 tests_programs_handle_check_CFLAGS = $(mpi_cflags)
 tests_programs_handle_check_LDADD = $(MPI_LIBS)
 tests_programs_alltoallw_check_CFLAGS = $(mpi_cflags)

@@ -56,6 +56,7 @@
 #include "engine/engine.h"
 #include "mpi/icoll.h"
 #include "mpi/mpi_layer.h"
+#include "mpi/p2p_mpi.h"
 #include "mpi/turn_queue.h"
 #include "p2p/p2p.h"
 #include "recovery/recovery.h"
@@ -324,6 +325,24 @@ static void finish_job(struct job *j)
     pthread_mutex_unlock(&q.mu);
     if (detached)
         PMPI_Request_free(&req);
+    enc_mpi_complete_event(); /* mixed waits sleep on point-to-point's condition */
+}
+
+bool enc_mpi_icoll_owns(MPI_Request h)
+{
+    struct job *j;
+    bool mine = false;
+
+    if (h == MPI_REQUEST_NULL || __atomic_load_n(&q.pending, __ATOMIC_ACQUIRE) == 0)
+        return false;
+    pthread_mutex_lock(&q.mu);
+    STAILQ_FOREACH(j, &q.jobs, next)
+        if (j->req == h) {
+            mine = true;
+            break;
+        }
+    pthread_mutex_unlock(&q.mu);
+    return mine;
 }
 
 /* Next job for a worker (the mutex held); NULL when stopping. */

@@ -16,6 +16,7 @@
 #include "engine/engine.h"
 #include "engine/layer.h"
 #include "mpi/p2p_mpi.h"
+#include "p2p/det_store.h"
 
 struct pmsg {
     struct enc_p2p_msg *m;
@@ -69,6 +70,33 @@ static int look(const struct enc_mpi_pcomm *c, int source, int tag, bool take,
     return MPI_SUCCESS;
 }
 
+/* A nonblocking probe's clock (det_store.h): a replayed NONE gives
+ * *clock 0 (the probe answers "nothing"), a replayed MATCH narrows pat to
+ * the recorded source and makes the probe wait for that message
+ * (*wait); else the probe runs live and its outcome is recorded. */
+static int iprobe_replay(const char *fn, struct enc_match_recv *pat, uint64_t cid,
+                         uint64_t *clock, bool *wait)
+{
+    struct enc_det d;
+    char rec[128];
+
+    *clock = enc_det_store_tick();
+    if (!enc_det_store_find(*clock, &d))
+        return MPI_SUCCESS;
+    if (d.kind == ENC_DET_NONE) {
+        *clock = 0;
+        return MPI_SUCCESS;
+    }
+    if (d.kind == ENC_DET_MATCH && d.cid == cid && enc_match_replay(pat, &d, false) == ENC_OK) {
+        *wait = true;
+        return MPI_SUCCESS;
+    }
+    enc_det_format(&d, rec, sizeof(rec));
+    return enc_mpi_raise(MPI_ERR_OTHER, "%s: replay divergence: this probe (tag %d on "
+                         "communicator %llx) was recorded as %s", fn, pat->tag,
+                         (unsigned long long)cid, rec);
+}
+
 int enc_mpi_p2p_probe(const char *fn, int source, int tag, MPI_Comm comm, bool take,
                       bool wait, int *flag, MPI_Message *message, MPI_Status *status)
 {
@@ -89,11 +117,20 @@ int enc_mpi_p2p_probe(const char *fn, int source, int tag, MPI_Comm comm, bool t
         enc_mpi_p2p_null_status(status);
         return MPI_SUCCESS;
     }
-    /* A blocking wildcard probe's outcome is recorded like a receive's. */
-    if (wait && source == MPI_ANY_SOURCE) {
+    /* A blocking wildcard probe's outcome is recorded like a receive's;
+     * a nonblocking probe's always (whether it found one, and which). */
+    if ((wait && source == MPI_ANY_SOURCE) || (!wait && enc_det_store_on())) {
+        pat.src = source == MPI_ANY_SOURCE ? ENC_MATCH_ANY : c.peer_off + source;
         pat.tag = tag == MPI_ANY_TAG ? ENC_MATCH_ANY : tag;
-        if ((rv = enc_mpi_p2p_wildcard(fn, &pat, c.cid, &clock)) != MPI_SUCCESS)
+        if (!wait && (rv = iprobe_replay(fn, &pat, c.cid, &clock, &wait)) != MPI_SUCCESS)
             return rv;
+        if (wait && clock == 0 &&
+            (rv = enc_mpi_p2p_wildcard(fn, &pat, c.cid, &clock)) != MPI_SUCCESS)
+            return rv;
+        if (clock == 0) { /* a replayed "found nothing" */
+            enc_mpi_complete_idle();
+            return MPI_SUCCESS;
+        }
         source = pat.src == ENC_MATCH_ANY ? MPI_ANY_SOURCE : pat.src - c.peer_off;
     }
     enc_p2p_lock();
@@ -106,8 +143,12 @@ int enc_mpi_p2p_probe(const char *fn, int source, int tag, MPI_Comm comm, bool t
         }
     if (found != NULL)
         enc_mpi_p2p_matched(fn, clock, c.cid, found);
+    else if (rv == MPI_SUCCESS && clock != 0)
+        enc_det_store_none(clock);
     enc_p2p_unlock();
     *flag = found != NULL;
+    if (rv == MPI_SUCCESS && found == NULL)
+        enc_mpi_complete_idle();
     return rv;
 }
 

@@ -36,9 +36,7 @@ int enc_mpi_p2p_target(struct enc_mpi_preq *r, const struct enc_mpi_pcomm *c, in
     r->peer_off = c->peer_off;
     r->recv.mr.src = source == MPI_ANY_SOURCE ? ENC_MATCH_ANY : c->peer_off + source;
     r->recv.mr.tag = tag == MPI_ANY_TAG ? ENC_MATCH_ANY : tag;
-    if (source != MPI_ANY_SOURCE)
-        return MPI_SUCCESS;
-    return enc_mpi_p2p_wildcard(r->fn, &r->recv.mr, c->cid, &r->clock);
+    return enc_mpi_p2p_recv_clock(r, c->cid);
 }
 
 /* Posts a receive (the p2p lock held); *out has a reference for the caller. */
@@ -132,6 +130,7 @@ static int irecv(const char *fn, void *buf, int count, MPI_Datatype datatype, in
         enc_p2p_unlock();
         return enc_mpi_raise(MPI_ERR_NO_MEM, "%s: out of memory", fn);
     }
+    r->nonblocking = true;
     if ((rv = enc_mpi_p2p_target(r, &c, source, tag)) != MPI_SUCCESS) {
         enc_mpi_preq_unref(r);
         enc_p2p_unlock();

@@ -18,18 +18,30 @@
 static void deliver_data(struct enc_p2p_msg *m);
 static void deliver_ack(uint64_t id);
 
-/* The state, made on first need: this rank's first point-to-point call,
- * or a peer's connection (the listener's thread), whichever comes first. */
-enc_status_t enc_p2p_make_state(void)
+/* The condition variable on the monotonic clock, once, at MPI_Init: the
+ * completion waits sleep on it before point-to-point starts too (a
+ * nonblocking collective's completion wakes them, shim/mpi/p2p_complete.c). */
+static void init_cv(void)
 {
+    static bool ready;
     pthread_condattr_t a;
 
-    if (enc_p2p.out != NULL)
-        return ENC_OK;
+    if (ready)
+        return;
     pthread_condattr_init(&a);
     pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
     pthread_cond_init(&enc_p2p.cv, &a);
     pthread_condattr_destroy(&a);
+    ready = true;
+}
+
+/* The state, made on first need: this rank's first point-to-point call,
+ * or a peer's connection (the listener's thread), whichever comes first. */
+enc_status_t enc_p2p_make_state(void)
+{
+    if (enc_p2p.out != NULL)
+        return ENC_OK;
+    init_cv();
     enc_p2p.rank = enc_engine_rank();
     enc_p2p.size = enc_engine_size();
     enc_chanseq_init(&enc_p2p.chans);
@@ -49,6 +61,7 @@ enc_status_t enc_p2p_start_locked(void)
 
 void enc_p2p_listen(void)
 {
+    init_cv();
     enc_p2p.on_data = deliver_data;
     enc_p2p.on_ack = deliver_ack;
     enc_p2p.start_locked = enc_p2p_start_locked;
