@@ -27,6 +27,7 @@ integration_tests = \
 	tests/integration/icoll_cross.sh \
 	tests/integration/p2p_basic.sh \
 	tests/integration/p2p_recovery.sh \
+	tests/integration/p2p_snapshot.sh \
 	tests/integration/handles.sh \
 	tests/integration/datatypes.sh \
 	tests/integration/topo.sh \
@@ -146,6 +147,7 @@ mpi_programs = \
 	tests/programs/p2p_check \
 	tests/programs/p2p_stencil \
 	tests/programs/p2p_master \
+	tests/programs/p2p_ring \
 	tests/programs/handle_check \
 	tests/programs/alltoallw_check \
 	tests/programs/topo_check \
@@ -189,6 +191,8 @@ tests_programs_p2p_stencil_CFLAGS = $(mpi_cflags)
 tests_programs_p2p_stencil_LDADD = $(MPI_LIBS)
 tests_programs_p2p_master_CFLAGS = $(mpi_cflags)
 tests_programs_p2p_master_LDADD = $(MPI_LIBS)
+tests_programs_p2p_ring_CFLAGS = $(mpi_cflags)
+tests_programs_p2p_ring_LDADD = $(MPI_LIBS)
 tests_programs_handle_check_CFLAGS = $(mpi_cflags)
 tests_programs_handle_check_LDADD = $(MPI_LIBS)
 tests_programs_alltoallw_check_CFLAGS = $(mpi_cflags)

@@ -54,6 +54,8 @@ enc_status_t enc_det_store_open(int rank, uint32_t incarnation)
     int flags = O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | (incarnation == 0 ? O_TRUNC : 0);
 
     path_of(rank, path, sizeof(path));
+    if (ds.fd >= 0)
+        close(ds.fd); /* a restored snapshot image: its clock stays, records are read again */
     if ((ds.fd = open(path, flags, 0600)) < 0) {
         ENC_WARN("p2p", "cannot open %s (%m): MPI_ANY_SOURCE outcomes are not recorded, a "
                  "restart of this rank replays them live", path);
@@ -65,6 +67,7 @@ enc_status_t enc_det_store_open(int rank, uint32_t incarnation)
 }
 
 uint64_t enc_det_store_tick(void) { return ++ds.clock; }
+uint64_t enc_det_store_clock(void) { return ds.clock; }
 
 bool enc_det_store_find(uint64_t clock, struct enc_det *d)
 {

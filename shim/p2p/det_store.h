@@ -24,6 +24,9 @@
 enc_status_t enc_det_store_open(int rank, uint32_t incarnation);
 /* The clock of the next nondeterministic call (1, 2, ...). */
 uint64_t enc_det_store_tick(void);
+/* Calls counted so far (a snapshot image keeps it: restored, the rank's
+ * clock goes on from there). */
+uint64_t enc_det_store_clock(void);
 /* The record made at clock by an earlier incarnation: true and *d, or
  * false (the call runs live). */
 bool enc_det_store_find(uint64_t clock, struct enc_det *d);

@@ -1,0 +1,139 @@
+/*
+ * conn_trim.c - the bounds of the sender's payload log (p2p_int.h).
+ *
+ * A receiver's snapshot image lists, for each channel it received on,
+ * the channel's key (enc_p2p_key: a digest of communicator, the sender's
+ * rank in it and the receiver's world rank, which both ends compute) and
+ * the number of the next message it needs, as one more "communicator"
+ * position of one member (recovery/snapshot/image.c).  encore-run turns
+ * positions of parked images into trim floors as it does for
+ * communicators (EVENT TRIM, cid = the key): the sender frees the log's
+ * frames below the floor, since no incarnation of the receiver can ask for
+ * them again (it restores from that image or a newer one).  On a job of
+ * several hosts nothing is freed: a lost host's ranks re-execute from the
+ * start and need every message again (docs/p2p.md, 0).
+ *
+ * A restored receiver sends the positions its image had (POSITIONS,
+ * before its RESUME): the sender's cursor skips the frames below them,
+ * which the image had received, instead of writing the whole log again.
+ *
+ * Log bytes count in the result log's memory (one peak, one budget:
+ * recovery/log/log.h enc_log_payload_bytes).
+ */
+#include "enc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/layer.h"
+#include "p2p/p2p_int.h"
+#include "proto/wire.h"
+#include "recovery/log/log.h"
+
+static uint64_t mix64(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+uint64_t enc_p2p_key(uint64_t cid, int src, int dst_world)
+{
+    uint64_t ends = ((uint64_t)(uint32_t)src << 32) | (uint32_t)dst_world;
+
+    /* the top bit set, so a key is never the world's id 0 */
+    return mix64(mix64(cid) ^ ends) | (1ull << 63);
+}
+
+bool enc_p2p_skipped(const struct p2p_out *o, const struct p2p_frame *f)
+{
+    for (size_t i = 0; i < o->nskip; i++)
+        if (o->skip[i].key == f->key)
+            return f->seq < o->skip[i].pos;
+    return false;
+}
+
+void enc_p2p_set_skip(int peer, const uint8_t *pairs, size_t bytes)
+{
+    struct p2p_out *o = &enc_p2p.out[peer];
+    size_t n = bytes / ENC_P2P_POS_BYTES;
+    struct p2p_skip *s = n ? calloc(n, sizeof(*s)) : NULL;
+    struct enc_rbuf r;
+
+    free(o->skip);
+    o->skip = s;
+    o->nskip = s != NULL ? n : 0; /* no memory: the whole log goes, dropped by number */
+    enc_r_init(&r, pairs, bytes);
+    for (size_t i = 0; i < o->nskip; i++) {
+        enc_r_u64(&r, &s[i].key);
+        enc_r_u64(&r, &s[i].pos);
+    }
+}
+
+void enc_p2p_log_added(const struct p2p_frame *f)
+{
+    enc_log_payload_bytes((int64_t)f->len);
+}
+
+/* True when some rank of the world runs on another host than this one. */
+static bool spans_hosts(void)
+{
+    static int spans = -1;
+    const char *mine;
+
+    if (spans >= 0)
+        return spans;
+    mine = enc_engine_peer_host(enc_engine_rank());
+    spans = 0;
+    for (int r = 0; r < enc_engine_size() && !spans; r++)
+        spans = strcmp(enc_engine_peer_host(r), mine) != 0;
+    return spans;
+}
+
+/* Frees the frames of o's log on channel key below floor; true when the
+ * log has that channel.  The frame being written stays. */
+static bool trim_out(struct p2p_out *o, uint64_t key, uint64_t floor, size_t *freed)
+{
+    struct p2p_frame **p = &o->log, *prev = NULL;
+    bool mine = false;
+
+    while (*p != NULL) {
+        struct p2p_frame *f = *p;
+
+        if (f->key != key || f->seq >= floor || (f == o->cursor && o->off > 0)) {
+            mine |= f->key == key;
+            prev = f;
+            p = &f->next;
+            continue;
+        }
+        mine = true;
+        if (o->cursor == f)
+            o->cursor = f->next;
+        *p = f->next;
+        if (o->log_tail == f)
+            o->log_tail = prev;
+        o->logged -= f->len;
+        *freed += f->len;
+        free(f);
+    }
+    return mine;
+}
+
+bool enc_p2p_conn_trim(uint64_t key, uint64_t floor)
+{
+    size_t freed = 0;
+    bool mine = false;
+
+    if (enc_p2p.out == NULL || spans_hosts())
+        return false;
+    for (int r = 0; r < enc_p2p.size; r++)
+        mine |= trim_out(&enc_p2p.out[r], key, floor, &freed);
+    if (freed > 0) {
+        enc_log_payload_bytes(-(int64_t)freed);
+        ENC_DEBUG("p2p", "payload log trimmed: %zu bytes below message %llu of a channel "
+                  "released (the receiver's parked image has them)", freed,
+                  (unsigned long long)floor);
+    }
+    return mine;
+}
