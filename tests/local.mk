@@ -148,6 +148,7 @@ mpi_programs = \
 	tests/programs/p2p_stencil \
 	tests/programs/p2p_master \
 	tests/programs/p2p_ring \
+	tests/programs/p2p_mt_recv \
 	tests/programs/handle_check \
 	tests/programs/alltoallw_check \
 	tests/programs/topo_check \
@@ -193,6 +194,8 @@ tests_programs_p2p_master_CFLAGS = $(mpi_cflags)
 tests_programs_p2p_master_LDADD = $(MPI_LIBS)
 tests_programs_p2p_ring_CFLAGS = $(mpi_cflags)
 tests_programs_p2p_ring_LDADD = $(MPI_LIBS)
+tests_programs_p2p_mt_recv_CFLAGS = $(mpi_cflags)
+tests_programs_p2p_mt_recv_LDADD = $(MPI_LIBS) -lpthread
 tests_programs_handle_check_CFLAGS = $(mpi_cflags)
 tests_programs_handle_check_LDADD = $(MPI_LIBS)
 tests_programs_alltoallw_check_CFLAGS = $(mpi_cflags)

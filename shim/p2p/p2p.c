@@ -317,8 +317,8 @@ void enc_p2p_restored(void)
     rv = enc_p2p_conn_restart();
     enc_chanseq_each(&enc_p2p.chans, sum_pos, &t);
     ENC_INFO("p2p", "restored at the image's positions: %llu messages sent and %llu received "
-             "on %zu channels, determinant clock %llu", (unsigned long long)t.sent,
-             (unsigned long long)t.received, t.channels,
+             "on %zu channels, %zu receives pending, determinant clock %llu",
+             (unsigned long long)t.sent, (unsigned long long)t.received, t.channels, rx.posted,
              (unsigned long long)enc_det_store_clock());
     if (rv == ENC_OK && enc_p2p.announced) {
         (void)enc_det_store_open(enc_p2p.rank, enc_engine_incarnation());

@@ -9,9 +9,10 @@
 #             its neighbour re-sends only what the image had not received;
 #             every rank's checksum equals the fault-free run's, which
 #             equals native Open MPI's
-#   pending   the same ring with each receive posted (MPI_Irecv) before the
-#             send and the work and completed after them: the snapshots
-#             carry a pending receive; rank 1 SIGKILLed at 70 %: exact
+#   pending   the same ring with a persistent receive started before the
+#             work and completed with the send after it: the snapshots,
+#             taken at MPI_Isend, carry the pending receive; rank 1
+#             SIGKILLed at 70 % is restored with it pending: exact
 #   bounded   a long fault-free ring with 32 KiB messages: each rank's peak
 #             log (job summary) stays below a quarter of the payload bytes
 #             it sent (the receivers' snapshots trim the senders' logs)
@@ -20,14 +21,20 @@
 #             restored at a nonzero determinant clock, replays the recorded
 #             matches after it, and every task has exactly one worker and
 #             the sum equals native's
+#   threads   tests/programs/p2p_mt_recv (MPI_THREAD_MULTIPLE, two threads
+#             of rank 0 in MPI_Recv at once): native serves it; encore
+#             refuses it with one line naming the combination (which
+#             receive takes a message is not recorded for a replay)
 set -eu
 ENC_LIMIT=120
 . "$(dirname "$0")/lib.sh"
 
 PROG="$ENC_PROGRAMS/p2p_ring"
 master="$ENC_PROGRAMS/p2p_master"
+mt="$ENC_PROGRAMS/p2p_mt_recv"
 rec_begin "$PROG"
 enc_require_program "$master"
+enc_require_program "$mt"
 REC_ENV="ENCORE_SNAPSHOT_S=0.3"
 . "$ENC_SRCDIR/tests/integration/snap_lib.sh"
 
@@ -83,6 +90,9 @@ enc_log "ok: late (rank 2 restored at $sent sent / $received received of $iters,
 kill_late pending 1 pending
 set -- $(restored_sent pending 1)
 [ "$1" -gt 0 ] || { rec_show pending; enc_fail "pending: rank 1 restored at position 0"; }
+rec_grep pending "rank 1\] p2p: restored at the image's positions: .* 1 receives pending" \
+    "rank 1's image had no receive pending"
+rec_grep pending "rank 1\] snapshot: snapshot at seq -1 taken" "rank 1 took no snapshot at a point-to-point call"
 enc_log "ok: pending (rank 1 restored at $1 sent with a receive pending)"
 
 # -- bounded -------------------------------------------------------------------
@@ -119,4 +129,13 @@ clock=$(enc_last_line "$ENC_TMP/master.err" "rank 0\\] p2p: restored at the imag
 [ -n "$clock" ] && [ "$clock" -gt 0 ] ||
     { rec_show master; enc_fail "master: restored at determinant clock '$clock', want nonzero"; }
 enc_log "ok: master (restored at determinant clock $clock)"
+
+# -- threads -----------------------------------------------------------------------
+PROG=$mt
+enc_run_ok mt.native enc_mpirun 2 "$mt"
+rec_run mt 2 "$mt"
+rec_fails mt
+rec_grep mt "rank 0\\] p2p: error: receives posted concurrently from several threads \\(MPI_THREAD_MULTIPLE" \
+    "two threads' concurrent receives were not refused"
+enc_log "ok: threads (concurrent receives from two threads refused with one line)"
 enc_finish

@@ -8,9 +8,10 @@
  * iterations (tests kill a rank at a chosen point); each rank prints
  * "rank R checksum C sent B" at the end (B: payload bytes it sent).
  *   p2p_ring iters work_us bytes [pending]
- * pending: the receive is posted (MPI_Irecv) before the send and the work,
- * and completed after them (MPI_Waitall), so most call boundaries where a
- * snapshot is taken have a receive pending
+ * pending: a persistent receive (MPI_Recv_init) is started before the
+ * work and completed with the send after it (MPI_Waitall); MPI_Isend is
+ * then the only call that names a communicator, so every snapshot taken
+ * at a point-to-point call has that receive pending
  * (tests/integration/p2p_snapshot.sh).
  */
 #include <stdint.h>
@@ -44,6 +45,7 @@ int main(int argc, char **argv)
     int rank, size, every;
     uint64_t acc = 1469598103934665603ull, *out, *in;
     unsigned long long sent = 0;
+    MPI_Request recv = MPI_REQUEST_NULL;
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -51,16 +53,19 @@ int main(int argc, char **argv)
     out = calloc(n ? n : 1, sizeof(*out));
     in = calloc(n ? n : 1, sizeof(*in));
     every = iters >= 20 ? iters / 20 : 1;
+    if (pending)
+        MPI_Recv_init(in, (int)n, MPI_UINT64_T, (rank + size - 1) % size, 0, MPI_COMM_WORLD,
+                      &recv);
     for (int it = 0; it < iters; it++) {
         int right = (rank + 1) % size, left = (rank + size - 1) % size;
 
         fill(out, n, rank, it, acc);
         if (pending) {
-            MPI_Request rq[2];
+            MPI_Request rq[2] = {recv, MPI_REQUEST_NULL};
 
-            MPI_Irecv(in, (int)n, MPI_UINT64_T, left, it % 7, MPI_COMM_WORLD, &rq[0]);
-            MPI_Isend(out, (int)n, MPI_UINT64_T, right, it % 7, MPI_COMM_WORLD, &rq[1]);
+            MPI_Start(&rq[0]);
             usleep((useconds_t)work_us);
+            MPI_Isend(out, (int)n, MPI_UINT64_T, right, 0, MPI_COMM_WORLD, &rq[1]);
             MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
         } else if (rank % 2 == 0) { /* even ranks send first: safe without buffering */
             MPI_Send(out, (int)n, MPI_UINT64_T, right, it % 7, MPI_COMM_WORLD);
@@ -79,6 +84,8 @@ int main(int argc, char **argv)
         }
     }
     printf("rank %d checksum %016llx sent %llu\n", rank, (unsigned long long)acc, sent);
+    if (recv != MPI_REQUEST_NULL)
+        MPI_Request_free(&recv);
     free(out);
     free(in);
     MPI_Finalize();
