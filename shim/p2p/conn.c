@@ -175,6 +175,14 @@ static enc_status_t flush_out(struct p2p_out *o)
 {
     enc_status_t rv = ENC_OK;
 
+    /* a DATA frame half written goes on first: a control frame queued
+     * meanwhile (an ACK, a restored rank's RESUME after its POSITIONS)
+     * must not land inside its payload */
+    if (o->cursor != NULL && o->off > 0) {
+        if ((rv = write_frame(o->fd, o->cursor, &o->off)) != ENC_OK)
+            return rv == ENC_INPROGRESS ? ENC_OK : rv;
+        o->cursor = o->cursor->next;
+    }
     while (o->ctrl != NULL && (rv = write_frame(o->fd, o->ctrl, &o->ctrl_off)) == ENC_OK) {
         struct p2p_frame *f = o->ctrl;
 
