@@ -28,6 +28,7 @@ integration_tests = \
 	tests/integration/p2p_basic.sh \
 	tests/integration/p2p_recovery.sh \
 	tests/integration/p2p_snapshot.sh \
+	tests/integration/hosts_p2p_snapshot.sh \
 	tests/integration/handles.sh \
 	tests/integration/datatypes.sh \
 	tests/integration/topo.sh \

@@ -191,6 +191,8 @@ static enc_status_t flush_out(struct p2p_out *o)
         free(f);
     }
     while (rv == ENC_OK && o->cursor != NULL) {
+        if (o->off == 0 && o->cursor->spilled && !enc_p2p_skipped(o, o->cursor))
+            (void)enc_p2p_unspill_cursor(o);
         /* what the restored peer's image had already is not sent again */
         if ((o->off > 0 || !enc_p2p_skipped(o, o->cursor)) &&
             (rv = write_frame(o->fd, o->cursor, &o->off)) != ENC_OK)
@@ -281,6 +283,7 @@ static struct p2p_frame *frame_new(const struct enc_p2p_hdr *h, const void *payl
         return NULL;
     f->next = NULL;
     f->key = 0;
+    f->spilled = false;
     f->seq = h->seq;
     f->len = ENC_P2P_HDR_BYTES + h->bytes;
     enc_p2p_hdr_encode(h, f->buf);

@@ -10,8 +10,13 @@
  * communicators (EVENT TRIM, cid = the key): the sender frees the log's
  * frames below the floor, since no incarnation of the receiver can ask for
  * them again (it restores from that image or a newer one).  On a job of
- * several hosts nothing is freed: a lost host's ranks re-execute from the
- * start and need every message again (docs/p2p.md, 0).
+ * several hosts their payloads are moved to the rank's spill file instead
+ * (the log module's, within ENCORE_SPILL_MAX), the header staying in the
+ * log: a lost host's ranks re-execute from the start and need every
+ * message again, which is read back when the cursor reaches it
+ * (docs/p2p.md, 0; the collective log does the same, store.c spill_below).
+ * Only covered payloads leave memory: a transport may read a payload from
+ * the log until the receiver's image covers it.
  *
  * A restored receiver sends the positions its image had (POSITIONS,
  * before its RESUME): the sender's cursor skips the frames below them,
@@ -22,6 +27,7 @@
  */
 #include "enc.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +35,7 @@
 #include "p2p/p2p_int.h"
 #include "proto/wire.h"
 #include "recovery/log/log.h"
+#include "recovery/log/spill.h"
 
 static uint64_t mix64(uint64_t x)
 {
@@ -73,7 +80,80 @@ void enc_p2p_set_skip(int peer, const uint8_t *pairs, size_t bytes)
 
 void enc_p2p_log_added(const struct p2p_frame *f)
 {
-    enc_log_payload_bytes((int64_t)f->len);
+    enc_log_payload_bytes((int64_t)f->len, true);
+}
+
+/* n takes f's place in o's log, after prev (NULL: at the head). */
+static void take_place(struct p2p_out *o, struct p2p_frame *prev, struct p2p_frame *f,
+                       struct p2p_frame *n)
+{
+    if (prev != NULL)
+        prev->next = n;
+    else
+        o->log = n;
+    if (o->log_tail == f)
+        o->log_tail = n;
+    if (o->cursor == f)
+        o->cursor = n;
+}
+
+/* Moves the payloads of o's frames on channel key below floor, already
+ * written, to the spill file (a job of several hosts). */
+static bool spill_out(struct p2p_out *o, uint64_t key, uint64_t floor, size_t *moved)
+{
+    struct p2p_frame *prev = NULL;
+    bool mine = false;
+
+    for (struct p2p_frame *f = o->log; f != NULL && f != o->cursor; prev = f, f = f->next) {
+        size_t bytes = f->len - ENC_P2P_HDR_BYTES;
+        struct p2p_frame *n;
+        off_t off;
+
+        if (f->key != key)
+            continue;
+        mine = true;
+        if (f->spilled || f->seq >= floor || bytes == 0 ||
+            (n = malloc(sizeof(*n) + ENC_P2P_HDR_BYTES)) == NULL)
+            continue;
+        if (enc_spill_put(key, f->seq, f->buf + ENC_P2P_HDR_BYTES, bytes, &off) != ENC_OK) {
+            free(n); /* no room on disk: it stays in memory */
+            continue;
+        }
+        memcpy(n, f, sizeof(*n) + ENC_P2P_HDR_BYTES);
+        n->spilled = true;
+        n->spill_off = off;
+        take_place(o, prev, f, n);
+        free(f);
+        *moved += bytes;
+        f = n;
+    }
+    return mine;
+}
+
+enc_status_t enc_p2p_unspill_cursor(struct p2p_out *o)
+{
+    struct p2p_frame *f = o->cursor, *prev = NULL, *n;
+    size_t bytes = f->len - ENC_P2P_HDR_BYTES;
+    char why[200];
+
+    for (struct p2p_frame *p = o->log; p != f; p = p->next)
+        prev = p;
+    n = malloc(sizeof(*n) + f->len);
+    if (n != NULL &&
+        enc_spill_get(f->key, f->seq, n->buf + ENC_P2P_HDR_BYTES, bytes, f->spill_off) == ENC_OK) {
+        memcpy(n, f, sizeof(*n) + ENC_P2P_HDR_BYTES);
+        n->spilled = false;
+        take_place(o, prev, f, n);
+        enc_spill_release(f->spill_off, bytes);
+        free(f);
+        enc_log_payload_bytes((int64_t)bytes, false);
+        return ENC_OK;
+    }
+    free(n);
+    snprintf(why, sizeof(why), "cannot read message %llu of one of its channels back from its "
+             "spill file (%s): a rank that re-executes needs it",
+             (unsigned long long)f->seq, n == NULL ? "out of memory" : "not found");
+    enc_p2p_peer_lost(enc_p2p.rank, why);
 }
 
 /* True when some rank of the world runs on another host than this one. */
@@ -123,14 +203,21 @@ static bool trim_out(struct p2p_out *o, uint64_t key, uint64_t floor, size_t *fr
 bool enc_p2p_conn_trim(uint64_t key, uint64_t floor)
 {
     size_t freed = 0;
-    bool mine = false;
+    bool mine = false, history;
 
-    if (enc_p2p.out == NULL || spans_hosts())
+    if (enc_p2p.out == NULL)
         return false;
+    history = spans_hosts();
     for (int r = 0; r < enc_p2p.size; r++)
-        mine |= trim_out(&enc_p2p.out[r], key, floor, &freed);
-    if (freed > 0) {
-        enc_log_payload_bytes(-(int64_t)freed);
+        mine |= history ? spill_out(&enc_p2p.out[r], key, floor, &freed)
+                        : trim_out(&enc_p2p.out[r], key, floor, &freed);
+    if (freed > 0 && history) {
+        enc_log_payload_bytes(-(int64_t)freed, false);
+        ENC_DEBUG("p2p", "payload log trimmed: %zu bytes below message %llu of a channel "
+                  "spilled (kept for a lost host's re-execution)", freed,
+                  (unsigned long long)floor);
+    } else if (freed > 0) {
+        enc_log_payload_bytes(-(int64_t)freed, false);
         ENC_DEBUG("p2p", "payload log trimmed: %zu bytes below message %llu of a channel "
                   "released (the receiver's parked image has them)", freed,
                   (unsigned long long)floor);

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "p2p/chanseq.h"
 #include "p2p/match.h"
@@ -19,7 +20,9 @@
 struct p2p_frame {
     struct p2p_frame *next;
     uint64_t key, seq;      /* DATA: its channel (enc_p2p_chan_key) and number */
-    size_t len;
+    bool spilled;           /* only the header is here; the payload at spill_off */
+    off_t spill_off;
+    size_t len;             /* header and payload, spilled or not */
     uint8_t buf[];          /* header, then payload */
 };
 
@@ -116,6 +119,10 @@ uint64_t enc_p2p_key(uint64_t cid, int src, int dst_world);
 bool enc_p2p_skipped(const struct p2p_out *o, const struct p2p_frame *f);
 void enc_p2p_set_skip(int peer, const uint8_t *pairs, size_t bytes);
 bool enc_p2p_conn_trim(uint64_t key, uint64_t floor);
+/* The cursor's frame is spilled (a lost host's rank re-executes from the
+ * start): its payload is read back into memory.  ENC_OK, or the job ends
+ * with one line naming the message that was lost. */
+enc_status_t enc_p2p_unspill_cursor(struct p2p_out *o);
 void enc_p2p_log_added(const struct p2p_frame *f);
 /* conn.c: a snapshot's fork (the lock held by the forking thread): in the
  * image every descriptor of the layer is closed and frames half read are

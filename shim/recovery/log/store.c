@@ -874,7 +874,7 @@ void enc_log_resbuf_evict(uint64_t below)
 /* Called by the sending thread with the point-to-point lock held, while
  * a nonblocking collective's worker may record results: atomics only, and
  * the spill is left to the next record (enforce_cap counts them). */
-void enc_log_payload_bytes(int64_t delta)
+void enc_log_payload_bytes(int64_t delta, bool fresh)
 {
     size_t now = __atomic_add_fetch(&lg.payload, (size_t)delta, __ATOMIC_RELAXED);
     size_t peak = __atomic_load_n(&lg.mem_peak, __ATOMIC_RELAXED);
@@ -882,7 +882,8 @@ void enc_log_payload_bytes(int64_t delta)
 
     if (delta <= 0)
         return;
-    __atomic_add_fetch(&lg.payload_recorded, (uint64_t)delta, __ATOMIC_RELAXED);
+    if (fresh)
+        __atomic_add_fetch(&lg.payload_recorded, (uint64_t)delta, __ATOMIC_RELAXED);
     while (held > peak && !__atomic_compare_exchange_n(&lg.mem_peak, &peak, held, true,
                                                        __ATOMIC_RELAXED, __ATOMIC_RELAXED))
         ;
