@@ -28,6 +28,7 @@ rec_begin "$PROG"
 enc_run_ok ring.native enc_mpirun 4 "$PROG" $args
 sort "$ENC_TMP/ring.native.out" >"$ENC_TMP/ring.ref" || enc_fail "sort failed"
 
+# shellcheck disable=SC2034 # read by rec_encore
 REC_ENV="ENCORE_SNAPSHOT_S=0.3"
 . "$ENC_SRCDIR/tests/integration/snap_lib.sh"
 netns_create 3
@@ -48,6 +49,7 @@ enc_log "ok late"
 
 # -- hostlost ------------------------------------------------------------------
 mkdir "$ENC_TMP/jobs" || enc_fail "mkdir failed"
+# shellcheck disable=SC2034 # read by rec_encore
 REC_ENV="ENCORE_SNAPSHOT_S=0.3 ENCORE_HEARTBEAT_TIMEOUT_MS=2000 TMPDIR=$ENC_TMP/jobs"
 # shellcheck disable=SC2086
 snap_start hostlost 4 --rsh "$RSH" -H "$h1:2,$h2:2,$h3:2" "$PROG" $args

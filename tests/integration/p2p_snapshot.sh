@@ -26,6 +26,7 @@
 #             refuses it with one line naming the combination (which
 #             receive takes a message is not recorded for a replay)
 set -eu
+# shellcheck disable=SC2034 # read by lib.sh
 ENC_LIMIT=120
 . "$(dirname "$0")/lib.sh"
 
@@ -35,6 +36,7 @@ mt="$ENC_PROGRAMS/p2p_mt_recv"
 rec_begin "$PROG"
 enc_require_program "$master"
 enc_require_program "$mt"
+# shellcheck disable=SC2034 # read by rec_encore
 REC_ENV="ENCORE_SNAPSHOT_S=0.3"
 . "$ENC_SRCDIR/tests/integration/snap_lib.sh"
 
@@ -74,12 +76,14 @@ rec_grep ring.free "rank [0-9]\\] snapshot: snapshot at seq -1 taken" \
 
 # -- late ----------------------------------------------------------------------
 kill_late late 2 ""
-set -- $(restored_sent late 2)
-sent=$1 received=$2
+pos=$(restored_sent late 2)
+sent=${pos% *} received=${pos#* }
 # it had sent at least 14/20 of the ring minus one message when killed
 had=$((iters * 14 / 20 - 1))
-[ "$sent" -gt 0 ] && [ "$received" -gt 0 ] ||
-    { rec_show late; enc_fail "late: rank 2 restored at positions sent $sent received $received: want nonzero"; }
+if [ "$sent" -eq 0 ] || [ "$received" -eq 0 ]; then
+    rec_show late
+    enc_fail "late: rank 2 restored at positions sent $sent received $received: want nonzero"
+fi
 [ $((iters - sent)) -lt "$had" ] ||
     { rec_show late; enc_fail "late: rank 2 replays $((iters - sent)) sends, not fewer than the $had it had sent"; }
 rec_grep late "rank 1\\] p2p: rank 2 restarted: re-sending [0-9]+ of the [0-9]+ messages" \
@@ -88,12 +92,12 @@ enc_log "ok: late (rank 2 restored at $sent sent / $received received of $iters,
 
 # -- pending -------------------------------------------------------------------
 kill_late pending 1 pending
-set -- $(restored_sent pending 1)
-[ "$1" -gt 0 ] || { rec_show pending; enc_fail "pending: rank 1 restored at position 0"; }
+pos=$(restored_sent pending 1)
+[ "${pos% *}" -gt 0 ] || { rec_show pending; enc_fail "pending: rank 1 restored at position 0"; }
 rec_grep pending "rank 1\] p2p: restored at the image's positions: .* 1 receives pending" \
     "rank 1's image had no receive pending"
 rec_grep pending "rank 1\] snapshot: snapshot at seq -1 taken" "rank 1 took no snapshot at a point-to-point call"
-enc_log "ok: pending (rank 1 restored at $1 sent with a receive pending)"
+enc_log "ok: pending (rank 1 restored at ${pos% *} sent with a receive pending)"
 
 # -- bounded -------------------------------------------------------------------
 rec_run bounded 4 "$PROG" 1500 2000 32768
