@@ -103,10 +103,17 @@ static enc_status_t send_ack(const struct enc_p2p_msg *m)
     return enc_p2p_conn_queue(m->from, &h, NULL);
 }
 
+/* The receive completes before the synchronous sender's ACK goes: a
+ * sender that learns of the match, then synchronises with this rank some
+ * other way (a barrier), finds the receive complete (MPICH's rqstatus);
+ * deliver frees m, so the ACK is sent from a copy of its envelope. */
 static void matched(struct enc_p2p_recv *r, struct enc_p2p_msg *m)
 {
-    (void)send_ack(m);
+    struct enc_p2p_msg env = *m;
+
+    env.data = NULL;
     r->deliver(r, m);
+    (void)send_ack(&env);
     enc_p2p_wake_waiters();
 }
 
