@@ -28,6 +28,8 @@ integration_tests = \
 	tests/integration/p2p_basic.sh \
 	tests/integration/p2p_recovery.sh \
 	tests/integration/p2p_hard.sh \
+	tests/integration/p2p_snapshot.sh \
+	tests/integration/hosts_p2p_snapshot.sh \
 	tests/integration/handles.sh \
 	tests/integration/datatypes.sh \
 	tests/integration/topo.sh \
@@ -152,6 +154,8 @@ mpi_programs = \
 	tests/programs/p2p_master \
 	tests/programs/p2p_poll \
 	tests/programs/p2p_big \
+	tests/programs/p2p_ring \
+	tests/programs/p2p_mt_recv \
 	tests/programs/handle_check \
 	tests/programs/alltoallw_check \
 	tests/programs/topo_check \
@@ -200,6 +204,10 @@ tests_programs_p2p_poll_CFLAGS = $(mpi_cflags)
 tests_programs_p2p_poll_LDADD = $(MPI_LIBS)
 tests_programs_p2p_big_CFLAGS = $(mpi_cflags)
 tests_programs_p2p_big_LDADD = $(MPI_LIBS)
+tests_programs_p2p_ring_CFLAGS = $(mpi_cflags)
+tests_programs_p2p_ring_LDADD = $(MPI_LIBS)
+tests_programs_p2p_mt_recv_CFLAGS = $(mpi_cflags)
+tests_programs_p2p_mt_recv_LDADD = $(MPI_LIBS) -lpthread
 tests_programs_handle_check_CFLAGS = $(mpi_cflags)
 tests_programs_handle_check_LDADD = $(MPI_LIBS)
 tests_programs_alltoallw_check_CFLAGS = $(mpi_cflags)

@@ -28,6 +28,18 @@
 #include "mpi/p2p_mpi.h"
 #include "p2p/det_store.h"
 #include "mpi/turn_queue.h"
+#include "recovery/recovery.h"
+
+/* A snapshot at this call's entry (docs/p2p.md, 7): a boundary between
+ * two calls of the program, taken inside the MPI layer's serial section
+ * (its turn, and counted as inside MPI) as a collective's is.  Not from a thread other than the one that called
+ * MPI_Init when several call MPI (the snapshot's own checks skip it). */
+static void call_boundary(void)
+{
+    enc_mpi_serial_enter(MPI_COMM_NULL);
+    enc_recovery_call_boundary();
+    enc_mpi_serial_leave();
+}
 
 int enc_mpi_p2p_enter(const char *fn, MPI_Comm comm, struct enc_mpi_pcomm *c)
 {
@@ -40,6 +52,8 @@ int enc_mpi_p2p_enter(const char *fn, MPI_Comm comm, struct enc_mpi_pcomm *c)
         return enc_mpi_raise(MPI_ERR_COMM, "%s: invalid communicator", fn);
     if (!enc_p2p_announced() && (rv = enc_p2p_start()) != ENC_OK)
         return enc_mpi_engine_error(fn, rv);
+    if (enc_recovery_snapshot_due())
+        call_boundary();
     c->h = comm;
     c->g = e->g;
     c->cid = enc_group_cid(e->g);

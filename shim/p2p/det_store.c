@@ -101,6 +101,16 @@ enc_status_t enc_det_store_open(int rank, uint32_t incarnation)
 
     path_of(rank, path, sizeof(path));
     pthread_mutex_lock(&ds.mu);
+    if (ds.fd >= 0) { /* a restored snapshot image: its clock stays, records are read again */
+        if (ds.map != NULL)
+            munmap(ds.map, ds.cap);
+        __atomic_store_n(&ds.map, NULL, __ATOMIC_RELEASE);
+        ds.cap = 0;
+        ds.nold = 0;
+        ds.none_at = 0;
+        close(ds.fd);
+        ds.fd = -1;
+    }
     ds.rank = (uint32_t)rank;
     if ((ds.fd = open(path, flags, 0600)) < 0 ||
         (size = lseek(ds.fd, 0, SEEK_END)) < 0 ||
@@ -121,6 +131,8 @@ enc_status_t enc_det_store_open(int rank, uint32_t incarnation)
 bool enc_det_store_on(void) { return __atomic_load_n(&ds.map, __ATOMIC_ACQUIRE) != NULL; }
 
 uint64_t enc_det_store_tick(void) { return __atomic_add_fetch(&ds.clock, 1, __ATOMIC_RELAXED); }
+
+uint64_t enc_det_store_clock(void) { return __atomic_load_n(&ds.clock, __ATOMIC_RELAXED); }
 
 uint64_t enc_det_store_made(void) { return __atomic_load_n(&ds.made, __ATOMIC_RELAXED); }
 

@@ -19,10 +19,10 @@
  * clock (several for one Testsome/Waitsome), a NONE covering a range.
  * Thread-safe (its own mutex).
  *
- * Snapshots: a rank using point-to-point takes none yet.  When it does, a
- * rank restored from an image must load the file again keeping the
- * image's clock: the records past that clock are its lost successor's
- * (to replay), and the image's idea of the file's end is stale.
+ * Snapshots: a rank restored from an image opens the file again
+ * (enc_det_store_open a second time) keeping the image's clock: the
+ * records past that clock are its lost successor's (to replay), and the
+ * image's idea of the file's end is stale.
  */
 #ifndef ENC_P2P_DET_STORE_H
 #define ENC_P2P_DET_STORE_H
@@ -43,6 +43,9 @@ enc_status_t enc_det_store_open(int rank, uint32_t incarnation);
 bool enc_det_store_on(void);
 /* The clock of the next nondeterministic call (1, 2, ...). */
 uint64_t enc_det_store_tick(void);
+/* Calls counted so far (a snapshot image keeps it: restored, the rank's
+ * clock goes on from there). */
+uint64_t enc_det_store_clock(void);
 /* The first record an earlier incarnation made at clock (a NONE run
  * covering it counts): true and *d, or false (the call runs live). */
 bool enc_det_store_find(uint64_t clock, struct enc_det *d);

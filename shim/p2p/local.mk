@@ -8,7 +8,8 @@ libencore_la_SOURCES += \
 	shim/p2p/state.c \
 	shim/p2p/det_store.c \
 	shim/p2p/p2p.c \
-	shim/p2p/conn.c
+	shim/p2p/conn.c \
+	shim/p2p/conn_trim.c
 noinst_HEADERS += \
 	shim/p2p/match.h \
 	shim/p2p/chanseq.h \
