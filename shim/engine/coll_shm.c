@@ -32,6 +32,9 @@
  * With a layer that keeps results (recovery), a large result is written
  * straight into the host's circular result buffer and copied out from
  * there: the buffer's entry is the log entry, so logging costs no copy.
+ * On pages of the buffer never written before (a job's first pass), where
+ * every page would fault, the entry goes in by pwrite and out by pread or
+ * from the slots instead (shm/resbuf.c, co->resbuf_cold).
  * Where the next entry goes is agreed at the first step (every rank
  * publishes where it would put it and the oldest entry its log still
  * uses); when the entry would overwrite one still in use, every rank first
