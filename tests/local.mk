@@ -28,6 +28,9 @@ integration_tests = \
 	tests/integration/p2p_basic.sh \
 	tests/integration/p2p_shm.sh \
 	tests/integration/p2p_recovery.sh \
+	tests/integration/p2p_hard.sh \
+	tests/integration/p2p_snapshot.sh \
+	tests/integration/hosts_p2p_snapshot.sh \
 	tests/integration/handles.sh \
 	tests/integration/datatypes.sh \
 	tests/integration/topo.sh \
@@ -94,6 +97,7 @@ unit_tests = \
 	tests/unit/test_vec \
 	tests/unit/test_p2p_match \
 	tests/unit/test_p2p_chanseq \
+	tests/unit/test_p2p_det_store \
 	tests/unit/test_p2p_shm_ring \
 	tests/unit/test_threads
 check_PROGRAMS += $(unit_tests)
@@ -120,6 +124,8 @@ tests_unit_test_placement_LDADD = $(LDADD) $(HWLOC_LIBS)
 tests_unit_test_p2p_match_SOURCES = tests/unit/test_p2p_match.c shim/p2p/match.c \
 	shim/p2p/chanseq.c
 tests_unit_test_p2p_chanseq_SOURCES = tests/unit/test_p2p_chanseq.c shim/p2p/chanseq.c
+tests_unit_test_p2p_det_store_SOURCES = tests/unit/test_p2p_det_store.c shim/p2p/det_store.c \
+	shim/p2p/chanseq.c
 tests_unit_test_p2p_shm_ring_SOURCES = tests/unit/test_p2p_shm_ring.c shim/p2p/shm_ring.c
 # with OpenMP when the compiler has it: GCC's workers are libgomp's pool
 tests_unit_test_threads_CFLAGS = $(AM_CFLAGS) $(OPENMP_CFLAGS)
@@ -150,11 +156,16 @@ mpi_programs = \
 	tests/programs/p2p_flood \
 	tests/programs/p2p_stencil \
 	tests/programs/p2p_master \
+	tests/programs/p2p_poll \
+	tests/programs/p2p_big \
+	tests/programs/p2p_ring \
+	tests/programs/p2p_mt_recv \
 	tests/programs/handle_check \
 	tests/programs/alltoallw_check \
 	tests/programs/topo_check \
 	tests/programs/recov_topo \
 	tests/programs/inter_check \
+	tests/programs/inter_p2p \
 	tests/programs/noncontig_reduce \
 	tests/programs/op_table \
 	tests/programs/junk_target \
@@ -195,6 +206,14 @@ tests_programs_p2p_stencil_CFLAGS = $(mpi_cflags)
 tests_programs_p2p_stencil_LDADD = $(MPI_LIBS)
 tests_programs_p2p_master_CFLAGS = $(mpi_cflags)
 tests_programs_p2p_master_LDADD = $(MPI_LIBS)
+tests_programs_p2p_poll_CFLAGS = $(mpi_cflags)
+tests_programs_p2p_poll_LDADD = $(MPI_LIBS)
+tests_programs_p2p_big_CFLAGS = $(mpi_cflags)
+tests_programs_p2p_big_LDADD = $(MPI_LIBS)
+tests_programs_p2p_ring_CFLAGS = $(mpi_cflags)
+tests_programs_p2p_ring_LDADD = $(MPI_LIBS)
+tests_programs_p2p_mt_recv_CFLAGS = $(mpi_cflags)
+tests_programs_p2p_mt_recv_LDADD = $(MPI_LIBS) -lpthread
 tests_programs_handle_check_CFLAGS = $(mpi_cflags)
 tests_programs_handle_check_LDADD = $(MPI_LIBS)
 tests_programs_alltoallw_check_CFLAGS = $(mpi_cflags)
@@ -205,6 +224,8 @@ tests_programs_recov_topo_CFLAGS = $(mpi_cflags)
 tests_programs_recov_topo_LDADD = $(MPI_LIBS)
 tests_programs_inter_check_CFLAGS = $(mpi_cflags)
 tests_programs_inter_check_LDADD = $(MPI_LIBS)
+tests_programs_inter_p2p_CFLAGS = $(mpi_cflags)
+tests_programs_inter_p2p_LDADD = $(MPI_LIBS)
 tests_programs_noncontig_reduce_CFLAGS = $(mpi_cflags)
 tests_programs_noncontig_reduce_LDADD = $(MPI_LIBS)
 tests_programs_op_table_CFLAGS = $(mpi_cflags)
@@ -257,4 +278,5 @@ EXTRA_DIST += $(integration_tests) \
 	tests/programs/lammps_melt.in \
 	tests/programs/fortran_coll.F90 \
 	tests/programs/fortran_ckpt.f90 \
-	tests/programs/rank_lines.h
+	tests/programs/rank_lines.h \
+	tests/programs/mpi_check.h

@@ -81,8 +81,8 @@ static bool restore(struct job *j, int rank)
     p->phase = R_RUNNING;
     p->registered = false;
     p->lost[0] = '\0';
-    ENC_INFO("run", "rank %d incarnation %u restored from its snapshot at seq %llu (pid %d)",
-             rank, p->incarnation, (unsigned long long)seq, (int)pid);
+    ENC_INFO("run", "rank %d incarnation %u restored from its snapshot at seq %lld (pid %d)",
+             rank, p->incarnation, (long long)seq, (int)pid);
     return true;
 }
 

@@ -39,8 +39,8 @@ static void image_restored(void *arg, int host, int rank, uint32_t inc, pid_t pi
     p->from_image = true;
     p->pid = pid;
     enc_run_snaps_used_remote(j->snaps, rank);
-    ENC_INFO("run", "rank %d incarnation %u restored from its snapshot at seq %llu on host %s "
-             "(pid %d)", rank, inc, (unsigned long long)seq, j->hl->h[host].name, (int)pid);
+    ENC_INFO("run", "rank %d incarnation %u restored from its snapshot at seq %lld on host %s "
+             "(pid %d)", rank, inc, (long long)seq, j->hl->h[host].name, (int)pid);
 }
 
 static void image_none(void *arg, int rank, uint32_t inc)

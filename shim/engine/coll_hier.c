@@ -345,7 +345,7 @@ static enc_status_t resbuf_bcast_from(struct enc_coll *co, int from, unsigned *s
 {
     const struct enc_hier *h = co->hier;
     const struct enc_shm *s = &enc_eng.shm;
-    uint8_t *buf = co->recvbuf, *entry;
+    uint8_t *buf = co->recvbuf;
     enc_status_t rv;
 
     post(co, ++*step);
@@ -356,17 +356,16 @@ static enc_status_t resbuf_bcast_from(struct enc_coll *co, int from, unsigned *s
         if ((rv = wait_local(co, *step)) != ENC_OK)
             return rv;
     }
-    entry = enc_shm_resbuf_at(s, co->resbuf_at);
     for (size_t off = 0; off < co->bytes; off += s->chunk) {
         size_t c = ENC_MIN(s->chunk, co->bytes - off);
 
         if (enc_eng.rank == from) {
-            memcpy(entry + off, buf + off, c);
+            enc_coll_shm_resbuf_put(co, off, buf + off, c);
             post(co, ++*step);
         } else {
             if ((rv = wait_rank(co, from, ++*step)) != ENC_OK)
                 return rv;
-            memcpy(buf + off, entry + off, c);
+            enc_coll_shm_resbuf_get(co, off, buf + off, c);
         }
     }
     return ENC_OK;

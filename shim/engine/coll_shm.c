@@ -32,6 +32,9 @@
  * With a layer that keeps results (recovery), a large result is written
  * straight into the host's circular result buffer and copied out from
  * there: the buffer's entry is the log entry, so logging costs no copy.
+ * On pages of the buffer never written before (a job's first pass), where
+ * every page would fault, the entry goes in by pwrite and out by pread or
+ * from the slots instead (shm/resbuf.c, co->resbuf_cold).
  * Where the next entry goes is agreed at the first step (every rank
  * publishes where it would put it and the oldest entry its log still
  * uses); when the entry would overwrite one still in use, every rank first
@@ -53,7 +56,13 @@
 #define SMALL_BYTES 4096   /* below: one step, each rank combines it all */
 _Static_assert(SMALL_BYTES <= ENC_SHM_CHUNK_MIN / 2, "small inputs fit half a buffer");
 #define WAKE_CHECK_MS 1000 /* re-check tickets even without a wake-up */
-#define RESBUF_MIN_BYTES 65536 /* smaller results: the log's own copy is cheap */
+/* Smaller results are copied into the log: cheap for a broadcast or a
+ * gather, which would meet once more to place an entry.  The flat
+ * allreduce places it in a meeting it has anyway, and the log's own copy
+ * lands on fresh heap pages (a fault per 4 KiB here, shm/resbuf.c), so
+ * every allreduce above one step keeps its result in the buffer. */
+#define RESBUF_MIN_BYTES 65536
+#define RESBUF_MIN_REDUCE_BYTES (SMALL_BYTES + 1)
 #define RESBUF_ALIGN 64
 #define CMA_MIN_BYTES (1u << 20) /* below: a system call per peer costs more than a copy */
 
@@ -253,6 +262,13 @@ static bool whole_host(const int *set, int n)
     return here == n;
 }
 
+static size_t resbuf_min(const struct enc_coll *co)
+{
+    bool reduce = co->sig->kind == ENC_COLL_ALLREDUCE || co->sig->kind == ENC_COLL_REDUCE;
+
+    return reduce && co->hier == NULL ? RESBUF_MIN_REDUCE_BYTES : RESBUF_MIN_BYTES;
+}
+
 /* Same answer on every rank of set (this host's ranks of co's
  * communicator): it depends only on the call, the job, the host's segment
  * and set.  Entries are placed by the ranks that use them together and
@@ -264,7 +280,7 @@ bool enc_coll_shm_resbuf_wanted(const struct enc_coll *co, const int *set, int n
     const struct enc_engine_ops *ops = enc_eng.ops;
 
     return enc_eng.shm.resbuf != NULL && ops != NULL && ops->resbuf_keep != NULL &&
-           ops->resbuf_evict != NULL && co->bytes >= RESBUF_MIN_BYTES &&
+           ops->resbuf_evict != NULL && co->bytes >= resbuf_min(co) &&
            co->bytes <= enc_eng.shm.resbuf_bytes / 4 &&
            (co->chan->index == 0 || whole_host(set, n));
 }
@@ -276,7 +292,11 @@ static uint64_t entry_len(const struct enc_coll *co)
 
 /* The host's next free position for an entry of len bytes, taken: one
  * counter for every communicator's entries, so two collectives in flight
- * at once never get the same place. */
+ * at once never get the same place.  Positions are multiples of
+ * RESBUF_ALIGN; the published place carries RESBUF_COLD in its low bits
+ * when the entry lands on pages never written (shm/resbuf.c). */
+#define RESBUF_COLD 1u
+_Static_assert(RESBUF_ALIGN > RESBUF_COLD, "the flag fits below the alignment");
 static uint64_t resbuf_take(uint64_t len)
 {
     struct enc_shm *s = &enc_eng.shm;
@@ -288,7 +308,7 @@ static uint64_t resbuf_take(uint64_t len)
         if (at % s->resbuf_bytes + len > s->resbuf_bytes) /* no entry wraps */
             at += s->resbuf_bytes - at % s->resbuf_bytes;
     } while (!atomic_compare_exchange_weak(head, &v, at + len));
-    return at;
+    return at | (enc_shm_resbuf_cold(s, at, len) ? RESBUF_COLD : 0);
 }
 
 /* Before the first post of a collective that may use the result buffer:
@@ -326,6 +346,8 @@ bool enc_coll_shm_resbuf_place(struct enc_coll *co, const int *set, int n)
     unsigned h = (unsigned)(co->ctx.seq & 1);
 
     v = atomic_load_explicit(&lines[set[0]].resbuf_next[h], memory_order_relaxed);
+    co->resbuf_cold = (v & RESBUF_COLD) != 0;
+    v &= ~(uint64_t)(RESBUF_ALIGN - 1);
     for (int i = 0; i < n; i++)
         keep = ENC_MIN(keep, atomic_load_explicit(&lines[set[i]].resbuf_keep[h],
                                                   memory_order_relaxed));
@@ -335,7 +357,25 @@ bool enc_coll_shm_resbuf_place(struct enc_coll *co, const int *set, int n)
     resbuf_raise_low(low);
     co->in_resbuf = true;
     co->resbuf_at = v;
+    if (!co->resbuf_cold)
+        enc_shm_resbuf_warm(s, v, len);
     return low > keep;
+}
+
+void enc_coll_shm_resbuf_put(const struct enc_coll *co, size_t off, const void *src, size_t len)
+{
+    if (co->resbuf_cold)
+        enc_shm_resbuf_write(&enc_eng.shm, co->resbuf_at + off, src, len);
+    else
+        memcpy(enc_shm_resbuf_at(&enc_eng.shm, co->resbuf_at) + off, src, len);
+}
+
+void enc_coll_shm_resbuf_get(const struct enc_coll *co, size_t off, void *dst, size_t len)
+{
+    if (co->resbuf_cold)
+        enc_shm_resbuf_read(&enc_eng.shm, co->resbuf_at + off, dst, len);
+    else
+        memcpy(dst, enc_shm_resbuf_at(&enc_eng.shm, co->resbuf_at) + off, len);
 }
 
 /* After every rank's first post (wait_all(1) returned): place the result
@@ -418,13 +458,21 @@ static enc_status_t allreduce_small(struct enc_coll *co, const uint8_t *src)
     return ENC_OK;
 }
 
+/* The result is combined straight into its entry in the result buffer,
+ * whose pages this process has mapped. */
+static bool in_entry(const struct enc_coll *co)
+{
+    return co->in_resbuf && !co->resbuf_cold;
+}
+
 /* Where slice [a, ...) of the chunk at element off is combined: in the
- * result's entry in the result buffer, else in rank j's output buffer. */
+ * result's entry (in_entry), else in rank j's output buffer (a cold entry
+ * gets a copy of each slice by pwrite). */
 static uint8_t *combined(const struct enc_coll *co, int j, size_t off, size_t a)
 {
     size_t esz = co->r->elem_size;
 
-    if (co->in_resbuf)
+    if (in_entry(co))
         return (uint8_t *)enc_shm_resbuf_at(&enc_eng.shm, co->resbuf_at) + (off + a) * esz;
     return enc_shm_out(&enc_eng.shm, co->chan->index, wrank(co, j)) + a * esz;
 }
@@ -472,6 +520,13 @@ static enc_status_t combine_cma(const struct enc_coll *co, uint8_t *dst, const u
     return ENC_OK;
 }
 
+/* A reduce's result kept in the result buffer is the log's entry: only
+ * its root copies it out (the others' receive buffer is scratch). */
+static bool result_wanted(const struct enc_coll *co)
+{
+    return !(co->in_resbuf && co->sig->kind == ENC_COLL_REDUCE && co->me != co->root);
+}
+
 static enc_status_t allreduce_chunks(struct enc_coll *co, const uint8_t *src)
 {
     struct enc_shm *s = &enc_eng.shm;
@@ -504,12 +559,16 @@ static enc_status_t allreduce_chunks(struct enc_coll *co, const uint8_t *src)
         else if ((rv = combine_cma(co, combined(co, co->me, off, lo), src, off + lo,
                                    hi - lo)) != ENC_OK)
             return rv;
+        if (co->resbuf_cold && co->in_resbuf)
+            enc_coll_shm_resbuf_put(co, (off + lo) * esz, combined(co, co->me, off, lo),
+                                    (hi - lo) * esz);
         post(co, ++step);
         if ((rv = wait_all(co, step)) != ENC_OK)
             return rv;
-        if (co->in_resbuf) { /* the slices are contiguous there */
-            if (src != dst) /* in place: once, at the end (enc_coll_shm_keeps_input) */
-                memcpy(dst + off * esz, combined(co, 0, off, 0), c * esz);
+        if (co->in_resbuf && (src == dst || !result_wanted(co)))
+            continue; /* in place: once, at the end (enc_coll_shm_keeps_input) */
+        if (in_entry(co)) { /* the slices are contiguous there */
+            memcpy(dst + off * esz, combined(co, 0, off, 0), c * esz);
             continue;
         }
         for (int j = 0; j < co->n; j++) {
@@ -519,7 +578,7 @@ static enc_status_t allreduce_chunks(struct enc_coll *co, const uint8_t *src)
         }
     }
     if (co->in_resbuf && src == dst)
-        memcpy(dst, enc_shm_resbuf_at(s, co->resbuf_at), co->bytes);
+        enc_coll_shm_resbuf_get(co, 0, dst, co->bytes);
     post(co, ENC_SHM_STEP_DONE);
     enc_coll_shm_staged(co, ENC_SHM_STEP_DONE);
     return ENC_OK;
@@ -554,23 +613,21 @@ static enc_status_t bcast_resbuf(struct enc_coll *co)
 {
     struct enc_shm *s = &enc_eng.shm;
     unsigned step, base;
-    uint8_t *entry;
     enc_status_t rv;
 
     if ((rv = resbuf_meet(co, &step)) != ENC_OK)
         return rv;
-    entry = enc_shm_resbuf_at(s, co->resbuf_at);
     base = step;
     for (size_t off = 0, k = 1; off < co->bytes; off += s->chunk, k++) {
         size_t c = ENC_MIN(s->chunk, co->bytes - off);
 
         if (co->me == co->root) {
-            memcpy(entry + off, (uint8_t *)co->recvbuf + off, c);
+            enc_coll_shm_resbuf_put(co, off, (uint8_t *)co->recvbuf + off, c);
             post(co, base + (unsigned)k);
         } else {
             if ((rv = wait_for(co, co->root, base + (unsigned)k)) != ENC_OK)
                 return rv;
-            memcpy((uint8_t *)co->recvbuf + off, entry + off, c);
+            enc_coll_shm_resbuf_get(co, off, (uint8_t *)co->recvbuf + off, c);
         }
     }
     return ENC_OK;
@@ -625,25 +682,24 @@ static enc_status_t shm_barrier(struct enc_coll *co)
  * rank order, as the log keeps it), and everyone copies the others'. */
 static enc_status_t allgatherv_resbuf(struct enc_coll *co)
 {
-    struct enc_shm *s = &enc_eng.shm;
     size_t at = 0;
     unsigned step;
-    uint8_t *entry;
     enc_status_t rv;
 
     if ((rv = resbuf_meet(co, &step)) != ENC_OK)
         return rv;
-    entry = enc_shm_resbuf_at(s, co->resbuf_at);
     for (int j = 0; j < co->me; j++)
         at += co->recvbytes[j];
-    memcpy(entry + at, (uint8_t *)co->recvbuf + co->displs[co->me], co->recvbytes[co->me]);
+    enc_coll_shm_resbuf_put(co, at, (uint8_t *)co->recvbuf + co->displs[co->me],
+                            co->recvbytes[co->me]);
     post(co, ++step);
     if ((rv = wait_all(co, step)) != ENC_OK)
         return rv;
     at = 0;
     for (int j = 0; j < co->n; j++) {
         if (j != co->me)
-            memcpy((uint8_t *)co->recvbuf + co->displs[j], entry + at, co->recvbytes[j]);
+            enc_coll_shm_resbuf_get(co, at, (uint8_t *)co->recvbuf + co->displs[j],
+                                    co->recvbytes[j]);
         at += co->recvbytes[j];
     }
     return ENC_OK;

@@ -123,8 +123,8 @@ int enc_mpi_refuse(const char *fn, enum enc_mpi_why why)
 int enc_mpi_refuse_inter(const char *fn)
 {
     return enc_mpi_raise(MPI_ERR_COMM, "%s on an intercommunicator is not supported in encore "
-                         "mode (encore serves an intercommunicator's collectives, dup, free, "
-                         "merge and queries)", fn);
+                         "mode (encore serves an intercommunicator's collectives, point-to-point, "
+                         "dup, free, split, merge and queries)", fn);
 }
 
 int enc_mpi_engine_error(const char *fn, enc_status_t status)

@@ -37,13 +37,21 @@ def io_status(f):
 def status(f, whys):
     if f.category == "refuse":
         return "refused on encore communicators (%s); passthrough on MPI_COMM_SELF's" % whys[f.why]
+    if f.name == "MPI_Cancel":
+        return ("served: a receive not yet matched is cancelled, its outcome recorded and "
+                "replayed (docs/p2p.md 5); a send is never cancelled (encore buffered it and "
+                "it is delivered, as the standard allows: MPI_Test_cancelled says false); "
+                "other requests: the real MPI")
     if f.name in COMPLETION:
         return ("served: the real MPI's, with persistent point-to-point requests seen "
-                "through (the started operation's request is handed to it)")
+                "through; once point-to-point is in use, waits sleep until an encore request "
+                "(point-to-point or nonblocking collective) completes, and what Test*, "
+                "Waitany, Waitsome and Request_get_status found is recorded and replayed "
+                "(docs/p2p.md 5)")
     if f.name in P2P:
         return ("served (point-to-point over encore's own connections; recovered by "
                 "re-execution: payloads logged by the sender, re-sends dropped by channel "
-                "number, MPI_ANY_SOURCE matches recorded)")
+                "number, MPI_ANY_SOURCE matches and Iprobe outcomes recorded)")
     if f.category == "world-local":
         return "passthrough (the real MPI answers on the world or a derived communicator's handle)"
     if f.name.startswith("MPI_File_"):

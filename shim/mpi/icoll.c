@@ -56,6 +56,7 @@
 #include "engine/engine.h"
 #include "mpi/icoll.h"
 #include "mpi/mpi_layer.h"
+#include "mpi/p2p_mpi.h"
 #include "mpi/turn_queue.h"
 #include "p2p/p2p.h"
 #include "recovery/recovery.h"
@@ -324,6 +325,24 @@ static void finish_job(struct job *j)
     pthread_mutex_unlock(&q.mu);
     if (detached)
         PMPI_Request_free(&req);
+    enc_mpi_complete_event(); /* mixed waits sleep on point-to-point's condition */
+}
+
+bool enc_mpi_icoll_owns(MPI_Request h)
+{
+    struct job *j;
+    bool mine = false;
+
+    if (h == MPI_REQUEST_NULL || __atomic_load_n(&q.pending, __ATOMIC_ACQUIRE) == 0)
+        return false;
+    pthread_mutex_lock(&q.mu);
+    STAILQ_FOREACH(j, &q.jobs, next)
+        if (j->req == h) {
+            mine = true;
+            break;
+        }
+    pthread_mutex_unlock(&q.mu);
+    return mine;
 }
 
 /* Next job for a worker (the mutex held); NULL when stopping. */
@@ -498,18 +517,10 @@ void enc_mpi_icoll_fini(void)
 
 static bool fork_prepare(void)
 {
-    static bool said, said_p2p;
+    static bool said;
 
     if (is_worker)
         return false; /* a nonblocking collective: not the program's thread */
-    if (enc_p2p_started()) {
-        if (!said_p2p)
-            ENC_INFO("snapshot", "snapshots off: this rank uses point-to-point messages, "
-                     "whose pending state a snapshot does not carry yet; a lost rank "
-                     "re-executes from the start or its last checkpoint");
-        said_p2p = true;
-        return false;
-    }
     if (__atomic_load_n(&q.inside, __ATOMIC_ACQUIRE) > 1) {
         if (!said)
             ENC_INFO("snapshot", "snapshot postponed: another thread of the program is inside "
@@ -517,16 +528,21 @@ static bool fork_prepare(void)
         said = true;
         return false;
     }
+    /* point-to-point's state is copied whole, pending requests included
+     * (p2p.h): its lock keeps the progress thread out of it meanwhile */
+    (void)enc_p2p_fork_prepare();
     pthread_mutex_lock(&q.mu);
     if (STAILQ_EMPTY(&q.jobs) && q.idle == q.nworkers)
         return true;
     pthread_mutex_unlock(&q.mu);
+    enc_p2p_fork_parent();
     return false;
 }
 
 static void fork_parent(void)
 {
     pthread_mutex_unlock(&q.mu);
+    enc_p2p_fork_parent();
 }
 
 /* Only this thread exists here: no worker, nothing pending. */
@@ -540,6 +556,7 @@ static void fork_child(void)
     q.pending = 0;
     q.inside = 1; /* this thread, in the collective it took the snapshot in */
     enc_mpi_turn_fork_child();
+    enc_p2p_fork_child();
 }
 
 static int thread_ids(int *tids, int cap)
@@ -559,5 +576,5 @@ static int thread_ids(int *tids, int cap)
 
 const struct enc_fork_guard enc_mpi_icoll_fork_guard = {
     .prepare = fork_prepare, .parent = fork_parent, .child = fork_child,
-    .thread_ids = thread_ids,
+    .thread_ids = thread_ids, .restored = enc_p2p_restored,
 };

@@ -5,6 +5,8 @@
 #ifndef ENC_MPI_ICOLL_H
 #define ENC_MPI_ICOLL_H
 
+#include <stdbool.h>
+
 #include <mpi.h>
 
 /* The arguments of one nonblocking collective, kept until it runs (MPI
@@ -36,6 +38,8 @@ void enc_mpi_icoll_init(void);
 /* Nonblocking collectives whose requests the application has not yet
  * completed (MPI_Wait, MPI_Test and their array forms) or freed. */
 int enc_mpi_icoll_outstanding(void);
+/* h is a nonblocking collective's request not yet complete. */
+bool enc_mpi_icoll_owns(MPI_Request h);
 /* At MPI_Finalize (inside its serial section): ends the progress thread. */
 void enc_mpi_icoll_fini(void);
 /* What a snapshot's fork needs from the progress thread (icoll.c). */

@@ -289,38 +289,43 @@ int enc_mpi_File_read_shared(const void *site, MPI_File fh, void *buf, int count
     return rv != MPI_SUCCESS ? rv : read_at(fh, off, buf, count, datatype, status);
 }
 
+/* The nonblocking noncollective calls: the offset is taken at once (the
+ * pointer moves when the call starts, as the standard says), then the real
+ * explicit-offset nonblocking transfer runs on this rank's own handle. */
+static int istart_shared(const char *fn, struct enc_io_file *f, MPI_File fh, void *buf,
+                         int count, MPI_Datatype datatype, bool write, MPI_Request *request)
+{
+    MPI_Offset off;
+    int rv, saved;
+
+    if ((rv = take(fn, f, count, datatype, &off)) != MPI_SUCCESS)
+        return rv;
+    saved = enc_mpi_guard_enter();
+    rv = write ? PMPI_File_iwrite_at(fh, off, buf, count, datatype, request)
+               : PMPI_File_iread_at(fh, off, buf, count, datatype, request);
+    enc_mpi_guard_leave(saved);
+    return rv;
+}
+
 int enc_mpi_File_iwrite_shared(const void *site, MPI_File fh, const void *buf, int count,
                                MPI_Datatype datatype, MPI_Request *request)
 {
     struct enc_io_file *f = enc_io_find(fh);
-    MPI_Offset off;
-    int rv, saved;
 
     (void)site;
     if (f == NULL)
         return enc_real_File_iwrite_shared(fh, buf, count, datatype, request);
-    if ((rv = take("MPI_File_iwrite_shared", f, count, datatype, &off)) != MPI_SUCCESS)
-        return rv;
-    saved = enc_mpi_guard_enter();
-    rv = PMPI_File_iwrite_at(fh, off, buf, count, datatype, request);
-    enc_mpi_guard_leave(saved);
-    return rv;
+    return istart_shared("MPI_File_iwrite_shared", f, fh, (void *)buf, count, datatype, true,
+                         request);
 }
 
 int enc_mpi_File_iread_shared(const void *site, MPI_File fh, void *buf, int count,
                               MPI_Datatype datatype, MPI_Request *request)
 {
     struct enc_io_file *f = enc_io_find(fh);
-    MPI_Offset off;
-    int rv, saved;
 
     (void)site;
     if (f == NULL)
         return enc_real_File_iread_shared(fh, buf, count, datatype, request);
-    if ((rv = take("MPI_File_iread_shared", f, count, datatype, &off)) != MPI_SUCCESS)
-        return rv;
-    saved = enc_mpi_guard_enter();
-    rv = PMPI_File_iread_at(fh, off, buf, count, datatype, request);
-    enc_mpi_guard_leave(saved);
-    return rv;
+    return istart_shared("MPI_File_iread_shared", f, fh, buf, count, datatype, false, request);
 }

@@ -124,6 +124,7 @@ int enc_mpi_Init_thread(const void *site, int *argc, char ***argv, int required,
     if ((rv = enc_real_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &real)) != MPI_SUCCESS)
         return rv;
     thread_level = grant_level(required, real);
+    enc_p2p_set_thread_multiple(thread_level == MPI_THREAD_MULTIPLE);
     if (provided != NULL)
         *provided = thread_level;
     join("MPI_Init_thread");

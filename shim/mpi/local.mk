@@ -24,6 +24,7 @@ libencore_la_SOURCES += \
 	shim/mpi/p2p_recv.c \
 	shim/mpi/p2p_probe.c \
 	shim/mpi/p2p_persist.c \
+	shim/mpi/p2p_complete.c \
 	shim/mpi/icoll.c \
 	shim/mpi/turn_queue.c \
 	shim/mpi/icoll_entries.c \

@@ -13,12 +13,17 @@
 #include "mpi/mpi_layer.h"
 #include "p2p/p2p.h"
 
-/* The communicator of a call, as point-to-point needs it. */
+/* The communicator of a call, as point-to-point needs it.  On an
+ * intercommunicator the messages travel on its union (mpi/inter.h): rank
+ * is this rank's in the union, and a peer named by the application (a
+ * rank of the remote group, peers of them) is union rank peer_off + it;
+ * on an intracommunicator peers is size and peer_off 0. */
 struct enc_mpi_pcomm {
     MPI_Comm h;
     const struct enc_group *g;   /* NULL: the world */
     uint64_t cid;
     int rank, size;
+    int peers, peer_off;
 };
 
 /* A receive or synchronous send in progress; also a finished one's status. */
@@ -35,9 +40,12 @@ struct enc_mpi_preq {
     bool done, cancelled;
     bool detached;               /* MPI_Request_free'd before it ended */
     uint64_t clock;              /* an MPI_ANY_SOURCE receive's clock, 0: none */
+    bool nonblocking;            /* may be cancelled: takes a clock for MPI_Cancel */
+    uint64_t cancel_clock;       /* that clock (the wildcard one when both), 0: none */
     struct enc_mpi_preq *prev, *next; /* exposed and not ended (the p2p lock) */
     int refs;                    /* atomic: the operation, the request handle */
     int source, tag, error;
+    int peer_off;                /* union rank of source 0 (intercommunicator), else 0 */
     size_t bytes;                /* received */
 };
 
@@ -59,6 +67,11 @@ int enc_mpi_p2p_pack(const char *fn, const void *buf, int count, MPI_Datatype ty
  * mr to the recorded source.  MPI_SUCCESS, or a divergence (raised). */
 int enc_mpi_p2p_wildcard(const char *fn, struct enc_match_recv *mr, uint64_t cid,
                          uint64_t *clock);
+/* The clocks of receive r (its pattern set): a wildcard one takes one
+ * (enc_mpi_p2p_wildcard), a nonblocking one one for a later MPI_Cancel
+ * (the same); a receive recorded as cancelled by an earlier incarnation
+ * is held (it never matches: its Cancel replays the outcome). */
+int enc_mpi_p2p_recv_clock(struct enc_mpi_preq *r, uint64_t cid);
 /* The wildcard call at clock matched m: recorded before the call returns
  * or its request completes, or checked against the record; a different
  * match in a replay ends the job with both printed. */
@@ -96,10 +109,20 @@ void enc_mpi_p2p_null_status(MPI_Status *status);
  * a death or a restart into the new epoch: ENC_OK, or ENC_ERR_TIMEOUT once
  * deadline passed.  Every point-to-point wait sleeps here. */
 enc_status_t enc_mpi_p2p_sleep(uint64_t deadline);
+/* What enc_mpi_p2p_sleep does after each sleep (the p2p lock held): follow
+ * the tracker's news into a new epoch and serve the log service. */
+void enc_mpi_p2p_follow(void);
+/* A nonblocking call (Iprobe, Test*) found nothing (no lock held): a
+ * program polling in a loop never waits, so every 10 ms such a call
+ * follows the tracker as a wait would (p2p_complete.c). */
+void enc_mpi_complete_idle(void);
 /* Waits (the p2p lock held) until r is done, bounded by the collective
  * timeout; the error names fn and what it waited for. */
 int enc_mpi_preq_wait(struct enc_mpi_preq *r);
 
+/* p2p_send.c: MPI_Send, its errors naming fn (MPI_Sendrecv's). */
+int enc_mpi_p2p_send_blocking(const char *fn, const void *buf, int count, MPI_Datatype type,
+                              int dest, int tag, MPI_Comm comm);
 /* p2p_recv.c: what r receives from source with tag on c (a wildcard
  * receive takes its clock and may be narrowed, enc_mpi_p2p_wildcard). */
 int enc_mpi_p2p_target(struct enc_mpi_preq *r, const struct enc_mpi_pcomm *c, int source,
@@ -112,5 +135,26 @@ int enc_mpi_p2p_recv_checks(const char *fn, int count, int source, int tag, MPI_
  * (MPI_Mprobe); wait: block until there is one (bounded). */
 int enc_mpi_p2p_probe(const char *fn, int source, int tag, MPI_Comm comm, bool take,
                       bool wait, int *flag, MPI_Message *message, MPI_Status *status);
+
+/* p2p_complete.c: the completion calls on arrays the real MPI understands
+ * (p2p_persist.c swapped the shells out), once point-to-point is in use:
+ * they sleep until an encore request completes, and record or replay
+ * their outcomes (determinants). */
+int enc_mpi_complete_wait(MPI_Request *request, MPI_Status *status);
+int enc_mpi_complete_waitall(int n, MPI_Request *reqs, MPI_Status *statuses);
+int enc_mpi_complete_waitany(int n, MPI_Request *reqs, int *index, MPI_Status *status);
+int enc_mpi_complete_waitsome(int n, MPI_Request *reqs, int *outcount, int *indices,
+                              MPI_Status *statuses);
+int enc_mpi_complete_test(MPI_Request *request, int *flag, MPI_Status *status);
+int enc_mpi_complete_testany(int n, MPI_Request *reqs, int *index, int *flag,
+                             MPI_Status *status);
+int enc_mpi_complete_testall(int n, MPI_Request *reqs, int *flag, MPI_Status *statuses);
+int enc_mpi_complete_testsome(int n, MPI_Request *reqs, int *outcount, int *indices,
+                              MPI_Status *statuses);
+int enc_mpi_complete_get_status(MPI_Request request, int *flag, MPI_Status *status);
+/* An encore request completed: wakes the completion waits (any thread, no
+ * lock held; _locked: the p2p lock held). */
+void enc_mpi_complete_event(void);
+void enc_mpi_complete_event_locked(void);
 
 #endif

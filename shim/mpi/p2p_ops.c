@@ -24,9 +24,22 @@
 #include "engine/engine.h"
 #include "engine/layer.h"
 #include "engine/group.h"
+#include "mpi/inter.h"
 #include "mpi/p2p_mpi.h"
 #include "p2p/det_store.h"
 #include "mpi/turn_queue.h"
+#include "recovery/recovery.h"
+
+/* A snapshot at this call's entry (docs/p2p.md, 7): a boundary between
+ * two calls of the program, taken inside the MPI layer's serial section
+ * (its turn, and counted as inside MPI) as a collective's is.  Not from a thread other than the one that called
+ * MPI_Init when several call MPI (the snapshot's own checks skip it). */
+static void call_boundary(void)
+{
+    enc_mpi_serial_enter(MPI_COMM_NULL);
+    enc_recovery_call_boundary();
+    enc_mpi_serial_leave();
+}
 
 int enc_mpi_p2p_enter(const char *fn, MPI_Comm comm, struct enc_mpi_pcomm *c)
 {
@@ -39,12 +52,30 @@ int enc_mpi_p2p_enter(const char *fn, MPI_Comm comm, struct enc_mpi_pcomm *c)
         return enc_mpi_raise(MPI_ERR_COMM, "%s: invalid communicator", fn);
     if (!enc_p2p_announced() && (rv = enc_p2p_start()) != ENC_OK)
         return enc_mpi_engine_error(fn, rv);
+    if (enc_recovery_snapshot_due())
+        call_boundary();
     c->h = comm;
     c->g = e->g;
     c->cid = enc_group_cid(e->g);
     c->rank = enc_mpi_comm_rank(e);
     c->size = enc_mpi_comm_size(e);
+    c->peers = e->inter != NULL ? e->inter->rsize : c->size;
+    c->peer_off = e->inter != NULL ? e->inter->roff : 0;
     return MPI_SUCCESS;
+}
+
+/* The record of kind an earlier incarnation made at clock: true and *d. */
+static bool recorded_kind(uint64_t clock, enum enc_det_kind kind, struct enc_det *d)
+{
+    struct enc_det all[4];
+    size_t n = enc_det_store_find_all(clock, all, 4);
+
+    for (size_t i = 0; i < n && i < 4; i++)
+        if (all[i].kind == kind) {
+            *d = all[i];
+            return true;
+        }
+    return false;
 }
 
 int enc_mpi_p2p_wildcard(const char *fn, struct enc_match_recv *mr, uint64_t cid,
@@ -54,14 +85,38 @@ int enc_mpi_p2p_wildcard(const char *fn, struct enc_match_recv *mr, uint64_t cid
     char rec[128];
 
     *clock = enc_det_store_tick();
-    if (!enc_det_store_find(*clock, &d))
-        return MPI_SUCCESS;
-    if (d.cid == cid && enc_match_replay(mr, &d, false) == ENC_OK)
+    if (!enc_det_store_find(*clock, &d) || (d.kind == ENC_DET_CANCEL && d.seq == 1))
+        return MPI_SUCCESS; /* live, or a receive cancelled before it matched */
+    if (recorded_kind(*clock, ENC_DET_MATCH, &d) && d.cid == cid &&
+        enc_match_replay(mr, &d, false) == ENC_OK)
         return MPI_SUCCESS;
     enc_det_format(&d, rec, sizeof(rec));
     return enc_mpi_raise(MPI_ERR_OTHER, "%s: replay divergence: this MPI_ANY_SOURCE call "
                          "(tag %d on communicator %llx) was recorded as %s", fn, mr->tag,
                          (unsigned long long)cid, rec);
+}
+
+int enc_mpi_p2p_recv_clock(struct enc_mpi_preq *r, uint64_t cid)
+{
+    struct enc_det d;
+    int rv = MPI_SUCCESS;
+
+    if (r->recv.mr.src == ENC_MATCH_ANY) {
+        rv = enc_mpi_p2p_wildcard(r->fn, &r->recv.mr, cid, &r->clock);
+        r->cancel_clock = r->clock;
+    } else if (r->nonblocking && enc_det_store_on()) {
+        r->cancel_clock = enc_det_store_tick();
+    }
+    if (rv != MPI_SUCCESS || !r->nonblocking || r->cancel_clock == 0 ||
+        !recorded_kind(r->cancel_clock, ENC_DET_CANCEL, &d) || d.seq != 1)
+        return rv;
+    /* Cancelled by the first run before anything matched it: held, pinned
+     * to a message that never comes, until its MPI_Cancel. */
+    r->recv.mr.src = 0;
+    r->recv.mr.tag = ENC_MATCH_ANY;
+    r->recv.mr.pin = UINT64_MAX;
+    r->clock = 0;
+    return MPI_SUCCESS;
 }
 
 void enc_mpi_p2p_matched(const char *fn, uint64_t clock, uint64_t cid,
@@ -73,7 +128,7 @@ void enc_mpi_p2p_matched(const char *fn, uint64_t clock, uint64_t cid,
     if (clock == 0)
         return;
     enc_match_det(&now, (uint32_t)enc_engine_rank(), clock, cid, &m->mm);
-    if (!enc_det_store_find(clock, &d)) {
+    if (!recorded_kind(clock, ENC_DET_MATCH, &d)) {
         enc_det_store_record(&now);
         return;
     }
@@ -90,10 +145,11 @@ void enc_mpi_p2p_matched(const char *fn, uint64_t clock, uint64_t cid,
 int enc_mpi_p2p_check_peer(const char *fn, const struct enc_mpi_pcomm *c, int peer, bool recv)
 {
     if (peer == MPI_PROC_NULL || (recv && peer == MPI_ANY_SOURCE) ||
-        (peer >= 0 && peer < c->size))
+        (peer >= 0 && peer < c->peers))
         return MPI_SUCCESS;
-    return enc_mpi_raise(MPI_ERR_RANK, "%s: invalid rank %d (the communicator has %d ranks)",
-                         fn, peer, c->size);
+    return enc_mpi_raise(MPI_ERR_RANK, "%s: invalid rank %d (the %s has %d ranks)", fn, peer,
+                         c->peers != c->size ? "remote group" : "communicator",
+                         c->peers);
 }
 
 static int tag_ub(void)
@@ -206,17 +262,31 @@ static int release(void *extra)
 }
 
 /* MPI_Cancel: a receive not yet matched is removed and completes as
- * cancelled; a send has been delivered (buffered) and cannot be. */
+ * cancelled; a send has been delivered (buffered) and cannot be (the
+ * standard allows a cancel to fail: MPI_Test_cancelled says false).  A
+ * nonblocking receive's outcome is a determinant (CANCEL at the clock
+ * its post took, recorded before MPI_Cancel returns): a replay that
+ * recorded "matched before" waits for the match instead of cancelling,
+ * and one recorded "cancelled" was held since its post (never matched). */
 static int cancel(void *extra, int complete)
 {
     struct enc_mpi_preq *r = extra;
+    struct enc_det d;
 
-    if (complete || !r->is_recv)
+    if (!r->is_recv)
         return MPI_SUCCESS;
     enc_p2p_lock();
-    if (!r->done && enc_p2p_cancel(&r->recv)) {
+    if (!complete && r->cancel_clock != 0 &&
+        recorded_kind(r->cancel_clock, ENC_DET_CANCEL, &d) && d.seq == 0)
+        (void)enc_mpi_preq_wait(r); /* bounded; an error is the wait's one line */
+    if (!complete && !r->done && enc_p2p_cancel(&r->recv)) {
         r->cancelled = true;
         enc_mpi_preq_finish(r);
+    }
+    if (r->cancel_clock != 0) {
+        d = (struct enc_det){.kind = ENC_DET_CANCEL, .clock = r->cancel_clock,
+                             .cid = r->recv.cid, .seq = r->cancelled};
+        enc_det_store_record(&d);
     }
     enc_p2p_unlock();
     return MPI_SUCCESS;
@@ -286,7 +356,7 @@ void enc_mpi_preq_finish(struct enc_mpi_preq *r)
 
     unlink_exposed(r);
     __atomic_store_n(&r->done, true, __ATOMIC_RELEASE);
-    enc_p2p_wake_waiters();
+    enc_mpi_complete_event_locked();
     if (g != MPI_REQUEST_NULL)
         PMPI_Grequest_complete(g);
     if (g != MPI_REQUEST_NULL && detached)
@@ -324,7 +394,7 @@ void enc_mpi_preq_deliver(struct enc_p2p_recv *rv, struct enc_p2p_msg *m)
     if (enc_mpi_type_layout(r->fn, r->type, r->count, &l) == MPI_SUCCESS)
         cap = l.size * (size_t)r->count;
     enc_mpi_p2p_matched(r->fn, r->clock, r->recv.cid, m);
-    r->source = m->mm.src;
+    r->source = m->mm.src - r->peer_off;
     r->tag = m->mm.tag;
     r->bytes = ENC_MIN(m->bytes, cap);
     r->error = unpack(r, m, r->bytes);
@@ -333,7 +403,7 @@ void enc_mpi_preq_deliver(struct enc_p2p_recv *rv, struct enc_p2p_msg *m)
 
         r->error = enc_mpi_raise(MPI_ERR_TRUNCATE, "%s: a message of %zu bytes from rank %d "
                                  "(tag %d) does not fit the receive buffer of %zu bytes",
-                                 r->fn, m->bytes, m->mm.src, m->mm.tag, cap);
+                                 r->fn, m->bytes, r->source, m->mm.tag, cap);
         enc_mpi_errcomm_leave(saved);
     }
     enc_p2p_msg_free(m);
@@ -369,7 +439,7 @@ void enc_mpi_p2p_null_status(MPI_Status *status)
  * point-to-point waits as from collectives (the restarted rank's world
  * needs every survivor to regroup), and the log service is served (the
  * restarted rank replays collectives from survivors' logs). */
-static void follow_epoch(void)
+void enc_mpi_p2p_follow(void)
 {
     enc_status_t rv;
 
@@ -389,7 +459,7 @@ enc_status_t enc_mpi_p2p_sleep(uint64_t deadline)
     if (enc_ms_left(deadline) == 0)
         return ENC_ERR_TIMEOUT;
     (void)enc_p2p_wait(deadline < slice ? deadline : slice);
-    follow_epoch();
+    enc_mpi_p2p_follow();
     return ENC_OK;
 }
 

@@ -22,6 +22,7 @@
 #include <mpi.h>
 
 #include "engine/layer.h"
+#include "mpi/icoll.h"
 #include "mpi/p2p_mpi.h"
 
 enum shell_kind { SH_SEND, SH_SSEND, SH_RECV };
@@ -243,85 +244,21 @@ static void swap_out(struct swap *w, int n, MPI_Request *reqs)
     }
 }
 
-/*
- * The waits sleep here, not in the real MPI: its MPI_Wait spins in its
- * progress loop, which on an oversubscribed host starves the thread that
- * completes point-to-point requests.  For Wait and Waitall, every
- * point-to-point request of the array is waited for on the layer's
- * condition variable first, then the real call finds them complete.  For
- * Waitany and Waitsome, the real Testany/Testsome is tried after every
- * point-to-point event (and every millisecond while requests of other
- * kinds are pending).
- */
-static void settle_all(int n, const MPI_Request *reqs)
-{
-    uint64_t deadline = enc_deadline_ms(enc_engine_coll_timeout_ms());
-
-    if (!enc_p2p_started())
-        return;
-    enc_p2p_lock();
-    for (int i = 0; i < n; i++)
-        while (reqs[i] != MPI_REQUEST_NULL && enc_mpi_preq_find(reqs[i]) != NULL &&
-               enc_mpi_p2p_sleep(deadline) == ENC_OK)
-            ;
-    enc_p2p_unlock();
-}
-
-/* Sleeps until a point-to-point event, or 1 ms when a request of another
- * kind is pending among the n. */
-static void sleep_some(int n, const MPI_Request *reqs)
-{
-    bool other = false;
-
-    enc_p2p_lock();
-    for (int i = 0; i < n && !other; i++)
-        other = reqs[i] != MPI_REQUEST_NULL && enc_mpi_preq_find(reqs[i]) == NULL;
-    (void)enc_mpi_p2p_sleep(enc_deadline_ms(other ? 1 : enc_engine_coll_timeout_ms()));
-    enc_p2p_unlock();
-}
-
-static int waitany(int n, MPI_Request *reqs, int *index, MPI_Status *status)
-{
-    int flag = 0, rv;
-
-    if (!enc_p2p_started())
-        return enc_real_Waitany(n, reqs, index, status);
-    while ((rv = enc_real_Testany(n, reqs, index, &flag, status)) == MPI_SUCCESS && !flag)
-        sleep_some(n, reqs);
-    return rv;
-}
-
-static int waitsome(int n, MPI_Request *reqs, int *outcount, int *indices,
-                    MPI_Status *statuses)
-{
-    int rv;
-
-    if (!enc_p2p_started())
-        return enc_real_Waitsome(n, reqs, outcount, indices, statuses);
-    while ((rv = enc_real_Testsome(n, reqs, outcount, indices, statuses)) == MPI_SUCCESS &&
-           *outcount == 0)
-        sleep_some(n, reqs);
-    return rv;
-}
-
-static int wait1(MPI_Request *request, MPI_Status *status)
-{
-    settle_all(1, request);
-    return enc_real_Wait(request, status);
-}
-
-static int waitall(int n, MPI_Request *reqs, MPI_Status *statuses)
-{
-    settle_all(n, reqs);
-    return enc_real_Waitall(n, reqs, statuses);
-}
+/* Once point-to-point is in use, or while a nonblocking collective's
+ * request is held, the completion calls are p2p_complete.c's (they sleep
+ * between completions, and record their outcomes), else the real MPI's
+ * (whose waits spin, starving the threads that complete encore's
+ * requests on a busy host). */
+#define COMPLETE(call, real)                                                                  \
+    (enc_p2p_started() || enc_mpi_icoll_outstanding() > 0 ? enc_mpi_complete_##call          \
+                                                          : enc_real_##real)
 
 int enc_mpi_Wait(const void *site, MPI_Request *request, MPI_Status *status)
 {
     struct shell *s = request != NULL ? find(*request) : NULL;
 
     (void)site;
-    return s != NULL ? wait1(&s->inner, status) : wait1(request, status);
+    return COMPLETE(wait, Wait)(s != NULL ? &s->inner : request, status);
 }
 
 int enc_mpi_Test(const void *site, MPI_Request *request, int *flag, MPI_Status *status)
@@ -329,8 +266,7 @@ int enc_mpi_Test(const void *site, MPI_Request *request, int *flag, MPI_Status *
     struct shell *s = request != NULL ? find(*request) : NULL;
 
     (void)site;
-    return s != NULL ? enc_real_Test(&s->inner, flag, status)
-                     : enc_real_Test(request, flag, status);
+    return COMPLETE(test, Test)(s != NULL ? &s->inner : request, flag, status);
 }
 
 int enc_mpi_Request_get_status(const void *site, MPI_Request request, int *flag,
@@ -339,7 +275,8 @@ int enc_mpi_Request_get_status(const void *site, MPI_Request request, int *flag,
     struct shell *s = find(request);
 
     (void)site;
-    return enc_real_Request_get_status(s != NULL ? s->inner : request, flag, status);
+    return COMPLETE(get_status, Request_get_status)(s != NULL ? s->inner : request, flag,
+                                                    status);
 }
 
 int enc_mpi_Cancel(const void *site, MPI_Request *request)
@@ -358,8 +295,8 @@ int enc_mpi_Waitall(const void *site, int count, MPI_Request array_of_requests[]
 
     (void)site;
     if (!swap_in(&w, count, array_of_requests))
-        return waitall(count, array_of_requests, array_of_statuses);
-    rv = waitall(count, w.tmp, array_of_statuses);
+        return COMPLETE(waitall, Waitall)(count, array_of_requests, array_of_statuses);
+    rv = COMPLETE(waitall, Waitall)(count, w.tmp, array_of_statuses);
     swap_out(&w, count, array_of_requests);
     return rv;
 }
@@ -372,8 +309,8 @@ int enc_mpi_Testall(const void *site, int count, MPI_Request array_of_requests[]
 
     (void)site;
     if (!swap_in(&w, count, array_of_requests))
-        return enc_real_Testall(count, array_of_requests, flag, array_of_statuses);
-    rv = enc_real_Testall(count, w.tmp, flag, array_of_statuses);
+        return COMPLETE(testall, Testall)(count, array_of_requests, flag, array_of_statuses);
+    rv = COMPLETE(testall, Testall)(count, w.tmp, flag, array_of_statuses);
     swap_out(&w, count, array_of_requests);
     return rv;
 }
@@ -386,8 +323,8 @@ int enc_mpi_Waitany(const void *site, int count, MPI_Request array_of_requests[]
 
     (void)site;
     if (!swap_in(&w, count, array_of_requests))
-        return waitany(count, array_of_requests, index, status);
-    rv = waitany(count, w.tmp, index, status);
+        return COMPLETE(waitany, Waitany)(count, array_of_requests, index, status);
+    rv = COMPLETE(waitany, Waitany)(count, w.tmp, index, status);
     swap_out(&w, count, array_of_requests);
     return rv;
 }
@@ -400,8 +337,8 @@ int enc_mpi_Testany(const void *site, int count, MPI_Request array_of_requests[]
 
     (void)site;
     if (!swap_in(&w, count, array_of_requests))
-        return enc_real_Testany(count, array_of_requests, index, flag, status);
-    rv = enc_real_Testany(count, w.tmp, index, flag, status);
+        return COMPLETE(testany, Testany)(count, array_of_requests, index, flag, status);
+    rv = COMPLETE(testany, Testany)(count, w.tmp, index, flag, status);
     swap_out(&w, count, array_of_requests);
     return rv;
 }
@@ -414,9 +351,10 @@ int enc_mpi_Waitsome(const void *site, int incount, MPI_Request array_of_request
 
     (void)site;
     if (!swap_in(&w, incount, array_of_requests))
-        return waitsome(incount, array_of_requests, outcount, array_of_indices,
-                        array_of_statuses);
-    rv = waitsome(incount, w.tmp, outcount, array_of_indices, array_of_statuses);
+        return COMPLETE(waitsome, Waitsome)(incount, array_of_requests, outcount,
+                                            array_of_indices, array_of_statuses);
+    rv = COMPLETE(waitsome, Waitsome)(incount, w.tmp, outcount, array_of_indices,
+                                      array_of_statuses);
     swap_out(&w, incount, array_of_requests);
     return rv;
 }
@@ -429,9 +367,10 @@ int enc_mpi_Testsome(const void *site, int incount, MPI_Request array_of_request
 
     (void)site;
     if (!swap_in(&w, incount, array_of_requests))
-        return enc_real_Testsome(incount, array_of_requests, outcount, array_of_indices,
-                                 array_of_statuses);
-    rv = enc_real_Testsome(incount, w.tmp, outcount, array_of_indices, array_of_statuses);
+        return COMPLETE(testsome, Testsome)(incount, array_of_requests, outcount,
+                                            array_of_indices, array_of_statuses);
+    rv = COMPLETE(testsome, Testsome)(incount, w.tmp, outcount, array_of_indices,
+                                      array_of_statuses);
     swap_out(&w, incount, array_of_requests);
     return rv;
 }

@@ -16,20 +16,22 @@
 #include "engine/engine.h"
 #include "engine/layer.h"
 #include "mpi/p2p_mpi.h"
+#include "p2p/det_store.h"
 
 struct pmsg {
     struct enc_p2p_msg *m;
     struct pmsg *next;
     MPI_Comm comm;
+    int peer_off;           /* the communicator's (struct enc_mpi_pcomm) */
 };
 
 static struct pmsg *taken; /* matched by a probe, not yet received (the p2p lock) */
 
-static void describe(const struct enc_p2p_msg *m, MPI_Status *status)
+static void describe(const struct enc_p2p_msg *m, int peer_off, MPI_Status *status)
 {
     if (status == MPI_STATUS_IGNORE)
         return;
-    status->MPI_SOURCE = m->mm.src;
+    status->MPI_SOURCE = m->mm.src - peer_off;
     status->MPI_TAG = m->mm.tag; /* MPI_ERROR is left as it was, as the standard says */
     PMPI_Status_set_elements_x(status, MPI_BYTE, (MPI_Count)m->bytes);
     PMPI_Status_set_cancelled(status, 0);
@@ -39,7 +41,7 @@ static void describe(const struct enc_p2p_msg *m, MPI_Status *status)
 static int look(const struct enc_mpi_pcomm *c, int source, int tag, bool take,
                 MPI_Message *message, MPI_Status *status, const struct enc_p2p_msg **found)
 {
-    int src = source == MPI_ANY_SOURCE ? ENC_MATCH_ANY : source;
+    int src = source == MPI_ANY_SOURCE ? ENC_MATCH_ANY : c->peer_off + source;
     int tg = tag == MPI_ANY_TAG ? ENC_MATCH_ANY : tag;
     struct pmsg *p;
 
@@ -48,7 +50,7 @@ static int look(const struct enc_mpi_pcomm *c, int source, int tag, bool take,
         const struct enc_p2p_msg *m = enc_p2p_probe(c->cid, src, tg);
 
         if (m != NULL)
-            describe(m, status);
+            describe(m, c->peer_off, status);
         *found = m;
         return MPI_SUCCESS;
     }
@@ -58,13 +60,41 @@ static int look(const struct enc_mpi_pcomm *c, int source, int tag, bool take,
         free(p);
         return MPI_SUCCESS;
     }
-    describe(p->m, status);
+    describe(p->m, c->peer_off, status);
     p->comm = c->h;
+    p->peer_off = c->peer_off;
     p->next = taken;
     taken = p;
     *message = (MPI_Message)(void *)p;
     *found = p->m;
     return MPI_SUCCESS;
+}
+
+/* A nonblocking probe's clock (det_store.h): a replayed NONE gives
+ * *clock 0 (the probe answers "nothing"), a replayed MATCH narrows pat to
+ * the recorded source and makes the probe wait for that message
+ * (*wait); else the probe runs live and its outcome is recorded. */
+static int iprobe_replay(const char *fn, struct enc_match_recv *pat, uint64_t cid,
+                         uint64_t *clock, bool *wait)
+{
+    struct enc_det d;
+    char rec[128];
+
+    *clock = enc_det_store_tick();
+    if (!enc_det_store_find(*clock, &d))
+        return MPI_SUCCESS;
+    if (d.kind == ENC_DET_NONE) {
+        *clock = 0;
+        return MPI_SUCCESS;
+    }
+    if (d.kind == ENC_DET_MATCH && d.cid == cid && enc_match_replay(pat, &d, false) == ENC_OK) {
+        *wait = true;
+        return MPI_SUCCESS;
+    }
+    enc_det_format(&d, rec, sizeof(rec));
+    return enc_mpi_raise(MPI_ERR_OTHER, "%s: replay divergence: this probe (tag %d on "
+                         "communicator %llx) was recorded as %s", fn, pat->tag,
+                         (unsigned long long)cid, rec);
 }
 
 int enc_mpi_p2p_probe(const char *fn, int source, int tag, MPI_Comm comm, bool take,
@@ -87,12 +117,21 @@ int enc_mpi_p2p_probe(const char *fn, int source, int tag, MPI_Comm comm, bool t
         enc_mpi_p2p_null_status(status);
         return MPI_SUCCESS;
     }
-    /* A blocking wildcard probe's outcome is recorded like a receive's. */
-    if (wait && source == MPI_ANY_SOURCE) {
+    /* A blocking wildcard probe's outcome is recorded like a receive's;
+     * a nonblocking probe's always (whether it found one, and which). */
+    if ((wait && source == MPI_ANY_SOURCE) || (!wait && enc_det_store_on())) {
+        pat.src = source == MPI_ANY_SOURCE ? ENC_MATCH_ANY : c.peer_off + source;
         pat.tag = tag == MPI_ANY_TAG ? ENC_MATCH_ANY : tag;
-        if ((rv = enc_mpi_p2p_wildcard(fn, &pat, c.cid, &clock)) != MPI_SUCCESS)
+        if (!wait && (rv = iprobe_replay(fn, &pat, c.cid, &clock, &wait)) != MPI_SUCCESS)
             return rv;
-        source = pat.src == ENC_MATCH_ANY ? MPI_ANY_SOURCE : pat.src;
+        if (wait && clock == 0 &&
+            (rv = enc_mpi_p2p_wildcard(fn, &pat, c.cid, &clock)) != MPI_SUCCESS)
+            return rv;
+        if (clock == 0) { /* a replayed "found nothing" */
+            enc_mpi_complete_idle();
+            return MPI_SUCCESS;
+        }
+        source = pat.src == ENC_MATCH_ANY ? MPI_ANY_SOURCE : pat.src - c.peer_off;
     }
     enc_p2p_lock();
     while ((rv = look(&c, source, tag, take, message, status, &found)) == MPI_SUCCESS &&
@@ -104,8 +143,12 @@ int enc_mpi_p2p_probe(const char *fn, int source, int tag, MPI_Comm comm, bool t
         }
     if (found != NULL)
         enc_mpi_p2p_matched(fn, clock, c.cid, found);
+    else if (rv == MPI_SUCCESS && clock != 0)
+        enc_det_store_none(clock);
     enc_p2p_unlock();
     *flag = found != NULL;
+    if (rv == MPI_SUCCESS && found == NULL)
+        enc_mpi_complete_idle();
     return rv;
 }
 
@@ -179,6 +222,7 @@ static int mrecv(const char *fn, void *buf, int count, MPI_Datatype type, MPI_Me
         return enc_mpi_raise(MPI_ERR_NO_MEM, "%s: out of memory", fn);
     }
     r->refs = 2;
+    r->peer_off = p->peer_off;
     if (request != NULL)
         rv = enc_mpi_preq_expose(r, request);
     enc_mpi_preq_deliver(&r->recv, p->m);

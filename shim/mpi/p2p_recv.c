@@ -33,11 +33,10 @@ int enc_mpi_p2p_target(struct enc_mpi_preq *r, const struct enc_mpi_pcomm *c, in
 {
     r->is_recv = true;
     r->recv.cid = c->cid;
-    r->recv.mr.src = source == MPI_ANY_SOURCE ? ENC_MATCH_ANY : source;
+    r->peer_off = c->peer_off;
+    r->recv.mr.src = source == MPI_ANY_SOURCE ? ENC_MATCH_ANY : c->peer_off + source;
     r->recv.mr.tag = tag == MPI_ANY_TAG ? ENC_MATCH_ANY : tag;
-    if (source != MPI_ANY_SOURCE)
-        return MPI_SUCCESS;
-    return enc_mpi_p2p_wildcard(r->fn, &r->recv.mr, c->cid, &r->clock);
+    return enc_mpi_p2p_recv_clock(r, c->cid);
 }
 
 /* Posts a receive (the p2p lock held); *out has a reference for the caller. */
@@ -113,24 +112,25 @@ static int done_request(const char *fn, MPI_Comm comm, MPI_Request *request)
     return rv;
 }
 
-int enc_mpi_Irecv(const void *site, void *buf, int count, MPI_Datatype datatype, int source,
-                  int tag, MPI_Comm comm, MPI_Request *request)
+/* MPI_Irecv, its errors naming fn (MPI_Sendrecv's too). */
+static int irecv(const char *fn, void *buf, int count, MPI_Datatype datatype, int source,
+                 int tag, MPI_Comm comm, MPI_Request *request)
 {
     struct enc_mpi_pcomm c;
     struct enc_mpi_preq *r;
     int rv;
 
-    (void)site;
-    if ((rv = enc_mpi_p2p_recv_checks("MPI_Irecv", count, source, tag, comm, &c)) != MPI_SUCCESS)
+    if ((rv = enc_mpi_p2p_recv_checks(fn, count, source, tag, comm, &c)) != MPI_SUCCESS)
         return rv;
     if (source == MPI_PROC_NULL)
-        return done_request("MPI_Irecv", comm, request);
+        return done_request(fn, comm, request);
     enc_p2p_lock();
     /* The handle exists before the receive can match (then it completes it). */
-    if ((r = enc_mpi_preq_new("MPI_Irecv", comm, buf, count, datatype)) == NULL) {
+    if ((r = enc_mpi_preq_new(fn, comm, buf, count, datatype)) == NULL) {
         enc_p2p_unlock();
-        return enc_mpi_raise(MPI_ERR_NO_MEM, "MPI_Irecv: out of memory");
+        return enc_mpi_raise(MPI_ERR_NO_MEM, "%s: out of memory", fn);
     }
+    r->nonblocking = true;
     if ((rv = enc_mpi_p2p_target(r, &c, source, tag)) != MPI_SUCCESS) {
         enc_mpi_preq_unref(r);
         enc_p2p_unlock();
@@ -138,32 +138,48 @@ int enc_mpi_Irecv(const void *site, void *buf, int count, MPI_Datatype datatype,
     }
     if ((rv = enc_mpi_preq_expose(r, request)) == MPI_SUCCESS &&
         enc_p2p_post(&r->recv) != ENC_OK) {
-        rv = enc_mpi_raise(MPI_ERR_NO_MEM, "MPI_Irecv: out of memory");
+        rv = enc_mpi_raise(MPI_ERR_NO_MEM, "%s: out of memory", fn);
         enc_mpi_preq_finish(r);
     }
     enc_p2p_unlock();
     return rv;
 }
 
-int enc_mpi_Sendrecv(const void *site, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                     int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                     int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+int enc_mpi_Irecv(const void *site, void *buf, int count, MPI_Datatype datatype, int source,
+                  int tag, MPI_Comm comm, MPI_Request *request)
+{
+    (void)site;
+    return irecv("MPI_Irecv", buf, count, datatype, source, tag, comm, request);
+}
+
+/* MPI_Sendrecv, its errors naming fn (MPI_Sendrecv_replace's too). */
+static int sendrecv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                    int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                    int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
     MPI_Request req;
     int rv;
 
-    (void)site;
     /* The receive is posted first, so a message to oneself finds it. */
-    if ((rv = enc_mpi_Irecv(site, recvbuf, recvcount, recvtype, source, recvtag, comm, &req)) !=
+    if ((rv = irecv(fn, recvbuf, recvcount, recvtype, source, recvtag, comm, &req)) !=
         MPI_SUCCESS)
         return rv;
-    if ((rv = enc_mpi_Send(site, sendbuf, sendcount, sendtype, dest, sendtag, comm)) !=
-        MPI_SUCCESS) {
+    if ((rv = enc_mpi_p2p_send_blocking(fn, sendbuf, sendcount, sendtype, dest, sendtag,
+                                        comm)) != MPI_SUCCESS) {
         PMPI_Cancel(&req);
         PMPI_Request_free(&req);
         return rv;
     }
     return PMPI_Wait(&req, status);
+}
+
+int enc_mpi_Sendrecv(const void *site, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                     int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                     int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    (void)site;
+    return sendrecv("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
+                    recvcount, recvtype, source, recvtag, comm, status);
 }
 
 int enc_mpi_Sendrecv_replace(const void *site, void *buf, int count, MPI_Datatype datatype,
@@ -184,8 +200,9 @@ int enc_mpi_Sendrecv_replace(const void *site, void *buf, int count, MPI_Datatyp
             return enc_mpi_raise(MPI_ERR_NO_MEM, "MPI_Sendrecv_replace: out of memory");
         memcpy(owned, data, bytes);
     }
-    rv = enc_mpi_Sendrecv(site, owned, (int)bytes, MPI_PACKED, dest, sendtag, buf, count,
-                          datatype, source, recvtag, comm, status);
+    (void)site;
+    rv = sendrecv("MPI_Sendrecv_replace", owned, (int)bytes, MPI_PACKED, dest, sendtag, buf,
+                  count, datatype, source, recvtag, comm, status);
     free(owned);
     return rv;
 }

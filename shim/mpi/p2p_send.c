@@ -56,6 +56,7 @@ static int send_common(const char *fn, const void *buf, int count, MPI_Datatype 
         (*r)->sync.acked = acked;
     }
     enc_p2p_lock();
+    dest += c.peer_off; /* a remote group's rank, on an intercommunicator */
     st = enc_p2p_send(c.cid, c.rank, dest, enc_group_world_rank(c.g, dest), tag, data, bytes,
                       sync ? &(*r)->sync : NULL);
     enc_p2p_unlock();
@@ -100,6 +101,12 @@ static int send_nonblocking(const char *fn, const void *buf, int count, MPI_Data
     enc_p2p_unlock();
     enc_mpi_preq_unref(r);
     return rv;
+}
+
+int enc_mpi_p2p_send_blocking(const char *fn, const void *buf, int count, MPI_Datatype type,
+                              int dest, int tag, MPI_Comm comm)
+{
+    return send_blocking(fn, buf, count, type, dest, tag, comm, false);
 }
 
 int enc_mpi_Send(const void *site, const void *buf, int count, MPI_Datatype datatype, int dest,

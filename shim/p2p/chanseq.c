@@ -165,6 +165,15 @@ size_t enc_chanseq_count(const struct enc_chanseq *cs)
     return cs->n;
 }
 
+void enc_chanseq_each(const struct enc_chanseq *cs,
+                      void (*fn)(void *arg, uint64_t cid, int peer, struct enc_chan_pos pos),
+                      void *arg)
+{
+    for (size_t i = 0; i < cs->cap; i++)
+        if (cs->slot[i].used)
+            fn(arg, cs->slot[i].cid, cs->slot[i].peer, cs->slot[i].pos);
+}
+
 /* ---- determinant records ---- */
 
 void enc_det_encode(const struct enc_det *d, uint8_t out[ENC_DET_WIRE])

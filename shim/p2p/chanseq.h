@@ -70,6 +70,11 @@ enc_status_t enc_chanseq_set(struct enc_chanseq *cs, uint64_t cid, int peer,
 void enc_chanseq_drop_comm(struct enc_chanseq *cs, uint64_t cid);
 /* Channels held. */
 size_t enc_chanseq_count(const struct enc_chanseq *cs);
+/* Calls fn for every channel held, in no particular order (no allocation:
+ * a snapshot image lists its positions with it). */
+void enc_chanseq_each(const struct enc_chanseq *cs,
+                      void (*fn)(void *arg, uint64_t cid, int peer, struct enc_chan_pos pos),
+                      void *arg);
 
 /*
  * Determinants: the outcome of one call whose result the program could

@@ -41,6 +41,7 @@
 #include "p2p/p2p_int.h"
 #include "p2p/shm_link.h"
 #include "proto/auth.h"
+#include "proto/wire.h"
 
 #define READ_CHUNK (1u << 20) /* payload bytes read per turn, so sends interleave */
 
@@ -214,6 +215,15 @@ static enc_status_t flush_ctrl(int peer, struct p2p_out *o)
 {
     enc_status_t rv = ENC_OK;
 
+    /* a DATA frame half written on the socket goes on first: a control
+     * frame queued meanwhile (an ACK, a restored rank's RESUME after its
+     * POSITIONS) must not land inside its payload (a ring's frames never
+     * share the socket) */
+    if (!o->shm && o->cursor != NULL && o->off > 0) {
+        if ((rv = write_frame(tcp_tx, peer, o->fd, o->cursor, &o->off)) != ENC_OK)
+            return rv;
+        o->cursor = o->cursor->next;
+    }
     while (o->ctrl != NULL &&
            (rv = write_frame(tcp_tx, peer, o->fd, o->ctrl, &o->ctrl_off)) == ENC_OK) {
         struct p2p_frame *f = o->ctrl;
@@ -221,6 +231,26 @@ static enc_status_t flush_ctrl(int peer, struct p2p_out *o)
         if ((o->ctrl = f->next) == NULL)
             o->ctrl_tail = NULL;
         free(f);
+    }
+    return rv;
+}
+
+/* Writes the log from its cursor into a stream (tx) as far as it takes:
+ * frames the restored peer's image had already are not sent again, a
+ * spilled one is read back first. */
+static enc_status_t write_log(tx_fn tx, int peer, struct p2p_out *o)
+{
+    enc_status_t rv = ENC_OK;
+
+    while (o->cursor != NULL) {
+        if (o->off == 0 && o->cursor->spilled && !enc_p2p_skipped(o, o->cursor))
+            (void)enc_p2p_unspill_cursor(o);
+        if (o->off > 0 || !enc_p2p_skipped(o, o->cursor)) {
+            if ((rv = write_frame(tx, peer, o->fd, o->cursor, &o->off)) != ENC_OK)
+                break;
+            enc_p2p.shm_sent += tx == ring_tx;
+        }
+        o->cursor = o->cursor->next;
     }
     return rv;
 }
@@ -262,11 +292,7 @@ static enc_status_t flush_ring(int peer, struct p2p_out *o)
     if (!ring_ready(peer, o))
         return ENC_INPROGRESS;
     for (;;) {
-        while (o->cursor != NULL &&
-               (rv = write_frame(ring_tx, peer, -1, o->cursor, &o->off)) == ENC_OK) {
-            o->cursor = o->cursor->next;
-            enc_p2p.shm_sent++;
-        }
+        rv = write_log(ring_tx, peer, o);
         if (o->cursor == NULL || !enc_p2p_shm_want_room(peer))
             break;
     }
@@ -281,11 +307,8 @@ static enc_status_t flush_out(int peer, struct p2p_out *o)
 {
     enc_status_t rv = flush_ctrl(peer, o);
 
-    if (rv == ENC_OK && o->shm)
-        rv = flush_ring(peer, o);
-    while (rv == ENC_OK && !o->shm && o->cursor != NULL &&
-           (rv = write_frame(tcp_tx, peer, o->fd, o->cursor, &o->off)) == ENC_OK)
-        o->cursor = o->cursor->next;
+    if (rv == ENC_OK)
+        rv = o->shm ? flush_ring(peer, o) : write_log(tcp_tx, peer, o);
     if (rv == ENC_OK)
         enc_p2p_wake_waiters(); /* enc_p2p_flush waits for empty queues */
     return rv == ENC_INPROGRESS ? ENC_OK : rv;
@@ -382,6 +405,9 @@ static struct p2p_frame *frame_new(const struct enc_p2p_hdr *h, const void *payl
     if (f == NULL)
         return NULL;
     f->next = NULL;
+    f->key = 0;
+    f->spilled = false;
+    f->seq = h->seq;
     f->len = ENC_P2P_HDR_BYTES + h->bytes;
     enc_p2p_hdr_encode(h, f->buf);
     if (h->bytes > 0)
@@ -408,8 +434,10 @@ enc_status_t enc_p2p_conn_queue(int peer, const struct enc_p2p_hdr *h, const voi
     if (h->kind != ENC_P2P_DATA) {
         append(&o->ctrl, &o->ctrl_tail, f);
     } else {
+        f->key = enc_p2p_key(h->cid, h->src, peer);
         append(&o->log, &o->log_tail, f);
         o->logged += f->len;
+        enc_p2p_log_added(f);
         if (o->cursor == NULL) {
             o->cursor = f;
             o->off = 0;
@@ -445,9 +473,15 @@ static void resume_peer(int peer, const struct enc_p2p_msg *m)
         o->down = true;
         return;
     }
-    ENC_INFO("p2p", "rank %d restarted: sending it the %llu bytes of its log again", peer,
-             (unsigned long long)o->logged);
     connected(o, fd);
+    {
+        size_t n = 0, again = 0;
+
+        for (const struct p2p_frame *f = o->log; f != NULL; f = f->next, n++)
+            again += !enc_p2p_skipped(o, f);
+        ENC_INFO("p2p", "rank %d restarted: re-sending %zu of the %zu messages in its log "
+                 "(its image had received the other %zu)", peer, again, n, n - again);
+    }
     o->inc = enc_p2p.in[peer].inc; /* the RESUME came on its connection */
     push(peer);
 }
@@ -480,6 +514,7 @@ static enc_status_t begin_frame(int peer, struct p2p_rx *in)
     m->from = peer;
     m->sync = h.mode == ENC_P2P_SYNC;
     m->resume = h.kind == ENC_P2P_RESUME;
+    m->positions = h.kind == ENC_P2P_POSITIONS;
     m->ack = h.ack;
     m->bytes = h.bytes;
     in->msg = m;
@@ -492,7 +527,10 @@ static void frame_done(int peer, struct p2p_rx *in)
     struct enc_p2p_msg *m = in->msg;
 
     in->msg = NULL;
-    if (m->resume) {
+    if (m->positions) {
+        enc_p2p_set_skip(peer, m->data, m->bytes);
+        enc_p2p_msg_free(m);
+    } else if (m->resume) {
         resume_peer(peer, m);
         enc_p2p_msg_free(m);
     } else {
@@ -736,18 +774,50 @@ enc_status_t enc_p2p_conn_alloc(void)
     return ENC_OK;
 }
 
+/* What this rank has received on each channel, as POSITIONS pairs. */
+struct pos_list {
+    uint8_t *buf;
+    size_t n, cap;
+};
+
+static void add_pos(void *arg, uint64_t cid, int peer, struct enc_chan_pos pos)
+{
+    struct pos_list *l = arg;
+    struct enc_wbuf w;
+
+    if (pos.recv == 0 || l->n >= l->cap)
+        return; /* a channel left out is re-sent whole (dropped here by number) */
+    enc_w_init(&w, l->buf + l->n * ENC_P2P_POS_BYTES, ENC_P2P_POS_BYTES);
+    enc_w_u64(&w, enc_p2p_key(cid, peer, enc_p2p.rank));
+    enc_w_u64(&w, pos.recv);
+    l->n++;
+}
+
 void enc_p2p_announce(void)
 {
     struct enc_p2p_hdr h = {.kind = ENC_P2P_RESUME};
+    struct enc_p2p_hdr ph = {.kind = ENC_P2P_POSITIONS};
+    struct pos_list l = {.cap = ENC_MIN(enc_chanseq_count(&enc_p2p.chans), ENC_P2P_MAX_POS)};
     char addr[ENC_P2P_MAX_ADDR + 1];
     uint16_t port;
 
+    l.buf = l.cap ? malloc(l.cap * ENC_P2P_POS_BYTES) : NULL;
+    if (l.buf != NULL)
+        enc_chanseq_each(&enc_p2p.chans, add_pos, &l);
+    ph.bytes = l.n * ENC_P2P_POS_BYTES;
     enc_p2p_self_addr(addr, sizeof(addr), &port);
     h.bytes = strlen(addr);
     h.ack = port;
-    for (int r = 0; r < enc_p2p.size; r++)
-        if (r != enc_p2p.rank)
-            (void)enc_p2p_conn_queue(r, &h, addr);
+    ENC_INFO("p2p", "announcing this incarnation to its peers with the positions of %zu "
+             "channels", l.n);
+    for (int r = 0; r < enc_p2p.size; r++) {
+        if (r == enc_p2p.rank)
+            continue;
+        enc_p2p.out[r].down = false; /* reach every peer, also one lost meanwhile */
+        (void)enc_p2p_conn_queue(r, &ph, l.buf);
+        (void)enc_p2p_conn_queue(r, &h, addr);
+    }
+    free(l.buf);
 }
 
 enc_status_t enc_p2p_conn_start(void)
@@ -760,6 +830,45 @@ enc_status_t enc_p2p_conn_start(void)
 }
 
 void enc_p2p_conn_listen(void) { enc_engine_set_p2p_accept(accepted); }
+
+/* In a snapshot image, the lock held: the copy shares every socket with
+ * the rank, and a peer must see the rank's connections end when it dies,
+ * so the image closes them; a frame half read comes again (the image's
+ * positions are below it); a half-written one is written again whole.
+ * Control frames stay queued (an ACK the rank owed goes when the
+ * connection is made again). */
+void enc_p2p_conn_fork_child(void)
+{
+    acc.mu = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+    for (size_t i = 0; i < acc.n; i++)
+        close(acc.q[i].fd);
+    acc.n = 0;
+    for (int r = 0; r < enc_p2p.size; r++) {
+        struct p2p_out *o = &enc_p2p.out[r];
+
+        close_in(&enc_p2p.in[r]);
+        enc_sock_close(&o->fd);
+        o->cursor = NULL;
+        o->off = 0;
+        o->ctrl_off = 0;
+        o->down = false;
+        o->shm_ready = false; /* a new connection's ring is reset by its reader */
+    }
+    if (enc_p2p.wake_fd >= 0)
+        close(enc_p2p.wake_fd);
+    enc_p2p.wake_fd = -1;
+    __atomic_store_n(&enc_p2p.tid, 0, __ATOMIC_RELEASE);
+}
+
+enc_status_t enc_p2p_conn_restart(void)
+{
+    enc_p2p_shm_reset_line(); /* the image's threads that polled or slept are gone */
+    if ((enc_p2p.wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) < 0) {
+        ENC_ERROR("p2p", "eventfd: %m");
+        return ENC_ERR_SYS;
+    }
+    return enc_p2p_conn_start();
+}
 
 static bool queues_empty(void)
 {

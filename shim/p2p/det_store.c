@@ -1,23 +1,36 @@
-/* det_store.c - a rank's determinants in its host's job directory (det_store.h). */
+/* det_store.c - a rank's determinants in its host's job directory, mapped (det_store.h). */
 #include "enc.h"
 
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "core/vec.h"
 #include "p2p/det_store.h"
 
+#define FIRST_BYTES ((size_t)1 << 20) /* 26,214 records; doubled when full */
+#define SEQ_AT 32                      /* the u64 seq's offset in a record (chanseq.c) */
+
 static struct {
+    pthread_mutex_t mu;
     int fd;
+    uint8_t *map;            /* the file, cap bytes; records from 0, then zeros */
+    size_t cap, used;        /* bytes mapped, bytes of records */
+    uint32_t rank;
     uint64_t clock;          /* calls made so far */
-    struct enc_det *old;     /* earlier incarnations' records, by clock - 1 */
+    uint64_t made;           /* records this incarnation appended */
+    size_t none_at;          /* offset + 1 of this incarnation's last NONE, 0: none */
+    uint64_t none_end;       /* the clock just past that run */
+    struct enc_det *old;     /* earlier incarnations' records, sorted by clock */
     size_t nold, capold;
-} ds = {.fd = -1};
+} ds = {.mu = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
 
 static void path_of(int rank, char *out, size_t cap)
 {
@@ -28,60 +41,239 @@ static void path_of(int rank, char *out, size_t cap)
     snprintf(out, cap, "%s/p2p-determinants.%d", dirname(buf), rank);
 }
 
-/* Reads the records already there into ds.old, indexed by clock. */
+static int by_clock(const void *a, const void *b)
+{
+    const struct enc_det *x = a, *y = b;
+
+    if (x->clock != y->clock)
+        return x->clock < y->clock ? -1 : 1;
+    return 0;
+}
+
+/* Reads the records already there into ds.old (sorted by clock, stable
+ * within one clock: a DONE set stays in its order) and finds the end. */
 static void load(void)
 {
-    uint8_t rec[ENC_DET_WIRE];
     struct enc_det d;
 
-    while (read(ds.fd, rec, sizeof(rec)) == (ssize_t)sizeof(rec)) {
-        if (enc_det_decode(&d, rec, sizeof(rec)) != ENC_OK || d.clock == 0 ||
-            d.clock > (1u << 30))
+    for (ds.used = 0; ds.used + ENC_DET_WIRE <= ds.cap && ds.map[ds.used] != 0;
+         ds.used += ENC_DET_WIRE) {
+        if (enc_det_decode(&d, ds.map + ds.used, ENC_DET_WIRE) != ENC_OK || d.clock == 0 ||
+            ENC_VEC_RESERVE(ds.old, ds.capold, ds.nold + 1) != ENC_OK)
             break;
-        if (d.clock > ds.nold) {
-            if (ENC_VEC_RESERVE(ds.old, ds.capold, d.clock) != ENC_OK)
-                break;
-            memset(ds.old + ds.nold, 0, (d.clock - ds.nold) * sizeof(*ds.old));
-            ds.nold = d.clock;
-        }
-        ds.old[d.clock - 1] = d;
+        ds.old[ds.nold++] = d;
     }
+    /* Stable: records of one clock were written in order; insertion sort
+     * keeps that, and the file is nearly sorted already (clocks grow). */
+    for (size_t i = 1; i < ds.nold; i++) {
+        struct enc_det t = ds.old[i];
+        size_t j = i;
+
+        while (j > 0 && by_clock(&ds.old[j - 1], &t) > 0) {
+            ds.old[j] = ds.old[j - 1];
+            j--;
+        }
+        ds.old[j] = t;
+    }
+}
+
+static bool map_at(size_t cap)
+{
+    void *p;
+
+    if (ftruncate(ds.fd, (off_t)cap) != 0)
+        return false;
+    p = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_SHARED, ds.fd, 0);
+    if (p == MAP_FAILED)
+        return false;
+    if (ds.map != NULL)
+        munmap(ds.map, ds.cap);
+    ds.map = p;
+    ds.cap = cap;
+    return true;
 }
 
 enc_status_t enc_det_store_open(int rank, uint32_t incarnation)
 {
     char path[4200];
-    int flags = O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | (incarnation == 0 ? O_TRUNC : 0);
+    int flags = O_RDWR | O_CREAT | O_CLOEXEC | (incarnation == 0 ? O_TRUNC : 0);
+    off_t size;
 
     path_of(rank, path, sizeof(path));
-    if ((ds.fd = open(path, flags, 0600)) < 0) {
-        ENC_WARN("p2p", "cannot open %s (%m): MPI_ANY_SOURCE outcomes are not recorded, a "
+    pthread_mutex_lock(&ds.mu);
+    if (ds.fd >= 0) { /* a restored snapshot image: its clock stays, records are read again */
+        if (ds.map != NULL)
+            munmap(ds.map, ds.cap);
+        __atomic_store_n(&ds.map, NULL, __ATOMIC_RELEASE);
+        ds.cap = 0;
+        ds.nold = 0;
+        ds.none_at = 0;
+        close(ds.fd);
+        ds.fd = -1;
+    }
+    ds.rank = (uint32_t)rank;
+    if ((ds.fd = open(path, flags, 0600)) < 0 ||
+        (size = lseek(ds.fd, 0, SEEK_END)) < 0 ||
+        !map_at(ENC_MAX((size_t)size, FIRST_BYTES))) {
+        ENC_WARN("p2p", "cannot map %s (%m): nondeterministic outcomes are not recorded, a "
                  "restart of this rank replays them live", path);
+        if (ds.fd >= 0)
+            close(ds.fd);
+        ds.fd = -1;
+        pthread_mutex_unlock(&ds.mu);
         return ENC_ERR_SYS;
     }
-    if (incarnation > 0)
-        load();
+    load();
+    pthread_mutex_unlock(&ds.mu);
     return ENC_OK;
 }
 
-uint64_t enc_det_store_tick(void) { return ++ds.clock; }
+bool enc_det_store_on(void) { return __atomic_load_n(&ds.map, __ATOMIC_ACQUIRE) != NULL; }
+
+uint64_t enc_det_store_tick(void) { return __atomic_add_fetch(&ds.clock, 1, __ATOMIC_RELAXED); }
+
+uint64_t enc_det_store_clock(void) { return __atomic_load_n(&ds.clock, __ATOMIC_RELAXED); }
+
+uint64_t enc_det_store_made(void) { return __atomic_load_n(&ds.made, __ATOMIC_RELAXED); }
+
+/* The index of the first old record with clock >= c (nold: none). */
+static size_t lower(uint64_t c)
+{
+    size_t lo = 0, hi = ds.nold;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (ds.old[mid].clock < c)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static bool find_locked(uint64_t clock, struct enc_det *d)
+{
+    size_t i = lower(clock);
+
+    if (i < ds.nold && ds.old[i].clock == clock) {
+        *d = ds.old[i];
+        return true;
+    }
+    /* A NONE run that started earlier and covers clock. */
+    if (i > 0 && ds.old[i - 1].kind == ENC_DET_NONE &&
+        clock - ds.old[i - 1].clock < ds.old[i - 1].seq) {
+        *d = ds.old[i - 1];
+        return true;
+    }
+    return false;
+}
 
 bool enc_det_store_find(uint64_t clock, struct enc_det *d)
 {
-    if (clock == 0 || clock > ds.nold || ds.old[clock - 1].kind == 0)
+    bool hit;
+
+    if (clock == 0 || ds.nold == 0)
         return false;
-    *d = ds.old[clock - 1];
-    return true;
+    pthread_mutex_lock(&ds.mu);
+    hit = find_locked(clock, d);
+    pthread_mutex_unlock(&ds.mu);
+    return hit;
 }
 
-void enc_det_store_record(const struct enc_det *d)
+size_t enc_det_store_find_all(uint64_t clock, struct enc_det *out, size_t cap)
 {
-    uint8_t rec[ENC_DET_WIRE];
+    size_t n = 0;
+
+    if (clock == 0 || ds.nold == 0)
+        return 0;
+    pthread_mutex_lock(&ds.mu);
+    for (size_t i = lower(clock); i < ds.nold && ds.old[i].clock == clock; i++, n++)
+        if (n < cap)
+            out[n] = ds.old[i];
+    pthread_mutex_unlock(&ds.mu);
+    return n;
+}
+
+/* Room for n more records (the mutex held). */
+static bool room(size_t n)
+{
+    if (ds.used + n * ENC_DET_WIRE <= ds.cap)
+        return true;
+    if (map_at(ENC_MAX(ds.cap * 2, ds.used + n * ENC_DET_WIRE)))
+        return true;
+    ENC_WARN("p2p", "cannot grow the determinant file (%m): later outcomes are not recorded");
+    return false;
+}
+
+/* Appends n records, the first one's kind byte stored last: a reader sees
+ * all of them or none (the mutex held). */
+static void append(const struct enc_det *d, size_t n)
+{
+    uint8_t rec[ENC_DET_WIRE], kind0 = 0;
+    uint8_t *at;
+
+    if (ds.map == NULL || n == 0 || !room(n))
+        return;
+    at = ds.map + ds.used;
+    for (size_t i = 0; i < n; i++) {
+        struct enc_det one = d[i];
+        size_t skip = i == 0; /* the first kind byte: stored last */
+
+        one.creator = ds.rank;
+        enc_det_encode(&one, rec);
+        memcpy(at + i * ENC_DET_WIRE + skip, rec + skip, ENC_DET_WIRE - skip);
+        if (i == 0)
+            kind0 = rec[0];
+    }
+    __atomic_store_n(at, kind0, __ATOMIC_RELEASE);
+    ds.used += n * ENC_DET_WIRE;
+    ds.made += n;
+}
+
+/* An earlier incarnation recorded a d->kind at d->clock (the mutex held). */
+static bool had_locked(const struct enc_det *d)
+{
     struct enc_det old;
 
-    if (ds.fd < 0 || enc_det_store_find(d->clock, &old))
-        return;
-    enc_det_encode(d, rec);
-    if (write(ds.fd, rec, sizeof(rec)) != (ssize_t)sizeof(rec))
-        ENC_WARN("p2p", "cannot record an MPI_ANY_SOURCE outcome: %m");
+    if (d->kind == ENC_DET_NONE)
+        return find_locked(d->clock, &old);
+    for (size_t i = lower(d->clock); i < ds.nold && ds.old[i].clock == d->clock; i++)
+        if (ds.old[i].kind == d->kind)
+            return true;
+    return false;
+}
+
+void enc_det_store_record_n(const struct enc_det *d, size_t n)
+{
+    pthread_mutex_lock(&ds.mu);
+    if (n > 0 && !had_locked(d))
+        append(d, n);
+    pthread_mutex_unlock(&ds.mu);
+}
+
+void enc_det_store_record(const struct enc_det *d) { enc_det_store_record_n(d, 1); }
+
+void enc_det_store_none(uint64_t clock)
+{
+    struct enc_det d = {.kind = ENC_DET_NONE, .clock = clock, .seq = 1};
+
+    pthread_mutex_lock(&ds.mu);
+    if (ds.none_at != 0 && ds.none_end == clock) {
+        uint64_t *count = (uint64_t *)(void *)(ds.map + ds.none_at - 1 + SEQ_AT);
+
+        /* one aligned store: the run's new length (big-endian, as encoded) */
+        __atomic_store_n(count, htobe64(be64toh(*count) + 1),
+                         __ATOMIC_RELEASE);
+        ds.none_end = clock + 1;
+    } else if (ds.map != NULL && !had_locked(&d)) {
+        size_t at = ds.used;
+        uint64_t made = ds.made;
+
+        d = (struct enc_det){.kind = ENC_DET_NONE, .clock = clock, .seq = 1};
+        append(&d, 1);
+        ds.none_at = ds.made != made ? at + 1 : 0;
+        ds.none_end = clock + 1;
+    }
+    pthread_mutex_unlock(&ds.mu);
 }

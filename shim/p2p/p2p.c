@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "engine/engine.h"
 #include "engine/layer.h"
@@ -18,18 +19,30 @@
 static void deliver_data(struct enc_p2p_msg *m);
 static void deliver_ack(uint64_t id);
 
-/* The state, made on first need: this rank's first point-to-point call,
- * or a peer's connection (the listener's thread), whichever comes first. */
-enc_status_t enc_p2p_make_state(void)
+/* The condition variable on the monotonic clock, once, at MPI_Init: the
+ * completion waits sleep on it before point-to-point starts too (a
+ * nonblocking collective's completion wakes them, shim/mpi/p2p_complete.c). */
+static void init_cv(void)
 {
+    static bool ready;
     pthread_condattr_t a;
 
-    if (enc_p2p.out != NULL)
-        return ENC_OK;
+    if (ready)
+        return;
     pthread_condattr_init(&a);
     pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
     pthread_cond_init(&enc_p2p.cv, &a);
     pthread_condattr_destroy(&a);
+    ready = true;
+}
+
+/* The state, made on first need: this rank's first point-to-point call,
+ * or a peer's connection (the listener's thread), whichever comes first. */
+enc_status_t enc_p2p_make_state(void)
+{
+    if (enc_p2p.out != NULL)
+        return ENC_OK;
+    init_cv();
     enc_p2p.rank = enc_engine_rank();
     enc_p2p.size = enc_engine_size();
     enc_chanseq_init(&enc_p2p.chans);
@@ -49,6 +62,7 @@ enc_status_t enc_p2p_start_locked(void)
 
 void enc_p2p_listen(void)
 {
+    init_cv();
     enc_p2p.on_data = deliver_data;
     enc_p2p.on_ack = deliver_ack;
     enc_p2p.start_locked = enc_p2p_start_locked;
@@ -102,11 +116,36 @@ static enc_status_t send_ack(const struct enc_p2p_msg *m)
     return enc_p2p_conn_queue(m->from, &h, NULL);
 }
 
+/* The receive completes before the synchronous sender's ACK goes: a
+ * sender that learns of the match, then synchronises with this rank some
+ * other way (a barrier), finds the receive complete (MPICH's rqstatus);
+ * deliver frees m, so the ACK is sent from a copy of its envelope. */
 static void matched(struct enc_p2p_recv *r, struct enc_p2p_msg *m)
 {
-    (void)send_ack(m);
+    struct enc_p2p_msg env = *m;
+
+    env.data = NULL;
     r->deliver(r, m);
+    (void)send_ack(&env);
     enc_p2p_wake_waiters();
+}
+
+/* Receives posted and not matched yet, and the thread that posted them:
+ * under MPI_THREAD_MULTIPLE, two threads with receives posted at once race
+ * for messages, an order no determinant records (docs/p2p.md, 6.3): that
+ * combination is refused. */
+static struct {
+    bool multiple;
+    int tid;
+    size_t posted;
+} rx;
+
+void enc_p2p_set_thread_multiple(bool on) { rx.multiple = on; }
+
+static void posted_matched(void)
+{
+    if (rx.posted > 0)
+        rx.posted--;
 }
 
 static void deliver_data(struct enc_p2p_msg *m)
@@ -130,8 +169,10 @@ static void deliver_data(struct enc_p2p_msg *m)
     }
     if (c == NULL || enc_match_arrive(&c->m, &m->mm, &r) != ENC_OK)
         enc_p2p_peer_lost(m->from, "sent a message this rank could not queue (out of memory)");
-    if (r != NULL)
+    if (r != NULL) {
+        posted_matched();
         matched(CONTAINER(r, struct enc_p2p_recv, mr), m);
+    }
     else
         enc_p2p_wake_waiters(); /* a probe may be waiting for it */
 }
@@ -200,14 +241,27 @@ enc_status_t enc_p2p_post(struct enc_p2p_recv *r)
     struct p2p_comm *c = comm_of(r->cid);
     struct enc_match_msg *mm = NULL;
     enc_status_t rv;
+    int me = (int)gettid();
 
     if (c == NULL)
         return ENC_ERR_NOMEM;
+    if (rx.multiple && rx.posted > 0 && rx.tid != me) {
+        ENC_ERROR("p2p", "receives posted concurrently from several threads "
+                  "(MPI_THREAD_MULTIPLE: thread %d posted one while thread %d has %zu "
+                  "pending) are not supported in encore mode: which receive takes a "
+                  "message would not be replayed after a restart; post receives from one "
+                  "thread at a time", me, rx.tid, rx.posted);
+        return ENC_ERR_STATE;
+    }
     (void)enc_p2p_conn_shm_progress(); /* what peers of this host wrote */
     if ((rv = enc_match_post(&c->m, &r->mr, &mm)) != ENC_OK)
         return rv;
-    if (mm != NULL)
+    if (mm != NULL) {
         matched(r, CONTAINER(mm, struct enc_p2p_msg, mm));
+    } else {
+        rx.posted++;
+        rx.tid = me;
+    }
     return ENC_OK;
 }
 
@@ -234,5 +288,97 @@ bool enc_p2p_cancel(struct enc_p2p_recv *r)
 {
     struct p2p_comm *c = comm_of(r->cid);
 
-    return c != NULL && enc_match_cancel(&c->m, &r->mr);
+    if (c == NULL || !enc_match_cancel(&c->m, &r->mr))
+        return false;
+    posted_matched();
+    return true;
+}
+
+/* ---- snapshots (p2p.h) ---- */
+
+bool enc_p2p_fork_prepare(void)
+{
+    enc_p2p_lock();
+    return true;
+}
+
+void enc_p2p_fork_parent(void) { enc_p2p_unlock(); }
+
+void enc_p2p_fork_child(void)
+{
+    enc_p2p.mu = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+    if (enc_p2p.out != NULL)
+        enc_p2p_conn_fork_child();
+}
+
+struct pos_sum {
+    uint64_t sent, received;
+    size_t channels;
+};
+
+static void sum_pos(void *arg, uint64_t cid, int peer, struct enc_chan_pos pos)
+{
+    struct pos_sum *t = arg;
+
+    (void)cid;
+    (void)peer;
+    t->sent += pos.send;
+    t->received += pos.recv;
+    t->channels++;
+}
+
+void enc_p2p_restored(void)
+{
+    struct pos_sum t = {0};
+    enc_status_t rv;
+
+    if (!enc_p2p_started())
+        return; /* the layer starts at its first use, as in any incarnation */
+    enc_p2p_lock();
+    rv = enc_p2p_conn_restart();
+    enc_chanseq_each(&enc_p2p.chans, sum_pos, &t);
+    ENC_INFO("p2p", "restored at the image's positions: %llu messages sent and %llu received "
+             "on %zu channels, %zu receives pending, determinant clock %llu",
+             (unsigned long long)t.sent, (unsigned long long)t.received, t.channels, rx.posted,
+             (unsigned long long)enc_det_store_clock());
+    if (rv == ENC_OK && enc_p2p.announced) {
+        (void)enc_det_store_open(enc_p2p.rank, enc_engine_incarnation());
+        enc_p2p_announce();
+    }
+    enc_p2p_unlock();
+    if (rv != ENC_OK)
+        enc_p2p_peer_lost(enc_p2p.rank, "was restored but cannot start point-to-point again");
+}
+
+bool enc_p2p_trim(uint64_t key, uint64_t floor)
+{
+    bool mine;
+
+    if (!enc_p2p_started())
+        return false;
+    enc_p2p_lock();
+    mine = enc_p2p_conn_trim(key, floor);
+    enc_p2p_unlock();
+    return mine;
+}
+
+struct each_pos {
+    void (*fn)(void *arg, uint64_t key, uint64_t pos);
+    void *arg;
+};
+
+static void each_recv(void *arg, uint64_t cid, int peer, struct enc_chan_pos pos)
+{
+    const struct each_pos *e = arg;
+
+    if (pos.recv > 0)
+        e->fn(e->arg, enc_p2p_key(cid, peer, enc_p2p.rank), pos.recv);
+}
+
+void enc_p2p_each_received(void (*fn)(void *arg, uint64_t key, uint64_t pos), void *arg)
+{
+    struct each_pos e = {fn, arg};
+
+    if (enc_p2p.out != NULL)
+        enc_chanseq_each(&enc_p2p.chans, each_recv, &e);
 }

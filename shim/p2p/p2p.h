@@ -38,6 +38,7 @@ struct enc_p2p_msg {
     int from;                  /* the sender's world rank */
     bool sync;                 /* the sender waits for an ACK at the match */
     bool resume;               /* a RESUME frame (conn.c's), not a message */
+    bool positions;            /* a POSITIONS frame (conn.c's), not a message */
     uint64_t ack;
     size_t bytes;
     uint8_t *data;             /* the packed payload (NULL when bytes is 0) */
@@ -81,6 +82,10 @@ void enc_p2p_unlock(void);
  * goes straight to the matching. */
 enc_status_t enc_p2p_send(uint64_t cid, int src, int dst, int dst_world, int tag,
                           const void *data, size_t bytes, struct enc_p2p_sync *s);
+/* The program was granted MPI_THREAD_MULTIPLE: enc_p2p_post refuses (one
+ * line, ENC_ERR_STATE) a receive from a thread while another thread has
+ * receives posted and unmatched. */
+void enc_p2p_set_thread_multiple(bool on);
 /* Posts a receive; r->deliver may run before this returns. */
 enc_status_t enc_p2p_post(struct enc_p2p_recv *r);
 /* The message a receive of (src, tag) posted now would take, left queued. */
@@ -106,5 +111,27 @@ enc_status_t enc_p2p_flush(void);
 void enc_p2p_finalize(void);
 /* The progress thread's id (0: none), so snapshots count it as ours. */
 int enc_p2p_thread_id(void);
+
+/*
+ * Snapshots at any call boundary (docs/p2p.md, 7).  The fork copies the
+ * layer's whole state: queues, pending receives and synchronous sends,
+ * channel positions, the payload log, the determinant clock.  Around the
+ * fork the forking thread holds the lock (prepare; parent releases it).
+ * The image (child) closes the layer's descriptors; restored, the layer
+ * starts its thread again and tells every peer the positions the image
+ * had received (POSITIONS, RESUME): each re-sends from there.
+ */
+bool enc_p2p_fork_prepare(void);
+void enc_p2p_fork_parent(void);
+void enc_p2p_fork_child(void);
+void enc_p2p_restored(void);
+/* A trim floor on a channel key (enc_p2p_each_received): the log's
+ * messages on that channel below floor are released; false when this
+ * rank sends on no channel of that key.  Not with the lock held. */
+bool enc_p2p_trim(uint64_t key, uint64_t floor);
+/* Calls fn with the key and the received position (the next number
+ * needed) of every channel this rank received on; no allocation, no lock
+ * (a snapshot image, alone in its process, lists them). */
+void enc_p2p_each_received(void (*fn)(void *arg, uint64_t key, uint64_t pos), void *arg);
 
 #endif

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "p2p/chanseq.h"
 #include "p2p/match.h"
@@ -18,14 +19,25 @@
 /* A frame waiting to be written. */
 struct p2p_frame {
     struct p2p_frame *next;
-    size_t len;
+    uint64_t key, seq;      /* DATA: its channel (enc_p2p_chan_key) and number */
+    bool spilled;           /* only the header is here; the payload at spill_off */
+    off_t spill_off;
+    size_t len;             /* header and payload, spilled or not */
     uint8_t buf[];          /* header, then payload */
 };
 
+/* A channel's position a restored peer sent (POSITIONS): its image had
+ * every message of the channel below pos. */
+struct p2p_skip {
+    uint64_t key, pos;
+};
+
 /* This rank's connection to a peer.  Every DATA frame sent to the peer
- * stays in its log, in send order (the sender-based payload log): a new
- * connection, after the peer was restored, writes the log again from its
- * start, and the peer drops what it had by channel number.  ACKs are
+ * stays in its log, in send order (the sender-based payload log), until
+ * the peer's newest parked snapshot image has received it (a TRIM of its
+ * channel key, conn_trim.c): a new connection, after the peer was
+ * restored, writes the log again from the positions its image had
+ * (skip), and the peer drops what it had by channel number.  ACKs are
  * control frames, written once. */
 struct p2p_out {
     int fd;                 /* -1: not connected */
@@ -42,6 +54,8 @@ struct p2p_out {
      * connection (its `resets` moved past shm_base, read before connecting). */
     bool shm, shm_ready;
     uint64_t shm_base;
+    struct p2p_skip *skip;  /* the restored peer's positions: frames below are not sent */
+    size_t nskip;
 };
 
 /* A stream of frames being read: the frame at hand. */
@@ -121,6 +135,25 @@ bool enc_p2p_conn_spin(void);
  * this rank's futex in the segment (woken by a peer's write, room freed,
  * or enc_p2p_wake_waiters) until deadline; as enc_p2p_wait. */
 enc_status_t enc_p2p_conn_sleep(uint64_t deadline);
+/* The channel key of (cid, src, world rank dst) (p2p.h). */
+uint64_t enc_p2p_key(uint64_t cid, int src, int dst_world);
+/* conn_trim.c (the lock held): the frames of the log to peer that the
+ * peer's positions say it has (the cursor skips them); frees the log's
+ * frames below floor on channel key (false: no channel of this rank's has
+ * that key); payload log bytes held now and at most. */
+bool enc_p2p_skipped(const struct p2p_out *o, const struct p2p_frame *f);
+void enc_p2p_set_skip(int peer, const uint8_t *pairs, size_t bytes);
+bool enc_p2p_conn_trim(uint64_t key, uint64_t floor);
+/* The cursor's frame is spilled (a lost host's rank re-executes from the
+ * start): its payload is read back into memory.  ENC_OK, or the job ends
+ * with one line naming the message that was lost. */
+enc_status_t enc_p2p_unspill_cursor(struct p2p_out *o);
+void enc_p2p_log_added(const struct p2p_frame *f);
+/* conn.c: a snapshot's fork (the lock held by the forking thread): in the
+ * image every descriptor of the layer is closed and frames half read are
+ * forgotten; restored, the layer starts again (eventfd, progress thread). */
+void enc_p2p_conn_fork_child(void);
+enc_status_t enc_p2p_conn_restart(void);
 /* Ends the job with one line: a peer's connection broke outside finalize. */
 void enc_p2p_peer_lost(int peer, const char *what) __attribute__((noreturn));
 

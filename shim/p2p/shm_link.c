@@ -116,11 +116,18 @@ void enc_p2p_shm_open(int me, int size)
     ps.any = nlocal > 1;
     ps.spin_ns = auto_ns(ENC_TUNE_SPIN_US, cores <= 0 || nlocal > cores ? 0 : 50);
     ps.yield_ns = auto_ns(ENC_TUNE_SHM_YIELD_US, cores <= 0 || nlocal > cores ? 1000 : 0);
-    atomic_store(&ps.lines[me].attentive, 0);
-    atomic_store(&ps.lines[me].bell, 0);
-    atomic_store(&ps.lines[me].sleepers, 0);
+    enc_p2p_shm_reset_line();
     ENC_DEBUG("p2p", "point-to-point rings of %zu bytes with %d ranks of this host", ps.cap,
               nlocal - 1);
+}
+
+void enc_p2p_shm_reset_line(void)
+{
+    if (!ps.any)
+        return;
+    atomic_store(&ps.lines[ps.me].attentive, 0);
+    atomic_store(&ps.lines[ps.me].bell, 0);
+    atomic_store(&ps.lines[ps.me].sleepers, 0);
 }
 
 bool enc_p2p_shm_peer(int peer)

@@ -24,6 +24,9 @@
  * any and ENCORE_P2P_SHM is on; else (or on any doubt) every peer is
  * reached over TCP.  Resets this rank's line (a restarted incarnation). */
 void enc_p2p_shm_open(int me, int size);
+/* This rank's line as a new incarnation's (no thread polls or sleeps, no
+ * bell on its way): at open, and when a snapshot's image is restored. */
+void enc_p2p_shm_reset_line(void);
 /* True when peer is reached through the rings. */
 bool enc_p2p_shm_peer(int peer);
 /* True when any peer is. */

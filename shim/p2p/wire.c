@@ -30,6 +30,10 @@ static bool hdr_valid(const struct enc_p2p_hdr *h, uint32_t magic, uint16_t zero
     if (h->kind == ENC_P2P_RESUME)
         return h->bytes > 0 && h->bytes <= ENC_P2P_MAX_ADDR && h->mode == ENC_P2P_STANDARD &&
                h->ack > 0 && h->ack <= UINT16_MAX;
+    if (h->kind == ENC_P2P_POSITIONS)
+        return h->bytes % ENC_P2P_POS_BYTES == 0 &&
+               h->bytes <= (uint64_t)ENC_P2P_MAX_POS * ENC_P2P_POS_BYTES &&
+               h->mode == ENC_P2P_STANDARD && h->ack == 0;
     if (h->kind != ENC_P2P_DATA)
         return h->bytes == 0 && h->mode == ENC_P2P_STANDARD;
     return h->src >= 0 && h->tag >= 0 && h->bytes <= ENC_P2P_MAX_BYTES;

@@ -11,7 +11,13 @@
  *   ACK   a synchronous message matched: `ack` is the id its DATA carried;
  *   RESUME  a restored rank's first frame to each peer: `ack` is its
  *         listener's port, the payload its address; the peer connects
- *         to it and sends its log to it again.
+ *         to it and sends its log to it again;
+ *   POSITIONS  a restored rank's frame just before its RESUME: what its
+ *         image had received on each channel, `bytes` / 16 pairs (u64
+ *         channel key, p2p.h's enc_p2p_chan_key; u64 the number of the
+ *         next message it needs), so the peer re-sends from there on;
+ *   BELL  no payload: look at the sender's shared-memory ring to us (a
+ *         peer of this host, whose DATA frames go through the ring).
  */
 #ifndef ENC_P2P_WIRE_H
 #define ENC_P2P_WIRE_H
@@ -27,12 +33,15 @@
  * bytes fits; anything larger is a broken peer, never an allocation). */
 #define ENC_P2P_MAX_BYTES (1ull << 40)
 #define ENC_P2P_MAX_ADDR 255 /* a RESUME's address */
+#define ENC_P2P_POS_BYTES 16 /* one POSITIONS pair */
+#define ENC_P2P_MAX_POS (1u << 16) /* pairs in one POSITIONS frame */
 
 enum enc_p2p_kind {
     ENC_P2P_DATA = 1,
     ENC_P2P_ACK = 2,
     ENC_P2P_RESUME = 3,
-    ENC_P2P_BELL = 4, /* look at the sender's shared-memory ring (shm_link.h) */
+    ENC_P2P_POSITIONS = 4,
+    ENC_P2P_BELL = 5, /* look at the sender's shared-memory ring (shm_link.h) */
 };
 
 enum enc_p2p_mode {
@@ -56,7 +65,8 @@ struct enc_p2p_hdr {
 void enc_p2p_hdr_encode(const struct enc_p2p_hdr *h, uint8_t out[ENC_P2P_HDR_BYTES]);
 /* ENC_OK, or ENC_ERR_PROTO for a header no encoder makes (magic, kind,
  * mode, reserved bits, a negative source or tag, a payload on a frame
- * that has none, a payload above ENC_P2P_MAX_BYTES). */
+ * that has none, a payload above ENC_P2P_MAX_BYTES, POSITIONS that are not
+ * whole pairs or more than ENC_P2P_MAX_POS of them). */
 enc_status_t enc_p2p_hdr_decode(struct enc_p2p_hdr *h, const uint8_t *in, size_t len);
 
 #endif

@@ -9,6 +9,7 @@
 
 #include "engine/coll.h"
 #include "engine/layer.h"
+#include "p2p/p2p.h"
 #include "proto/msgs.h"
 #include "recovery/checkpoint/ckpt.h"
 #include "recovery/checkpoint/exchange.h"
@@ -111,10 +112,13 @@ static enc_status_t group_record(void *arg, const struct enc_coll *co, uint64_t 
     return record_entry(co, cid, seq, !co->replayed);
 }
 
+/* A floor on a communicator, or on a point-to-point channel (its key,
+ * p2p/conn_trim.c: the receiver's parked image had the messages below). */
 static void trim(void *arg, uint64_t cid, uint64_t seq)
 {
     (void)arg;
-    enc_log_set_floor(cid, seq);
+    if (!enc_p2p_trim(cid, seq))
+        enc_log_set_floor(cid, seq);
 }
 
 static enc_status_t recover(void *arg)
@@ -215,3 +219,6 @@ void enc_recovery_before_mpi_init(void) { enc_snap_threads_before_mpi(); }
 bool enc_recovery_restored(void) { return enc_snapshot_restored(); }
 
 void enc_recovery_set_fork_guard(const struct enc_fork_guard *g) { enc_snapshot_set_guard(g); }
+
+bool enc_recovery_snapshot_due(void) { return enc_snapshot_due(); }
+void enc_recovery_call_boundary(void) { enc_snapshot_point(); }

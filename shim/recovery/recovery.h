@@ -27,6 +27,12 @@ void enc_recovery_before_mpi_init(void);
  * does not exist there, so the real MPI_Finalize must not run. */
 bool enc_recovery_restored(void);
 
+/* A call boundary outside collectives (the program's thread, no lock of
+ * libencore's held, the MPI layer's turn held): a snapshot is taken when
+ * one is due.  enc_recovery_snapshot_due is the cheap test before it. */
+bool enc_recovery_snapshot_due(void);
+void enc_recovery_call_boundary(void);
+
 /* What a layer above must do around a snapshot's fork (only the forking
  * thread exists in the copy).  prepare: true when this thread may fork now
  * (it then holds the guard's locks until parent or child is called); false
@@ -38,6 +44,8 @@ struct enc_fork_guard {
     void (*parent)(void);
     void (*child)(void);
     int (*thread_ids)(int *tids, int cap);
+    /* NULL, or: the copy became the rank (rejoined as a new incarnation) */
+    void (*restored)(void);
 };
 /* Set once, before the engine joins (MPI_Init). */
 void enc_recovery_set_fork_guard(const struct enc_fork_guard *g);

@@ -6,4 +6,5 @@ libenccore_la_SOURCES += \
 	shim/shm/host_segment.c \
 	shim/shm/flags.c \
 	shim/shm/channels.c \
-	shim/shm/cma.c
+	shim/shm/cma.c \
+	shim/shm/resbuf.c

@@ -3,8 +3,8 @@
  * a peer's connection (p2p/wire.c).
  * Oracle: a header that decodes re-encodes to exactly the same bytes (one
  * encoding per header), and what it announces is within the limits the
- * reader allocates by (a payload only on DATA and RESUME, within
- * ENC_P2P_MAX_BYTES and ENC_P2P_MAX_ADDR).
+ * reader allocates by (a payload only on DATA, RESUME and POSITIONS,
+ * within ENC_P2P_MAX_BYTES, ENC_P2P_MAX_ADDR and ENC_P2P_MAX_POS pairs).
  */
 #include "enc.h"
 #include "p2p/wire.h"
@@ -23,7 +23,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     enc_p2p_hdr_encode(&h, again);
     FUZZ_CHECK(memcmp(again, data, ENC_P2P_HDR_BYTES) == 0);
     FUZZ_CHECK(h.bytes <= ENC_P2P_MAX_BYTES);
-    FUZZ_CHECK(h.kind == ENC_P2P_DATA || h.kind == ENC_P2P_RESUME || h.bytes == 0);
+    FUZZ_CHECK(h.kind == ENC_P2P_DATA || h.kind == ENC_P2P_RESUME ||
+               h.kind == ENC_P2P_POSITIONS || h.bytes == 0);
+    FUZZ_CHECK(h.kind != ENC_P2P_POSITIONS ||
+               (h.bytes % ENC_P2P_POS_BYTES == 0 &&
+                h.bytes / ENC_P2P_POS_BYTES <= ENC_P2P_MAX_POS));
     FUZZ_CHECK(h.kind != ENC_P2P_RESUME || (h.bytes > 0 && h.bytes <= ENC_P2P_MAX_ADDR));
     FUZZ_CHECK(h.kind != ENC_P2P_DATA || (h.src >= 0 && h.tag >= 0));
     return 0;
@@ -37,6 +41,7 @@ void fuzz_seeds(fuzz_emit_fn emit)
          .tag = 0, .seq = 0, .bytes = 0, .ack = 12},
         {.kind = ENC_P2P_ACK, .ack = 12},
         {.kind = ENC_P2P_RESUME, .bytes = 9, .ack = 40000},
+        {.kind = ENC_P2P_POSITIONS, .bytes = 32},
         {.kind = ENC_P2P_BELL},
     };
     uint8_t buf[ENC_P2P_HDR_BYTES];

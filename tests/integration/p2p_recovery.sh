@@ -29,16 +29,7 @@ enc_tmpdir
 kill_at() {
     _k_name=$1 _k_rank=$2 _k_sig=$3 _k_lines=$4
     shift 4
-    enc_encore 4 "$@" >"$ENC_TMP/$_k_name.raw" 2>"$ENC_TMP/$_k_name.err" &
-    _k_bg=$!
-    enc_wait_lines "$ENC_TMP/$_k_name.raw" . "$_k_lines" 60 "$_k_name"
-    _k_run=$(enc_bounded_pid "$_k_bg")
-    _k_pid=$(enc_rank_pid "$_k_run" "$_k_rank")
-    [ -n "$_k_pid" ] || enc_fail "$_k_name: rank $_k_rank not found"
-    kill -"$_k_sig" "$_k_pid"
-    ENC_RC=0
-    wait "$_k_bg" || ENC_RC=$?
-    enc_expect_status "$_k_name" 0
+    enc_signal_at "$_k_name" 4 "$_k_rank" "$_k_sig" . "$_k_lines" "$@"
     sort -u "$ENC_TMP/$_k_name.raw" >"$ENC_TMP/$_k_name.uniq"
 }
 

@@ -13,27 +13,18 @@
  * nothing is read before it is final, so a restored rank's re-executed
  * writes and reads are exact (docs/io.md).
  */
+#define _GNU_SOURCE /* program_invocation_short_name, in mpi_check.h */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi_check.h"
+
 #define BLK 64  /* bytes per block */
 #define NV 16   /* ints per rank in the view region */
 
-static int rank, nranks;
-
-static void check(int rv, const char *what)
-{
-    if (rv != MPI_SUCCESS) {
-        char msg[MPI_MAX_ERROR_STRING];
-        int len;
-
-        MPI_Error_string(rv, msg, &len);
-        fprintf(stderr, "io_check: rank %d: %s failed: %s\n", rank, what, msg);
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
-}
+static int nranks;
 
 static void fill(unsigned char *b, int it, int r, int salt)
 {

@@ -14,26 +14,17 @@
  * printed is the same in every correct run, so the output can be
  * compared with native MPI's.
  */
+#define _GNU_SOURCE /* program_invocation_short_name, in mpi_check.h */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi_check.h"
+
 #define BLK 64 /* bytes per block */
 
-static int rank, nranks;
-
-static void check(int rv, const char *what)
-{
-    if (rv != MPI_SUCCESS) {
-        char msg[MPI_MAX_ERROR_STRING];
-        int len;
-
-        MPI_Error_string(rv, msg, &len);
-        fprintf(stderr, "io_shared_check: rank %d: %s failed: %s\n", rank, what, msg);
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
-}
+static int nranks;
 
 /* Block of (r, it): its first two bytes name it, the rest follow from it. */
 static void fill(unsigned char *b, int r, int it)

@@ -96,6 +96,17 @@ int enc_log_positions(struct enc_snap_comm *out, int cap);
 /* Collectives completed on communicators other than the world. */
 uint64_t enc_log_comm_completed(void);
 
+/* The third origin: point-to-point payloads, which the sender keeps in
+ * its connections' logs (p2p/conn_trim.c) until the receiver's snapshot
+ * covers them (on several hosts: then spilled, within the one spill
+ * budget).  Their bytes in memory (delta: added or released; fresh: newly
+ * logged, not read back from the spill file) count in the one
+ * memory budget: they raise the peak reported below, push the oldest
+ * collective results to the spill file while memory is over
+ * ENCORE_LOG_MEM_MAX, and count as recorded bytes (a snapshot is due once
+ * ENCORE_LOG_MEM_MAX / 8 more were logged). */
+void enc_log_payload_bytes(int64_t delta, bool fresh);
+
 /* The most bytes held in memory at once (own memory plus the host result
  * buffer entries used), and on disk. */
 size_t enc_log_peak_bytes(void);

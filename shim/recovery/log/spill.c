@@ -30,6 +30,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,8 +137,27 @@ static uint64_t check_of(uint64_t cid, size_t len)
     return (uint64_t)len ^ cid ^ SPILL_MAGIC;
 }
 
+/* Point-to-point payloads spill from the thread that handles a trim (p2p/
+ * conn_trim.c) while a nonblocking collective's worker may spill results:
+ * the file's end and its byte counts are taken under this lock. */
+static pthread_mutex_t sp_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static enc_status_t spill_put(uint64_t cid, uint64_t seq, const void *data, size_t len,
+                              off_t *off);
+
 enc_status_t enc_spill_put(uint64_t cid, uint64_t seq, const void *data, size_t len,
                            off_t *off)
+{
+    enc_status_t rv;
+
+    pthread_mutex_lock(&sp_mu);
+    rv = spill_put(cid, seq, data, len, off);
+    pthread_mutex_unlock(&sp_mu);
+    return rv;
+}
+
+static enc_status_t spill_put(uint64_t cid, uint64_t seq, const void *data, size_t len,
+                              off_t *off)
 {
     struct spill_hdr h = {.seq = seq, .check = check_of(cid, len)};
     struct iovec iov[2] = {{&h, sizeof(h)}, {(void *)data, len}};
@@ -193,7 +213,9 @@ void enc_spill_release(off_t off, size_t len)
         sp.punch_warned = true;
         return;
     }
+    pthread_mutex_lock(&sp_mu);
     sp.live -= ENC_MIN(sp.live, n);
+    pthread_mutex_unlock(&sp_mu);
 }
 
 void enc_spill_restored(void)

@@ -75,6 +75,8 @@ static struct {
     size_t mem, mem_max, mem_peak;
     size_t resbuf_mem;       /* bytes of the host's result buffer the log uses */
     uint64_t recorded;       /* bytes ever copied into this rank's memory */
+    size_t payload;          /* point-to-point payloads held (atomic: enc_log_payload_bytes) */
+    uint64_t payload_recorded; /* and ever logged (atomic) */
     uint64_t resbuf_recorded; /* bytes ever kept by reference in the result buffer */
     bool floors_raised;      /* since the last trim */
     uint64_t forgotten_done; /* collectives of the communicators forgotten */
@@ -159,9 +161,14 @@ enc_status_t enc_log_init(void)
 /* ---- memory ---- */
 
 /* Peak log size: own memory plus the result-buffer entries it uses. */
+static size_t payload_held(void) { return __atomic_load_n(&lg.payload, __ATOMIC_RELAXED); }
+
 static void note_peak(void)
 {
-    lg.mem_peak = ENC_MAX(lg.mem_peak, lg.mem + lg.resbuf_mem);
+    size_t held = lg.mem + lg.resbuf_mem + payload_held();
+
+    if (held > __atomic_load_n(&lg.mem_peak, __ATOMIC_RELAXED))
+        __atomic_store_n(&lg.mem_peak, held, __ATOMIC_RELAXED);
 }
 
 static void entry_clear(struct entry *x)
@@ -261,7 +268,7 @@ static void spill_oldest(struct comm *c)
     uint64_t s = ENC_MAX(c->mem_oldest, c->base);
     enc_status_t rv;
 
-    for (; lg.mem > lg.mem_max && s < ENC_MIN(c->all_done, c->end); s++) {
+    for (; lg.mem + payload_held() > lg.mem_max && s < ENC_MIN(c->all_done, c->end); s++) {
         struct entry *x = &c->e[s - c->base];
 
         if (!x->present || x->data == NULL)
@@ -278,7 +285,7 @@ static void spill_oldest(struct comm *c)
 /* Over the cap: the world's oldest first, then each communicator's. */
 static void enforce_cap(void)
 {
-    for (size_t i = 0; i < lg.nc && lg.mem > lg.mem_max; i++)
+    for (size_t i = 0; i < lg.nc && lg.mem + payload_held() > lg.mem_max; i++)
         spill_oldest(lg.c[i]);
     enc_log_report_drops(false);
 }
@@ -323,7 +330,7 @@ static enc_status_t keep_bytes(struct entry *x, const struct enc_log_put *p)
     lg.recorded += len;
     lg.mem += len;
     note_peak();
-    if (lg.mem > lg.mem_max)
+    if (lg.mem + payload_held() > lg.mem_max)
         enforce_cap();
     return ENC_OK;
 }
@@ -864,7 +871,28 @@ void enc_log_resbuf_evict(uint64_t below)
 
 /* ---- figures ---- */
 
+/* Called by the sending thread with the point-to-point lock held, while
+ * a nonblocking collective's worker may record results: atomics only, and
+ * the spill is left to the next record (enforce_cap counts them). */
+void enc_log_payload_bytes(int64_t delta, bool fresh)
+{
+    size_t now = __atomic_add_fetch(&lg.payload, (size_t)delta, __ATOMIC_RELAXED);
+    size_t peak = __atomic_load_n(&lg.mem_peak, __ATOMIC_RELAXED);
+    size_t held = lg.mem + lg.resbuf_mem + now;
+
+    if (delta <= 0)
+        return;
+    if (fresh)
+        __atomic_add_fetch(&lg.payload_recorded, (uint64_t)delta, __ATOMIC_RELAXED);
+    while (held > peak && !__atomic_compare_exchange_n(&lg.mem_peak, &peak, held, true,
+                                                       __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
+}
+
 size_t enc_log_peak_bytes(void) { return lg.mem_peak; }
 uint64_t enc_log_spill_peak(void) { return enc_spill_peak(); }
-uint64_t enc_log_recorded(void) { return lg.recorded; }
+uint64_t enc_log_recorded(void)
+{
+    return lg.recorded + __atomic_load_n(&lg.payload_recorded, __ATOMIC_RELAXED);
+}
 uint64_t enc_log_resbuf_recorded(void) { return lg.resbuf_recorded; }

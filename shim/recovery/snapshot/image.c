@@ -25,6 +25,7 @@
 #include "core/vec.h"
 #include "engine/engine.h"
 #include "engine/layer.h"
+#include "p2p/p2p.h"
 #include "proto/snapmsg.h"
 #include "recovery/log/log.h"
 #include "recovery/log/refetch.h"
@@ -164,6 +165,23 @@ static bool full_io(int fd, void *p, size_t len, bool wr)
     return true;
 }
 
+struct chan_list {
+    struct enc_snap_comm *out;
+    uint32_t n, cap;
+};
+
+/* A point-to-point channel this image received on, as a "communicator" of
+ * one member (its receiver) at the position it needs next: encore-run
+ * turns it into a trim floor like any other, and the channel's sender
+ * releases the messages below (p2p/conn_trim.c). */
+static void add_channel(void *arg, uint64_t key, uint64_t pos)
+{
+    struct chan_list *l = arg;
+
+    if (l->n < l->cap)
+        l->out[l->n++] = (struct enc_snap_comm){.cid = key, .next = pos, .members = 1};
+}
+
 /* Registers as an image of incarnation inc, with the positions its log
  * has on each communicator (encore-run trims the logs by them), and waits;
  * returns the activation, or _exits. */
@@ -177,8 +195,12 @@ static void park(uint64_t seq, uint32_t inc, struct enc_snap_activate *a)
                                .ckpt_version = enc_rec.committed.version, .seq = seq};
     int fd = connect_launcher(enc_tunable_str(ENC_TUNE_SNAPSHOT_SOCK));
     char name[16] = "";
+    struct chan_list chans;
 
     h.ncomms = (uint32_t)enc_log_positions(comms, ENC_SNAP_COMMS_MAX);
+    chans = (struct chan_list){comms, h.ncomms, ENC_SNAP_COMMS_MAX};
+    enc_p2p_each_received(add_channel, &chans); /* channels past the limit are not trimmed */
+    h.ncomms = chans.n;
     /* ps and tests tell a parked image from the rank by its name */
     (void)prctl(PR_GET_NAME, name);
     (void)prctl(PR_SET_NAME, ENC_SNAP_IMAGE_NAME);
@@ -228,8 +250,8 @@ pid_t enc_snap_child(uint64_t seq)
     snprintf(inc, sizeof(inc), "%u", a.incarnation);
     setenv("ENCORE_INCARNATION", inc, 1);
     setenv("ENCORE_INJECT", a.inject, 1);
-    ENC_INFO("snapshot", "restored from the snapshot at seq %llu as incarnation %u; replay "
-             "starts at seq %llu", (unsigned long long)seq, a.incarnation,
+    ENC_INFO("snapshot", "restored from the snapshot at seq %lld as incarnation %u; replay "
+             "starts at seq %llu", (long long)seq, a.incarnation,
              (unsigned long long)seq + 1);
     if ((rv = enc_engine_rejoin(a.incarnation)) != ENC_OK) {
         ENC_ERROR("snapshot", "restored rank cannot rejoin the job: %s", encore_strerror(rv));

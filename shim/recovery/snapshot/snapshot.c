@@ -158,8 +158,8 @@ static void parked(pid_t pid, double t0, uint64_t seq)
         close(sn.pidfd);
     sn.pidfd = fd;
     sn.taken++;
-    ENC_INFO("snapshot", "snapshot at seq %llu taken (pid %d) in %.3f ms; next in %.2f s",
-             (unsigned long long)seq, (int)pid, sn.stall_s * 1e3, sn.interval);
+    ENC_INFO("snapshot", "snapshot at seq %lld taken (pid %d) in %.3f ms; next in %.2f s",
+             (long long)seq, (int)pid, sn.stall_s * 1e3, sn.interval);
 }
 
 /* The image becomes what it was taken from: the rank, restored.  The spare
@@ -191,6 +191,7 @@ static void take(uint64_t seq)
     if ((img = enc_snap_fork_orphan()) == 0) {
         enc_snap_guard_forked(true);
         become_rank(seq);
+        enc_snap_guard_restored();
         return;
     }
     enc_log_fork_parent();
@@ -222,15 +223,19 @@ static bool log_grown(void)
                                               ENC_MIN(resbuf / 2, sn.log_share)));
 }
 
-void enc_snapshot_after(const struct enc_coll *co)
+/* A snapshot is due: the interval passed, a checkpoint asked for one, or
+ * the log grew by its share. */
+static bool due(double now)
 {
-    double now;
+    return now >= sn.next_at || sn.force || log_grown();
+}
 
-    (void)co;
-    if (!sn.on || enc_engine_seq() == 0)
-        return;
-    now = enc_coarse_now_s(); /* every collective: seconds-scale interval */
-    if ((now < sn.next_at && !sn.force && !log_grown()) || !enc_snap_guard_prepare())
+/* Takes one when due, after world collective seq (UINT64_MAX: none yet). */
+static void maybe_take(uint64_t seq)
+{
+    double now = enc_coarse_now_s(); /* every call: seconds-scale interval */
+
+    if (!due(now) || !enc_snap_guard_prepare())
         return;
     sn.log_at = enc_log_recorded();
     sn.resbuf_at = enc_log_resbuf_recorded();
@@ -239,7 +244,29 @@ void enc_snapshot_after(const struct enc_coll *co)
     sn.next_at = now + sn.interval;
     sn.force = false;
     if (feasible())
-        take(enc_engine_seq() - 1); /* releases the guard */
+        take(seq); /* releases the guard */
     else
         enc_snap_guard_forked(false);
+}
+
+void enc_snapshot_after(const struct enc_coll *co)
+{
+    (void)co;
+    if (sn.on && enc_engine_seq() > 0)
+        maybe_take(enc_engine_seq() - 1);
+}
+
+bool enc_snapshot_due(void)
+{
+    return sn.on && due(enc_coarse_now_s());
+}
+
+/* Between two MPI calls of the program's thread (a point-to-point call's
+ * entry): as after a collective, at the world collective it completed
+ * last; before the first, at none (UINT64_MAX, printed as seq -1: its
+ * image trims nothing of the world's log, and replays it from seq 0). */
+void enc_snapshot_point(void)
+{
+    if (sn.on)
+        maybe_take(enc_engine_seq() - 1);
 }

@@ -25,6 +25,12 @@ void enc_snapshot_after(const struct enc_coll *co);
 /* The begin op: a checkpoint is starting, and once any rank truncates its
  * log the parked snapshot is useless: it is killed first. */
 void enc_snapshot_begin(const struct enc_coll *co);
+/* At a call boundary outside collectives (a point-to-point call, on the
+ * program's thread, holding no lock of libencore's): takes a snapshot when
+ * one is due (enc_snapshot_due: cheap, a coarse clock).  The caller holds
+ * the MPI layer's turn, as a collective does. */
+bool enc_snapshot_due(void);
+void enc_snapshot_point(void);
 /* Snapshots taken by this process. */
 uint64_t enc_snapshot_count(void);
 

@@ -67,6 +67,12 @@ void enc_snap_guard_forked(bool child)
         (child ? guard->child : guard->parent)();
 }
 
+void enc_snap_guard_restored(void)
+{
+    if (guard != NULL && guard->restored != NULL)
+        guard->restored();
+}
+
 void enc_snap_threads_before_mpi(void)
 {
     nbefore = ENC_MAX(enc_threads_list(before, MAX_TIDS), 0);

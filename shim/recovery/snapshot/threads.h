@@ -25,6 +25,8 @@ struct enc_fork_guard;
 void enc_snapshot_set_guard(const struct enc_fork_guard *g);
 bool enc_snap_guard_prepare(void);
 void enc_snap_guard_forked(bool child);
+/* The copy became the rank (rejoined): the layer above starts again. */
+void enc_snap_guard_restored(void);
 /* ENC_OK when MemAvailable covers this process's resident size. */
 enc_status_t enc_snap_memory_check(char *why, size_t cap);
 

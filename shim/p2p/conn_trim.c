@@ -1,0 +1,226 @@
+/*
+ * conn_trim.c - the bounds of the sender's payload log (p2p_int.h).
+ *
+ * A receiver's snapshot image lists, for each channel it received on,
+ * the channel's key (enc_p2p_key: a digest of communicator, the sender's
+ * rank in it and the receiver's world rank, which both ends compute) and
+ * the number of the next message it needs, as one more "communicator"
+ * position of one member (recovery/snapshot/image.c).  encore-run turns
+ * positions of parked images into trim floors as it does for
+ * communicators (EVENT TRIM, cid = the key): the sender frees the log's
+ * frames below the floor, since no incarnation of the receiver can ask for
+ * them again (it restores from that image or a newer one).  On a job of
+ * several hosts their payloads are moved to the rank's spill file instead
+ * (the log module's, within ENCORE_SPILL_MAX), the header staying in the
+ * log: a lost host's ranks re-execute from the start and need every
+ * message again, which is read back when the cursor reaches it
+ * (docs/p2p.md, 0; the collective log does the same, store.c spill_below).
+ * Only covered payloads leave memory: a transport may read a payload from
+ * the log until the receiver's image covers it.
+ *
+ * A restored receiver sends the positions its image had (POSITIONS,
+ * before its RESUME): the sender's cursor skips the frames below them,
+ * which the image had received, instead of writing the whole log again.
+ *
+ * Log bytes count in the result log's memory (one peak, one budget:
+ * recovery/log/log.h enc_log_payload_bytes).
+ */
+#include "enc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/layer.h"
+#include "p2p/p2p_int.h"
+#include "proto/wire.h"
+#include "recovery/log/log.h"
+#include "recovery/log/spill.h"
+
+static uint64_t mix64(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+uint64_t enc_p2p_key(uint64_t cid, int src, int dst_world)
+{
+    uint64_t ends = ((uint64_t)(uint32_t)src << 32) | (uint32_t)dst_world;
+
+    /* the top bit set, so a key is never the world's id 0 */
+    return mix64(mix64(cid) ^ ends) | (1ull << 63);
+}
+
+bool enc_p2p_skipped(const struct p2p_out *o, const struct p2p_frame *f)
+{
+    for (size_t i = 0; i < o->nskip; i++)
+        if (o->skip[i].key == f->key)
+            return f->seq < o->skip[i].pos;
+    return false;
+}
+
+void enc_p2p_set_skip(int peer, const uint8_t *pairs, size_t bytes)
+{
+    struct p2p_out *o = &enc_p2p.out[peer];
+    size_t n = bytes / ENC_P2P_POS_BYTES;
+    struct p2p_skip *s = n ? calloc(n, sizeof(*s)) : NULL;
+    struct enc_rbuf r;
+
+    free(o->skip);
+    o->skip = s;
+    o->nskip = s != NULL ? n : 0; /* no memory: the whole log goes, dropped by number */
+    enc_r_init(&r, pairs, bytes);
+    for (size_t i = 0; i < o->nskip; i++) {
+        enc_r_u64(&r, &s[i].key);
+        enc_r_u64(&r, &s[i].pos);
+    }
+}
+
+void enc_p2p_log_added(const struct p2p_frame *f)
+{
+    enc_log_payload_bytes((int64_t)f->len, true);
+}
+
+/* n takes f's place in o's log, after prev (NULL: at the head). */
+static void take_place(struct p2p_out *o, struct p2p_frame *prev, struct p2p_frame *f,
+                       struct p2p_frame *n)
+{
+    if (prev != NULL)
+        prev->next = n;
+    else
+        o->log = n;
+    if (o->log_tail == f)
+        o->log_tail = n;
+    if (o->cursor == f)
+        o->cursor = n;
+}
+
+/* Moves the payloads of o's frames on channel key below floor, already
+ * written, to the spill file (a job of several hosts). */
+static bool spill_out(struct p2p_out *o, uint64_t key, uint64_t floor, size_t *moved)
+{
+    struct p2p_frame *prev = NULL;
+    bool mine = false;
+
+    for (struct p2p_frame *f = o->log; f != NULL && f != o->cursor; prev = f, f = f->next) {
+        size_t bytes = f->len - ENC_P2P_HDR_BYTES;
+        struct p2p_frame *n;
+        off_t off;
+
+        if (f->key != key)
+            continue;
+        mine = true;
+        if (f->spilled || f->seq >= floor || bytes == 0 ||
+            (n = malloc(sizeof(*n) + ENC_P2P_HDR_BYTES)) == NULL)
+            continue;
+        if (enc_spill_put(key, f->seq, f->buf + ENC_P2P_HDR_BYTES, bytes, &off) != ENC_OK) {
+            free(n); /* no room on disk: it stays in memory */
+            continue;
+        }
+        memcpy(n, f, sizeof(*n) + ENC_P2P_HDR_BYTES);
+        n->spilled = true;
+        n->spill_off = off;
+        take_place(o, prev, f, n);
+        free(f);
+        *moved += bytes;
+        f = n;
+    }
+    return mine;
+}
+
+enc_status_t enc_p2p_unspill_cursor(struct p2p_out *o)
+{
+    struct p2p_frame *f = o->cursor, *prev = NULL, *n;
+    size_t bytes = f->len - ENC_P2P_HDR_BYTES;
+    char why[200];
+
+    for (struct p2p_frame *p = o->log; p != f; p = p->next)
+        prev = p;
+    n = malloc(sizeof(*n) + f->len);
+    if (n != NULL &&
+        enc_spill_get(f->key, f->seq, n->buf + ENC_P2P_HDR_BYTES, bytes, f->spill_off) == ENC_OK) {
+        memcpy(n, f, sizeof(*n) + ENC_P2P_HDR_BYTES);
+        n->spilled = false;
+        take_place(o, prev, f, n);
+        enc_spill_release(f->spill_off, bytes);
+        free(f);
+        enc_log_payload_bytes((int64_t)bytes, false);
+        return ENC_OK;
+    }
+    free(n);
+    snprintf(why, sizeof(why), "cannot read message %llu of one of its channels back from its "
+             "spill file (%s): a rank that re-executes needs it",
+             (unsigned long long)f->seq, n == NULL ? "out of memory" : "not found");
+    enc_p2p_peer_lost(enc_p2p.rank, why);
+}
+
+/* True when some rank of the world runs on another host than this one. */
+static bool spans_hosts(void)
+{
+    static int spans = -1;
+    const char *mine;
+
+    if (spans >= 0)
+        return spans;
+    mine = enc_engine_peer_host(enc_engine_rank());
+    spans = 0;
+    for (int r = 0; r < enc_engine_size() && !spans; r++)
+        spans = strcmp(enc_engine_peer_host(r), mine) != 0;
+    return spans;
+}
+
+/* Frees the frames of o's log on channel key below floor; true when the
+ * log has that channel.  The frame being written stays. */
+static bool trim_out(struct p2p_out *o, uint64_t key, uint64_t floor, size_t *freed)
+{
+    struct p2p_frame **p = &o->log, *prev = NULL;
+    bool mine = false;
+
+    while (*p != NULL) {
+        struct p2p_frame *f = *p;
+
+        if (f->key != key || f->seq >= floor || (f == o->cursor && o->off > 0)) {
+            mine |= f->key == key;
+            prev = f;
+            p = &f->next;
+            continue;
+        }
+        mine = true;
+        if (o->cursor == f)
+            o->cursor = f->next;
+        *p = f->next;
+        if (o->log_tail == f)
+            o->log_tail = prev;
+        o->logged -= f->len;
+        *freed += f->len;
+        free(f);
+    }
+    return mine;
+}
+
+bool enc_p2p_conn_trim(uint64_t key, uint64_t floor)
+{
+    size_t freed = 0;
+    bool mine = false, history;
+
+    if (enc_p2p.out == NULL)
+        return false;
+    history = spans_hosts();
+    for (int r = 0; r < enc_p2p.size; r++)
+        mine |= history ? spill_out(&enc_p2p.out[r], key, floor, &freed)
+                        : trim_out(&enc_p2p.out[r], key, floor, &freed);
+    if (freed > 0 && history) {
+        enc_log_payload_bytes(-(int64_t)freed, false);
+        ENC_DEBUG("p2p", "payload log trimmed: %zu bytes below message %llu of a channel "
+                  "spilled (kept for a lost host's re-execution)", freed,
+                  (unsigned long long)floor);
+    } else if (freed > 0) {
+        enc_log_payload_bytes(-(int64_t)freed, false);
+        ENC_DEBUG("p2p", "payload log trimmed: %zu bytes below message %llu of a channel "
+                  "released (the receiver's parked image has them)", freed,
+                  (unsigned long long)floor);
+    }
+    return mine;
+}

@@ -1,0 +1,123 @@
+#!/bin/sh
+# p2p_hard.sh - the hard cases of point-to-point recovery on real processes
+# (one host, SIGKILL and SIGSTOP), each checked exactly against native Open
+# MPI and encore's fault-free run:
+#   poll      tests/programs/p2p_poll (4 ranks): a master that acts on
+#             Iprobe(ANY_SOURCE), Testany, Testsome, Waitsome, Test,
+#             Request_get_status and the Cancel of a receive, each outcome a
+#             determinant.  The master SIGKILLed at a collective and at a
+#             random moment (pending Irecvs, mid-poll); killed again while
+#             it replays (its second incarnation at an earlier collective);
+#             master and worker 1, which talk to each other, killed together;
+#             a worker SIGKILLed; the master SIGSTOPped past the heartbeat
+#             bound.  Every run prints each task exactly once (a replay
+#             that took another outcome would give a task to two workers)
+#             with native's values, and native's round sums; and each poll
+#             loop's number of empty Iprobes, Tests or Request_get_status
+#             once (the replay saw "nothing" exactly as often), and each
+#             spare receive's cancel outcome once.
+#   big       tests/programs/p2p_big (3 ranks, 6 MiB messages around a
+#             ring with Isend/Irecv/Waitall): the receiver SIGKILLed while
+#             the transfers stream, and at a collective: the same distinct
+#             lines as the fault-free run, whose sums equal native's.
+set -eu
+ENC_LIMIT=150
+. "${top_srcdir:-.}/tests/integration/lib.sh"
+
+poll="$ENC_PROGRAMS/p2p_poll"
+big="$ENC_PROGRAMS/p2p_big"
+enc_require_program "$poll"
+enc_require_program "$big"
+enc_require_launchers
+enc_tmpdir
+
+# kill_at NAME ...: enc_signal_at (lib.sh), stdout in NAME.out.
+kill_at() {
+    enc_signal_at "$@"
+    cp "$ENC_TMP/$1.raw" "$ENC_TMP/$1.out"
+}
+
+# -- poll ------------------------------------------------------------------------
+rounds=3 tasks=100
+enc_run_ok poll.native enc_mpirun 4 "$poll" "$rounds" "$tasks"
+# what must not depend on timing: each task's value, each round's sums
+poll_facts() {
+    sort -u "$1" | awk '$1 == "phase" {print $4, $8} $1 == "round"' | sort
+}
+poll_facts "$ENC_TMP/poll.native.out" >"$ENC_TMP/poll.want"
+total=$((rounds * (3 * tasks + 2)))
+[ "$(grep -c '^phase ' "$ENC_TMP/poll.native.out")" -eq "$total" ] ||
+    enc_fail "poll: native printed a wrong number of results"
+
+# check_poll NAME: the run's distinct lines hold each task once, with
+# native's values and sums, and each poll loop's count of empty polls and
+# each cancel's outcome once (a replayed master saw what the first saw).
+check_poll() {
+    poll_facts "$ENC_TMP/$1.out" >"$ENC_TMP/$1.facts"
+    enc_expect_same "$ENC_TMP/poll.want" "$ENC_TMP/$1.facts" "$1: tasks and sums"
+    sort -u "$ENC_TMP/$1.out" | awk '$1 == "probe" || $1 == "lone" || $1 == "spare" {print $1, $2}' |
+        sort >"$ENC_TMP/$1.polls"
+    [ "$(grep -c '^lone' "$ENC_TMP/$1.polls")" -eq "$rounds" ] ||
+        enc_fail "$1: not one 'lone' poll count per round"
+    [ -z "$(uniq -d "$ENC_TMP/$1.polls")" ] || {
+        uniq -d "$ENC_TMP/$1.polls" | head >&2
+        enc_fail "$1: a poll loop printed two counts (a replay polled differently)"
+    }
+    _c_n=$(sort -u "$ENC_TMP/$1.out" | grep -c '^phase ' || true)
+    [ "$_c_n" -eq "$total" ] || {
+        sort -u "$ENC_TMP/$1.out" | awk '$1 == "phase" {print $4}' | sort | uniq -d | head >&2
+        enc_fail "$1: $_c_n distinct results for $total tasks (a replay took another outcome)"
+    }
+}
+
+enc_run_ok poll.free enc_encore 4 "$poll" "$rounds" "$tasks"
+check_poll poll.free
+enc_log "ok: poll fault-free equals native (${ENC_MS} ms)"
+
+enc_run_ok poll.kill0 enc_encore 4 --inject kill:rank=0:op=5 "$poll" "$rounds" "$tasks"
+enc_expect_grep "$ENC_TMP/poll.kill0.err" "rank 0 .*restarting it" "master was not restarted"
+check_poll poll.kill0
+enc_log "ok: poll, master SIGKILLed at its 5th collective (${ENC_MS} ms)"
+
+enc_run_ok poll.replay enc_encore 4 --inject kill:rank=0:op=6 \
+    --inject kill:rank=0:op=2:incarnation=1 "$poll" "$rounds" "$tasks"
+[ "$(grep -c 'rank 0 .*restarting it' "$ENC_TMP/poll.replay.err")" -ge 2 ] ||
+    enc_fail "poll.replay: the master was not restarted twice"
+check_poll poll.replay
+enc_log "ok: poll, master killed again while replaying (${ENC_MS} ms)"
+
+enc_run_ok poll.two enc_encore 4 --inject kill:rank=0:op=4 --inject kill:rank=1:op=4 \
+    "$poll" "$rounds" "$tasks"
+check_poll poll.two
+enc_log "ok: poll, master and worker 1 killed together (${ENC_MS} ms)"
+
+kill_at poll.sig0 4 0 KILL '^phase B' 15 "$poll" "$rounds" "$tasks"
+check_poll poll.sig0
+enc_log "ok: poll, master SIGKILLed in phase B (pending receives, Testany)"
+
+kill_at poll.sig2 4 2 KILL '^phase A' 50 "$poll" "$rounds" "$tasks"
+check_poll poll.sig2
+enc_log "ok: poll, worker 2 SIGKILLed mid-run"
+
+ENCORE_HEARTBEAT_TIMEOUT_MS=1500 kill_at poll.stop 4 0 STOP '^phase C' 10 \
+    "$poll" "$rounds" "$tasks"
+enc_expect_grep "$ENC_TMP/poll.stop.err" "rank 0 .*restarting it" "SIGSTOP: master not restarted"
+check_poll poll.stop
+enc_log "ok: poll, master SIGSTOPped past the heartbeat bound"
+
+# -- big -------------------------------------------------------------------------
+iters=16 mib=6
+enc_run_ok big.native enc_mpirun 3 "$big" "$iters" "$mib"
+enc_run_ok big.free enc_encore 3 "$big" "$iters" "$mib"
+sort -u "$ENC_TMP/big.native.out" >"$ENC_TMP/big.native.uniq"
+sort -u "$ENC_TMP/big.free.out" >"$ENC_TMP/big.free.uniq"
+enc_expect_same "$ENC_TMP/big.native.uniq" "$ENC_TMP/big.free.uniq" "big: fault-free vs native"
+enc_run_ok big.op enc_encore 3 --inject kill:rank=1:op=6 "$big" "$iters" "$mib"
+sort -u "$ENC_TMP/big.op.out" >"$ENC_TMP/big.op.uniq"
+enc_expect_same "$ENC_TMP/big.free.uniq" "$ENC_TMP/big.op.uniq" "big: receiver killed at a collective"
+enc_log "ok: big, rank 1 killed at its 6th collective (${ENC_MS} ms)"
+kill_at big.sig 3 1 KILL '^iter' 4 "$big" "$iters" "$mib"
+sort -u "$ENC_TMP/big.sig.out" >"$ENC_TMP/big.sig.uniq"
+enc_expect_same "$ENC_TMP/big.free.uniq" "$ENC_TMP/big.sig.uniq" "big: receiver SIGKILLed mid-transfer"
+enc_log "ok: big, rank 1 SIGKILLed while $mib MiB messages stream"
+enc_finish
