@@ -17,8 +17,8 @@
 # (kill run minus fault-free encore run).  Every run's output is
 # checked against native's (sorted distinct lines) before it counts.
 #   top_builddir=_build sh bench/p2p_apps.sh
-# BENCH_HALO_ARGS (default "2000 256 100 400": steps, block edge, checksum
-# and Allreduce periods) and BENCH_FARM_ARGS (default "2000 40000 100":
+# BENCH_HALO_ARGS (default "2000 512 100 400": steps, block edge, checksum
+# and Allreduce periods) and BENCH_FARM_ARGS (default "4000 40000 200":
 # tasks, work per task, progress period) size the programs; each run is
 # bounded by BENCH_TIMEOUT s (default 300).
 set -eu
@@ -30,8 +30,8 @@ ENC_LIMIT=${BENCH_TIMEOUT:-300}
 
 ranks=${BENCH_RANKS:-2 4}
 reps=${BENCH_REPS:-3}
-halo_args=${BENCH_HALO_ARGS:-2000 256 100 400}
-farm_args=${BENCH_FARM_ARGS:-2000 40000 100}
+halo_args=${BENCH_HALO_ARGS:-2000 512 100 400}
+farm_args=${BENCH_FARM_ARGS:-4000 40000 200}
 enc_require_program "$ENC_PROGRAMS/p2p_halo2d"
 enc_require_program "$ENC_PROGRAMS/p2p_farm"
 enc_require_launchers
