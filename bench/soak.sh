@@ -43,6 +43,7 @@ set -eu
 # shellcheck disable=SC2034 # read by lib.sh
 ENC_LIMIT=${SOAK_TRIAL_LIMIT:-60}
 . "$top_srcdir/tests/integration/lib.sh"
+. "$top_srcdir/bench/soak_lib.sh"
 
 trials=${SOAK_TRIALS:-1000}
 rng=${SOAK_SEED:-1}
@@ -56,26 +57,6 @@ enc_require_program "$ENC_PROGRAMS/soak_mix"
 enc_require_program "$ENC_PROGRAMS/snap_iter"
 enc_require_launchers
 enc_tmpdir
-
-# rand N: sets R to a pseudo-random integer in 0..N-1 (LCG, seeded).
-rand() {
-    rng=$(((rng * 1103515245 + 12345) % 2147483648))
-    R=$(((rng / 65536) % $1))
-}
-
-# msleep MS: sleeps MS milliseconds.
-msleep() { sleep "$(($1 / 1000)).$(printf '%03d' $(($1 % 1000)))"; }
-
-# wait_rank RUNPID RANK NOTPID: waits (at most 20 s) for RANK's process
-# other than NOTPID; prints its pid.
-wait_rank() {
-    for _ in $(seq 1 2000); do
-        _w=$(enc_rank_pid "$1" "$2")
-        [ -z "$_w" ] || [ "$_w" = "$3" ] || { echo "$_w"; return 0; }
-        kill -0 "$1" 2>/dev/null || return 0
-        sleep 0.01
-    done
-}
 
 # one_fault RUNPID KIND RANK MS: one external fault against encore-run RUNPID.
 one_fault() {

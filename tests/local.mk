@@ -31,6 +31,7 @@ integration_tests = \
 	tests/integration/p2p_hard.sh \
 	tests/integration/p2p_snapshot.sh \
 	tests/integration/hosts_p2p_snapshot.sh \
+	tests/integration/p2p_apps.sh \
 	tests/integration/handles.sh \
 	tests/integration/datatypes.sh \
 	tests/integration/topo.sh \
@@ -60,6 +61,7 @@ integration_tests = \
 	tests/integration/shm_peer_death.sh \
 	tests/integration/shm_reclaim.sh \
 	tests/integration/soak_short.sh \
+	tests/integration/soak_p2p_short.sh \
 	tests/integration/leaks_short.sh \
 	tests/integration/fortran_collectives.sh \
 	tests/integration/fortran_recovery.sh \
@@ -160,6 +162,8 @@ mpi_programs = \
 	tests/programs/p2p_big \
 	tests/programs/p2p_ring \
 	tests/programs/p2p_mt_recv \
+	tests/programs/p2p_halo2d \
+	tests/programs/p2p_farm \
 	tests/programs/handle_check \
 	tests/programs/alltoallw_check \
 	tests/programs/topo_check \
@@ -214,6 +218,10 @@ tests_programs_p2p_ring_CFLAGS = $(mpi_cflags)
 tests_programs_p2p_ring_LDADD = $(MPI_LIBS)
 tests_programs_p2p_mt_recv_CFLAGS = $(mpi_cflags)
 tests_programs_p2p_mt_recv_LDADD = $(MPI_LIBS) -lpthread
+tests_programs_p2p_halo2d_CFLAGS = $(mpi_cflags)
+tests_programs_p2p_halo2d_LDADD = $(MPI_LIBS)
+tests_programs_p2p_farm_CFLAGS = $(mpi_cflags)
+tests_programs_p2p_farm_LDADD = $(MPI_LIBS)
 tests_programs_handle_check_CFLAGS = $(mpi_cflags)
 tests_programs_handle_check_LDADD = $(MPI_LIBS)
 tests_programs_alltoallw_check_CFLAGS = $(mpi_cflags)
