@@ -13,6 +13,7 @@
 #include "engine/layer.h"
 #include "p2p/det_store.h"
 #include "p2p/p2p_int.h"
+#include "recovery/channels.h"
 
 #define CONTAINER(p, type, member) ((type *)(void *)((char *)(p) - offsetof(type, member)))
 
@@ -60,8 +61,15 @@ enc_status_t enc_p2p_start_locked(void)
     return rv;
 }
 
+/* recovery/ sits below this layer: it reaches the payload logs through these. */
+static const struct enc_channel_ops channel_ops = {
+    .trim = enc_p2p_trim,
+    .each_received = enc_p2p_each_received,
+};
+
 void enc_p2p_listen(void)
 {
+    enc_channels_register(&channel_ops);
     init_cv();
     enc_p2p.on_data = deliver_data;
     enc_p2p.on_ack = deliver_ack;

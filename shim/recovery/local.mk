@@ -3,6 +3,7 @@
 # snapshots in rooms of their own.
 libencore_la_SOURCES += \
 	shim/recovery/ops.c \
+	shim/recovery/channels.c \
 	shim/recovery/replay.c \
 	shim/recovery/recover.c \
 	shim/recovery/log/store.c \
@@ -27,7 +28,7 @@ libencore_la_SOURCES += \
 # Headers, one per module, a line per room.
 noinst_HEADERS += \
 	shim/recovery/recovery.h shim/recovery/ops.h shim/recovery/replay.h \
-	shim/recovery/recover.h \
+	shim/recovery/recover.h shim/recovery/channels.h \
 	shim/recovery/log/log.h shim/recovery/log/holders.h shim/recovery/log/spill.h \
 	shim/recovery/log/bufpool.h shim/recovery/log/sigrec.h shim/recovery/log/bootstrap.h \
 	shim/recovery/log/wio.h shim/recovery/log/logreq.h shim/recovery/log/serve.h \

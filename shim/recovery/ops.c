@@ -9,8 +9,8 @@
 
 #include "engine/coll.h"
 #include "engine/layer.h"
-#include "p2p/p2p.h"
 #include "proto/msgs.h"
+#include "recovery/channels.h"
 #include "recovery/checkpoint/ckpt.h"
 #include "recovery/checkpoint/exchange.h"
 #include "recovery/checkpoint/positions.h"
@@ -117,7 +117,7 @@ static enc_status_t group_record(void *arg, const struct enc_coll *co, uint64_t 
 static void trim(void *arg, uint64_t cid, uint64_t seq)
 {
     (void)arg;
-    if (!enc_p2p_trim(cid, seq))
+    if (!enc_channels_trim(cid, seq))
         enc_log_set_floor(cid, seq);
 }
 

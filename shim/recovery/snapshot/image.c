@@ -25,8 +25,8 @@
 #include "core/vec.h"
 #include "engine/engine.h"
 #include "engine/layer.h"
-#include "p2p/p2p.h"
 #include "proto/snapmsg.h"
+#include "recovery/channels.h"
 #include "recovery/log/log.h"
 #include "recovery/log/refetch.h"
 #include "recovery/log/spill.h"
@@ -199,7 +199,7 @@ static void park(uint64_t seq, uint32_t inc, struct enc_snap_activate *a)
 
     h.ncomms = (uint32_t)enc_log_positions(comms, ENC_SNAP_COMMS_MAX);
     chans = (struct chan_list){comms, h.ncomms, ENC_SNAP_COMMS_MAX};
-    enc_p2p_each_received(add_channel, &chans); /* channels past the limit are not trimmed */
+    enc_channels_each_received(add_channel, &chans); /* channels past the limit are not trimmed */
     h.ncomms = chans.n;
     /* ps and tests tell a parked image from the rank by its name */
     (void)prctl(PR_GET_NAME, name);

@@ -1,0 +1,26 @@
+/* channels.c - the point-to-point layer's registered calls (channels.h). */
+#include "enc.h"
+
+#include "recovery/channels.h"
+
+static const struct enc_channel_ops *registered;
+
+void enc_channels_register(const struct enc_channel_ops *ops)
+{
+    __atomic_store_n(&registered, ops, __ATOMIC_RELEASE);
+}
+
+bool enc_channels_trim(uint64_t key, uint64_t floor)
+{
+    const struct enc_channel_ops *ops = __atomic_load_n(&registered, __ATOMIC_ACQUIRE);
+
+    return ops != NULL && ops->trim(key, floor);
+}
+
+void enc_channels_each_received(void (*fn)(void *arg, uint64_t key, uint64_t pos), void *arg)
+{
+    const struct enc_channel_ops *ops = __atomic_load_n(&registered, __ATOMIC_ACQUIRE);
+
+    if (ops != NULL)
+        ops->each_received(fn, arg);
+}
