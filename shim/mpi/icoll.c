@@ -484,13 +484,10 @@ static struct job *pending(MPI_Request req)
     return NULL;
 }
 
-int enc_mpi_Request_free(const void *site, MPI_Request *request)
+bool enc_mpi_icoll_detach(MPI_Request *request)
 {
     struct job *j;
 
-    (void)site;
-    if (request == NULL)
-        return enc_real_Request_free(request);
     pthread_mutex_lock(&q.mu);
     if ((j = pending(*request)) != NULL) {
         __atomic_store_n(&j->detached, true, __ATOMIC_RELEASE);
@@ -498,9 +495,9 @@ int enc_mpi_Request_free(const void *site, MPI_Request *request)
     }
     pthread_mutex_unlock(&q.mu);
     if (j == NULL)
-        return enc_mpi_p2p_request_free(request);
+        return false;
     *request = MPI_REQUEST_NULL;
-    return MPI_SUCCESS;
+    return true;
 }
 
 void enc_mpi_icoll_fini(void)

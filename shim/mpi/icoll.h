@@ -40,6 +40,9 @@ void enc_mpi_icoll_init(void);
 int enc_mpi_icoll_outstanding(void);
 /* h is a nonblocking collective's request not yet complete. */
 bool enc_mpi_icoll_owns(MPI_Request h);
+/* MPI_Request_free of a nonblocking collective's request: it completes
+ * unwatched, *request becomes MPI_REQUEST_NULL; false for any other. */
+bool enc_mpi_icoll_detach(MPI_Request *request);
 /* At MPI_Finalize (inside its serial section): ends the progress thread. */
 void enc_mpi_icoll_fini(void);
 /* What a snapshot's fork needs from the progress thread (icoll.c). */

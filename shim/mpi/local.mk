@@ -25,6 +25,7 @@ libencore_la_SOURCES += \
 	shim/mpi/p2p_probe.c \
 	shim/mpi/p2p_persist.c \
 	shim/mpi/p2p_complete.c \
+	shim/mpi/complete_event.c \
 	shim/mpi/icoll.c \
 	shim/mpi/turn_queue.c \
 	shim/mpi/icoll_entries.c \

@@ -41,21 +41,6 @@
 
 #define OTHER_TICK_MS 1 /* requests of the real MPI's own: looked at this often */
 
-static uint64_t events; /* atomic: encore requests completed */
-
-void enc_mpi_complete_event_locked(void)
-{
-    __atomic_add_fetch(&events, 1, __ATOMIC_ACQ_REL);
-    enc_p2p_wake_waiters();
-}
-
-void enc_mpi_complete_event(void)
-{
-    __atomic_add_fetch(&events, 1, __ATOMIC_ACQ_REL);
-    enc_p2p_lock(); /* a waiter between its check and its sleep holds it */
-    enc_p2p_wake_waiters();
-    enc_p2p_unlock();
-}
 
 /* h is pending and neither point-to-point nor a nonblocking collective
  * of encore's (no lock held). */
@@ -71,7 +56,7 @@ static bool foreign(MPI_Request h)
     return !p2p;
 }
 
-static uint64_t seen_now(void) { return __atomic_load_n(&events, __ATOMIC_ACQUIRE); }
+static uint64_t seen_now(void) { return enc_mpi_complete_events(); }
 
 /* Sleeps until an event after seen (a tick at most when a foreign request
  * is among the n): ENC_OK, or ENC_ERR_TIMEOUT once deadline passed. */

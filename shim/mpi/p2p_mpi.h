@@ -156,5 +156,7 @@ int enc_mpi_complete_get_status(MPI_Request request, int *flag, MPI_Status *stat
  * lock held; _locked: the p2p lock held). */
 void enc_mpi_complete_event(void);
 void enc_mpi_complete_event_locked(void);
+/* Events so far (complete_event.c): a wait compares it before it sleeps. */
+uint64_t enc_mpi_complete_events(void);
 
 #endif

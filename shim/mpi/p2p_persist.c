@@ -405,3 +405,15 @@ int enc_mpi_p2p_request_free(MPI_Request *request)
         return MPI_SUCCESS;
     return enc_real_Request_free(request);
 }
+
+/* A nonblocking collective's request, a point-to-point one (persistent or
+ * not), or the real MPI's own. */
+int enc_mpi_Request_free(const void *site, MPI_Request *request)
+{
+    (void)site;
+    if (request == NULL)
+        return enc_real_Request_free(request);
+    if (enc_mpi_icoll_detach(request))
+        return MPI_SUCCESS;
+    return enc_mpi_p2p_request_free(request);
+}

@@ -53,14 +53,6 @@ static void wake_thread(void)
         ENC_WARN("p2p", "eventfd write: %m");
 }
 
-void enc_p2p_peer_lost(int peer, const char *what)
-{
-    char reason[256];
-
-    snprintf(reason, sizeof(reason), "rank %d %s", peer, what);
-    ENC_ERROR("p2p", "%s", reason);
-    enc_engine_abort(1, reason);
-}
 
 static void rx_forget(struct p2p_rx *rx)
 {

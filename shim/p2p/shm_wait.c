@@ -1,7 +1,8 @@
 /*
- * shm_wait.c - how a point-to-point wait waits for peers of its host
- * (p2p_int.h: enc_p2p_conn_spin, enc_p2p_conn_sleep): it polls their
- * rings a while, then sleeps on its futex in the segment (shm_link.h).
+ * shm_wait.c - how a point-to-point wait waits (p2p_int.h: enc_p2p_wait,
+ * enc_p2p_conn_spin, enc_p2p_conn_sleep): for peers of its host it polls
+ * their rings a while, then sleeps on its futex in the segment
+ * (shm_link.h); otherwise on the layer's condition variable.
  *
  * Spinning pays only while the peer runs at the same time on another
  * core; on a loaded host a spinning rank burns the time slice its peer
@@ -114,5 +115,31 @@ enc_status_t enc_p2p_conn_sleep(uint64_t deadline)
     }
     enc_p2p_shm_sleep_end();
     (void)enc_p2p_conn_shm_progress();
+    return ENC_OK;
+}
+
+/* The layer's lock held: peers of this host are polled a while, then the
+ * wait sleeps where their writes wake it (the futex), else on the layer's
+ * condition variable (TCP peers, completions), at most until deadline. */
+enc_status_t enc_p2p_wait(uint64_t deadline)
+{
+    struct timespec ts;
+    uint64_t ns;
+
+    /* peers of this host: poll their rings a while before sleeping */
+    if (enc_p2p_conn_spin())
+        return ENC_OK;
+    if (enc_p2p_shm_any()) /* sleep where peers' writes wake us */
+        return enc_p2p_conn_sleep(deadline);
+    if (deadline == ENC_NEVER) {
+        pthread_cond_wait(&enc_p2p.cv, &enc_p2p.mu);
+        return ENC_OK;
+    }
+    if (enc_ms_left(deadline) == 0)
+        return ENC_ERR_TIMEOUT;
+    ns = deadline;
+    ts.tv_sec = (time_t)(ns / 1000000000u);
+    ts.tv_nsec = (long)(ns % 1000000000u);
+    pthread_cond_timedwait(&enc_p2p.cv, &enc_p2p.mu, &ts);
     return ENC_OK;
 }

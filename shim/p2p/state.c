@@ -1,11 +1,15 @@
 /*
- * state.c - the point-to-point layer's one state, its lock and the
- * waits on it (p2p_int.h), used by p2p.c and conn.c alike.
+ * state.c - the point-to-point layer's one state, its lock, the wake-up of
+ * its waiters and the end of a job whose peer broke the protocol
+ * (p2p_int.h), used by every file of the layer; the waits themselves are
+ * in shm_wait.c.
  */
 #include "enc.h"
 
+#include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
+
+#include "engine/engine.h"
 
 #include "p2p/p2p_int.h"
 #include "p2p/shm_link.h"
@@ -27,28 +31,6 @@ void enc_p2p_wake_waiters(void)
     enc_p2p_shm_wake_self();
 }
 
-enc_status_t enc_p2p_wait(uint64_t deadline)
-{
-    struct timespec ts;
-    uint64_t ns;
-
-    /* peers of this host: poll their rings a while before sleeping */
-    if (enc_p2p_conn_spin())
-        return ENC_OK;
-    if (enc_p2p_shm_any()) /* sleep where peers' writes wake us */
-        return enc_p2p_conn_sleep(deadline);
-    if (deadline == ENC_NEVER) {
-        pthread_cond_wait(&enc_p2p.cv, &enc_p2p.mu);
-        return ENC_OK;
-    }
-    if (enc_ms_left(deadline) == 0)
-        return ENC_ERR_TIMEOUT;
-    ns = deadline;
-    ts.tv_sec = (time_t)(ns / 1000000000u);
-    ts.tv_nsec = (long)(ns % 1000000000u);
-    pthread_cond_timedwait(&enc_p2p.cv, &enc_p2p.mu, &ts);
-    return ENC_OK;
-}
 
 
 void enc_p2p_msg_free(struct enc_p2p_msg *m)
@@ -56,4 +38,13 @@ void enc_p2p_msg_free(struct enc_p2p_msg *m)
     if (m != NULL)
         free(m->data);
     free(m);
+}
+
+void enc_p2p_peer_lost(int peer, const char *what)
+{
+    char reason[256];
+
+    snprintf(reason, sizeof(reason), "rank %d %s", peer, what);
+    ENC_ERROR("p2p", "%s", reason);
+    enc_engine_abort(1, reason);
 }
