@@ -3,7 +3,9 @@
 # with 5 trials (P2P_SOAK_TRIALS; default seed), each one of p2p_halo2d,
 # p2p_farm, p2p_stencil and p2p_master on 4 ranks with a random rank
 # SIGKILLed at a random moment.  Asserts the summary line: every trial exact
-# (exit 0, the fault-free native run's distinct lines, no process left).
+# (exit 0, or encore-run's "after MPI_Finalize" line when the kill came
+# after the rank's MPI_Finalize; the fault-free native run's distinct
+# lines; no process left).
 set -eu
 # shellcheck disable=SC2034 # read by lib.sh
 ENC_LIMIT=300

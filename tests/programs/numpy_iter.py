@@ -60,7 +60,9 @@ def main():
         comm.Allreduce(MPI.IN_PLACE, v, op=MPI.SUM)
         h = int(numpy.bitwise_xor.reduce(v.astype(numpy.uint64) * numpy.uint64(0x100000001B3)))
         state = ((state ^ h) * 0x100000001B3) & mask
-    print("rank %d iters %d state %016x sum %s" % (rank, iters, state, float(v[0]).hex()))
+    # One write of the whole line: print() writes the text and its newline
+    # apart when stdout is unbuffered, and two ranks' lines then interleave.
+    sys.stdout.write("rank %d iters %d state %016x sum %s\n" % (rank, iters, state, float(v[0]).hex()))
     sys.stdout.flush()
     done.set()
     if holder is not None:
