@@ -52,6 +52,9 @@ struct enc_mpi_preq {
 /* Checks shared by every point-to-point entry: the world is up, this
  * incarnation may use point-to-point, the layer is started; fills *c. */
 int enc_mpi_p2p_enter(const char *fn, MPI_Comm comm, struct enc_mpi_pcomm *c);
+/* Entries between hold(true) and hold(false) on this thread are not
+ * snapshot boundaries (docs/p2p.md, 7): MPI_Start(all)'s inner calls. */
+void enc_mpi_p2p_hold_boundary(bool hold);
 /* A destination (send: PROC_NULL allowed) or source (recv: ANY_SOURCE
  * too) rank, and a tag (recv: ANY_TAG too). */
 int enc_mpi_p2p_check_peer(const char *fn, const struct enc_mpi_pcomm *c, int peer, bool recv);

@@ -34,6 +34,10 @@
  * two calls of the program, taken inside the MPI layer's serial section
  * (its turn, and counted as inside MPI) as a collective's is.  Not from a thread other than the one that called
  * MPI_Init when several call MPI (the snapshot's own checks skip it). */
+static __thread int boundary_held; /* inside MPI_Start(all): not a boundary */
+
+void enc_mpi_p2p_hold_boundary(bool hold) { boundary_held += hold ? 1 : -1; }
+
 static void call_boundary(void)
 {
     enc_mpi_serial_enter(MPI_COMM_NULL);
@@ -52,7 +56,7 @@ int enc_mpi_p2p_enter(const char *fn, MPI_Comm comm, struct enc_mpi_pcomm *c)
         return enc_mpi_raise(MPI_ERR_COMM, "%s: invalid communicator", fn);
     if (!enc_p2p_announced() && (rv = enc_p2p_start()) != ENC_OK)
         return enc_mpi_engine_error(fn, rv);
-    if (enc_recovery_snapshot_due())
+    if (boundary_held == 0 && enc_recovery_snapshot_due())
         call_boundary();
     c->h = comm;
     c->g = e->g;
