@@ -12,13 +12,10 @@
  * work and completed with the send after it (MPI_Waitall); MPI_Isend is
  * then the only call that names a communicator, so a snapshot taken at a
  * point-to-point call has that receive pending
- * (tests/integration/p2p_snapshot.sh) unless the message came already.
- * So that it has not on rank 1, rank 0 (its left neighbour) sends only
- * after its own receive completed: on N ranks the ring then settles with
- * rank 1's MPI_Isend work_us/(N-1) before rank 0's send of the same
- * iteration (the cycle 0, 1, ..., N-1, 0 spans N-1 iterations and N
- * works), so rank 1's receive is still pending there even where shared
- * memory delivers in microseconds.
+ * (tests/integration/p2p_snapshot.sh).  So that it is pending on rank 1
+ * whatever the timing, the block goes round as a token: rank 1 works and
+ * sends, every other rank sends only after its own receive completed, so
+ * the block rank 1 waits for leaves rank 0 only after rank 1's MPI_Isend.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -70,9 +67,10 @@ int main(int argc, char **argv)
             MPI_Request rq[2] = {recv, MPI_REQUEST_NULL};
 
             MPI_Start(&rq[0]);
-            if (rank == 0) /* see the head comment */
+            if (rank == 1 % size) /* see the head comment */
+                usleep((useconds_t)work_us);
+            else
                 MPI_Wait(&rq[0], MPI_STATUS_IGNORE);
-            usleep((useconds_t)work_us);
             MPI_Isend(out, (int)n, MPI_UINT64_T, right, 0, MPI_COMM_WORLD, &rq[1]);
             MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
         } else if (rank % 2 == 0) { /* even ranks send first: safe without buffering */
