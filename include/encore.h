@@ -60,10 +60,15 @@ int encore_active(void);
  * is identical on every rank; local is this rank's own and is replicated to
  * its ring neighbours.  Either may be NULL/0.  It truncates the result log
  * (in two phases, so no rank drops a result a lagging rank still needs).
+ * In a program that sends point-to-point messages it is taken only when
+ * every message sent has been received (none in flight or unmatched, no
+ * receive or synchronous send pending, summed over the job); otherwise
+ * every rank returns ENCORE_ERR_STATE and none commits.
  *
  * encore_load_checkpoint() returns the version loaded (0 on a fresh start,
  * with the buffers untouched) and copies at most *len bytes of each state
- * into the caller's buffers, storing the true lengths in *len.
+ * into the caller's buffers, storing the true lengths in *len.  A rank
+ * restarted from a checkpoint must call it before its first message.
  */
 int encore_checkpoint(const void *global, size_t global_len,
                       const void *local, size_t local_len);

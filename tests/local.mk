@@ -52,6 +52,7 @@ integration_tests = \
 	tests/integration/recovery_topo.sh \
 	tests/integration/log_comm.sh \
 	tests/integration/comm_ckpt.sh \
+	tests/integration/p2p_ckpt.sh \
 	tests/integration/comm_churn.sh \
 	tests/integration/snapshot_kill.sh \
 	tests/integration/snapshot_programs.sh \
@@ -257,7 +258,8 @@ api_programs = \
 	tests/programs/recov_ckpt \
 	tests/programs/comm_ckpt \
 	tests/programs/comm_churn \
-	tests/programs/soak_mix
+	tests/programs/soak_mix \
+	tests/programs/p2p_ckpt
 check_PROGRAMS += $(api_programs)
 tests_programs_recov_ckpt_CFLAGS = $(mpi_cflags)
 tests_programs_recov_ckpt_LDADD = libencore.la $(MPI_LIBS)
@@ -271,6 +273,9 @@ tests_programs_comm_ckpt_LDFLAGS = -no-install
 tests_programs_soak_mix_CFLAGS = $(mpi_cflags)
 tests_programs_soak_mix_LDADD = libencore.la $(MPI_LIBS)
 tests_programs_soak_mix_LDFLAGS = -no-install
+tests_programs_p2p_ckpt_CFLAGS = $(mpi_cflags)
+tests_programs_p2p_ckpt_LDADD = libencore.la $(MPI_LIBS)
+tests_programs_p2p_ckpt_LDFLAGS = -no-install
 
 TESTS += $(integration_tests)
 endif

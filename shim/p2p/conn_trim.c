@@ -224,3 +224,39 @@ bool enc_p2p_conn_trim(uint64_t key, uint64_t floor)
     }
     return mine;
 }
+
+size_t enc_p2p_conn_release(uint64_t key, uint64_t floor)
+{
+    size_t freed = 0, mem = 0;
+
+    if (enc_p2p.out == NULL)
+        return 0;
+    for (int r = 0; r < enc_p2p.size; r++) {
+        struct p2p_out *o = &enc_p2p.out[r];
+        struct p2p_frame **p = &o->log, *prev = NULL;
+
+        /* frames from the cursor on are not written yet: never released */
+        while (*p != NULL && *p != o->cursor) {
+            struct p2p_frame *f = *p;
+            size_t payload = f->len - ENC_P2P_HDR_BYTES;
+
+            if (f->key != key || f->seq >= floor) {
+                prev = f;
+                p = &f->next;
+                continue;
+            }
+            *p = f->next;
+            if (o->log_tail == f)
+                o->log_tail = prev;
+            o->logged -= f->len;
+            freed += f->len;
+            if (f->spilled)
+                enc_spill_release(f->spill_off, payload);
+            mem += f->spilled ? ENC_P2P_HDR_BYTES : f->len;
+            free(f);
+        }
+    }
+    if (mem > 0)
+        enc_log_payload_bytes(-(int64_t)mem, false);
+    return freed;
+}

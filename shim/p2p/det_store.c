@@ -134,6 +134,8 @@ uint64_t enc_det_store_tick(void) { return __atomic_add_fetch(&ds.clock, 1, __AT
 
 uint64_t enc_det_store_clock(void) { return __atomic_load_n(&ds.clock, __ATOMIC_RELAXED); }
 
+void enc_det_store_set_clock(uint64_t clock) { __atomic_store_n(&ds.clock, clock, __ATOMIC_RELAXED); }
+
 uint64_t enc_det_store_made(void) { return __atomic_load_n(&ds.made, __ATOMIC_RELAXED); }
 
 /* The index of the first old record with clock >= c (nold: none). */

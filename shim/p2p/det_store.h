@@ -46,6 +46,9 @@ uint64_t enc_det_store_tick(void);
 /* Calls counted so far (a snapshot image keeps it: restored, the rank's
  * clock goes on from there). */
 uint64_t enc_det_store_clock(void);
+/* A rank restarted from a checkpoint goes on from the clock it had there
+ * (before its first nondeterministic call). */
+void enc_det_store_set_clock(uint64_t clock);
 /* The first record an earlier incarnation made at clock (a NONE run
  * covering it counts): true and *d, or false (the call runs live). */
 bool enc_det_store_find(uint64_t clock, struct enc_det *d);

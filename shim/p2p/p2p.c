@@ -4,6 +4,8 @@
  */
 #include "enc.h"
 
+#include <stdio.h>
+
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -65,6 +67,8 @@ enc_status_t enc_p2p_start_locked(void)
 static const struct enc_channel_ops channel_ops = {
     .trim = enc_p2p_trim,
     .each_received = enc_p2p_each_received,
+    .counts = enc_p2p_ckpt_counts,
+    .checkpointed = enc_p2p_ckpt_release,
 };
 
 void enc_p2p_listen(void)
@@ -169,11 +173,16 @@ static void deliver_data(struct enc_p2p_msg *m)
         (void)send_ack(m);         /* its synchronous send completes as the first one did */
         enc_p2p_msg_free(m);
         return;
-    default:
-        ENC_ERROR("p2p", "message %llu from rank %d on communicator %llx arrived where "
-                  "message %llu was expected", (unsigned long long)m->mm.seq, m->mm.src,
-                  (unsigned long long)m->cid, (unsigned long long)expected);
-        enc_p2p_peer_lost(m->from, "sent a message out of order (a message was lost)");
+    default: {
+        char why[320];
+
+        snprintf(why, sizeof(why), "sent message %llu on communicator %llx where this rank "
+                 "needs message %llu: the messages between are lost (released by a checkpoint, "
+                 "which a restarted rank must load before its first message, or lost with the "
+                 "sender's log)", (unsigned long long)m->mm.seq, (unsigned long long)m->cid,
+                 (unsigned long long)expected);
+        enc_p2p_peer_lost(m->from, why);
+    }
     }
     if (c == NULL || enc_match_arrive(&c->m, &m->mm, &r) != ENC_OK)
         enc_p2p_peer_lost(m->from, "sent a message this rank could not queue (out of memory)");

@@ -134,4 +134,18 @@ bool enc_p2p_trim(uint64_t key, uint64_t floor);
  * (a snapshot image, alone in its process, lists them). */
 void enc_p2p_each_received(void (*fn)(void *arg, uint64_t key, uint64_t pos), void *arg);
 
+/*
+ * Checkpoints (checkpoint.c): taken only when no message is in flight.
+ * counts: c[0] messages sent, c[1] arrived (by channel number), c[2]
+ * arrived and unmatched, c[3] receives and synchronous sends pending; it marks the
+ * end of every payload log, which release frees once the checkpoint is
+ * committed.  save: this rank's channel positions and determinant clock
+ * (malloc'd; none before the layer started), which load sets again in a
+ * rank restarted from that checkpoint, before its first message.
+ */
+void enc_p2p_ckpt_counts(uint64_t c[4]);
+void enc_p2p_ckpt_release(void);
+enc_status_t enc_p2p_ckpt_save(void **blob, size_t *len);
+enc_status_t enc_p2p_ckpt_load(const void *blob, size_t len);
+
 #endif

@@ -144,6 +144,9 @@ uint64_t enc_p2p_key(uint64_t cid, int src, int dst_world);
 bool enc_p2p_skipped(const struct p2p_out *o, const struct p2p_frame *f);
 void enc_p2p_set_skip(int peer, const uint8_t *pairs, size_t bytes);
 bool enc_p2p_conn_trim(uint64_t key, uint64_t floor);
+/* Frees the written frames of channel key below floor from every log,
+ * spilled or not (a committed checkpoint covers them): bytes freed. */
+size_t enc_p2p_conn_release(uint64_t key, uint64_t floor);
 /* The cursor's frame is spilled (a lost host's rank re-executes from the
  * start): its payload is read back into memory.  ENC_OK, or the job ends
  * with one line naming the message that was lost. */

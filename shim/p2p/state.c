@@ -42,7 +42,7 @@ void enc_p2p_msg_free(struct enc_p2p_msg *m)
 
 void enc_p2p_peer_lost(int peer, const char *what)
 {
-    char reason[256];
+    char reason[400];
 
     snprintf(reason, sizeof(reason), "rank %d %s", peer, what);
     ENC_ERROR("p2p", "%s", reason);

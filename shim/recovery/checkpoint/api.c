@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "engine/layer.h"
+#include "recovery/channels.h"
 #include "recovery/checkpoint/ckpt.h"
 #include "recovery/checkpoint/load.h"
 #include "recovery/checkpoint/positions.h"
@@ -40,6 +41,26 @@ static enc_status_t dup_state(void **dst, size_t *dlen, const void *src, size_t 
     return ENC_OK;
 }
 
+/* A restarted rank resumes after the checkpoint with the channel positions
+ * it had there (the MPI layer keeps them with its local state), and its
+ * peers' logs are released up to it: so every message sent before it must
+ * have been received and matched.  The counts are the world's sums, so
+ * every rank refuses alike (and none commits). */
+static enc_status_t refuse_in_flight(const struct enc_ckpt *c)
+{
+    /* not received by the program: in flight, or arrived and unmatched */
+    uint64_t open = c->p2p[0] - c->p2p[1] + c->p2p[2];
+
+    if (open == 0 && c->p2p[3] == 0)
+        return ENC_OK;
+    ENC_ERROR("ckpt", "encore_checkpoint: refused: across the job, %llu point-to-point "
+              "message%s sent before it not received yet and %llu receive%s or synchronous "
+              "send%s pending (checkpoint where every message sent has been received)",
+              (unsigned long long)open, open == 1 ? "" : "s", (unsigned long long)c->p2p[3],
+              c->p2p[3] == 1 ? "" : "s", c->p2p[3] == 1 ? "" : "s");
+    return ENC_ERR_STATE;
+}
+
 /* Phase one as a collective whose algorithm is enc_ckpt_exchange. */
 static enc_status_t take(struct enc_ckpt *next, size_t glen, const void *site)
 {
@@ -52,6 +73,8 @@ static enc_status_t take(struct enc_ckpt *next, size_t glen, const void *site)
     rv = enc_layer_coll(&sig);
     enc_rec.taking = NULL;
     if (rv != ENC_OK)
+        return rv;
+    if ((rv = refuse_in_flight(next)) != ENC_OK)
         return rv;
     next->seq_after = enc_engine_seq();
     /* Every rank finished phase one; none needs results before the
@@ -76,6 +99,7 @@ int enc_recovery_checkpoint(const void *global, size_t global_len, const void *l
         goto fail;
     enc_ckpt_free(&enc_rec.committed);
     enc_rec.committed = next;
+    enc_channels_checkpointed();
     ENC_INFO("ckpt", "checkpoint %u committed (global %zu B, local %zu B), log truncated "
              "below seq %llu", next.version, global_len, local_len,
              (unsigned long long)next.seq_after);

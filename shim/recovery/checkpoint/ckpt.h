@@ -26,6 +26,9 @@ struct enc_ckpt {
     void *rep[2];
     size_t rep_len[2];
     bool replicas_in;         /* both swaps of phase one finished */
+    /* point-to-point messages over the world at phase one's barrier:
+     * sent, arrived, arrived unmatched, pending (recovery/channels.h) */
+    uint64_t p2p[4];
 };
 
 void enc_ckpt_free(struct enc_ckpt *c);

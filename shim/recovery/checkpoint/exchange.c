@@ -2,7 +2,9 @@
  * exchange.c - the collective part of encore_checkpoint() (exchange.h).
  *
  * Phase one: each rank sends its local state to both locality neighbours
- * (length first, then bytes) and keeps theirs as replicas; then a barrier.
+ * (length first, then bytes) and keeps theirs as replicas; then a barrier,
+ * which sums the point-to-point counts of every rank (channels.h) so that
+ * every rank decides alike whether a message is in flight.
  * Only when the barrier completed does the caller commit (phase two) and
  * truncate the log, so a rank never drops a result that a rank still in
  * phase one could need.
@@ -15,7 +17,9 @@
 #include "engine/coll.h"
 #include "engine/layer.h"
 #include "engine/xfer.h"
+#include "reduce/reduce.h"
 #include "recovery/checkpoint/ckpt.h"
+#include "recovery/channels.h"
 #include "recovery/checkpoint/exchange.h"
 #include "recovery/ops.h"
 
@@ -49,6 +53,8 @@ enc_status_t enc_ckpt_exchange(void *arg, struct enc_coll *co)
 {
     struct enc_ckpt *ck = ((struct enc_recovery *)arg)->taking;
     struct enc_coll barrier = *co;
+    struct enc_reducer sum = {.elem_size = sizeof(uint64_t), .commutative = true,
+                              .apply = enc_reducer_apply_kernel};
     int next, prev;
     enc_status_t rv;
 
@@ -62,7 +68,12 @@ enc_status_t enc_ckpt_exchange(void *arg, struct enc_coll *co)
         (rv = swap_with(co, ck, prev, next, 1)) != ENC_OK)
         return rv;
     ck->replicas_in = true;
-    barrier.bytes = 0;
-    barrier.count = 0;
+    enc_channels_counts(ck->p2p);
+    sum.kernel = enc_kernel_lookup(ENC_T_U64, ENC_OP_SUM);
+    barrier.sendbuf = NULL;
+    barrier.recvbuf = ck->p2p;
+    barrier.bytes = sizeof(ck->p2p);
+    barrier.count = ENC_CHANNEL_COUNTS;
+    barrier.r = &sum;
     return enc_allreduce_tree(&barrier);
 }
