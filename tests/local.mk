@@ -29,6 +29,7 @@ integration_tests = \
 	tests/integration/p2p_shm.sh \
 	tests/integration/p2p_recovery.sh \
 	tests/integration/p2p_hard.sh \
+	tests/integration/p2p_diverge.sh \
 	tests/integration/p2p_snapshot.sh \
 	tests/integration/hosts_p2p_snapshot.sh \
 	tests/integration/p2p_apps.sh \
@@ -157,6 +158,7 @@ mpi_programs = \
 	tests/programs/icoll_cross \
 	tests/programs/p2p_check \
 	tests/programs/p2p_flood \
+	tests/programs/p2p_diverge \
 	tests/programs/p2p_stencil \
 	tests/programs/p2p_master \
 	tests/programs/p2p_poll \
@@ -207,6 +209,8 @@ tests_programs_p2p_check_CFLAGS = $(mpi_cflags)
 tests_programs_p2p_check_LDADD = $(MPI_LIBS)
 tests_programs_p2p_flood_CFLAGS = $(mpi_cflags)
 tests_programs_p2p_flood_LDADD = $(MPI_LIBS)
+tests_programs_p2p_diverge_CFLAGS = $(mpi_cflags)
+tests_programs_p2p_diverge_LDADD = $(MPI_LIBS)
 tests_programs_p2p_stencil_CFLAGS = $(mpi_cflags)
 tests_programs_p2p_stencil_LDADD = $(MPI_LIBS)
 tests_programs_p2p_master_CFLAGS = $(mpi_cflags)

@@ -105,6 +105,16 @@ static struct enc_chanseq_slot *get(struct enc_chanseq *cs, uint64_t cid, int pe
     return place(cs->slot, cs->cap, cid, peer);
 }
 
+uint64_t enc_chan_link(uint64_t chain, int tag, uint64_t bytes, bool sync)
+{
+    uint64_t h = chain ^ ((uint64_t)(uint32_t)tag << 1 | sync) * 0x9e3779b97f4a7c15ull;
+
+    h = (h ^ h >> 30) * 0xbf58476d1ce4e5b9ull;
+    h ^= bytes;
+    h = (h ^ h >> 27) * 0x94d049bb133111ebull;
+    return h ^ h >> 31;
+}
+
 enc_status_t enc_chanseq_next_send(struct enc_chanseq *cs, uint64_t cid, int peer,
                                    uint64_t *seq)
 {
@@ -114,6 +124,36 @@ enc_status_t enc_chanseq_next_send(struct enc_chanseq *cs, uint64_t cid, int pee
         return ENC_ERR_NOMEM;
     *seq = s->pos.send++;
     return ENC_OK;
+}
+
+enc_status_t enc_chanseq_next_send_linked(struct enc_chanseq *cs, uint64_t cid, int peer,
+                                          int tag, uint64_t bytes, bool sync, uint64_t *seq,
+                                          uint64_t *chain)
+{
+    struct enc_chanseq_slot *s = get(cs, cid, peer);
+
+    if (s == NULL)
+        return ENC_ERR_NOMEM;
+    *seq = s->pos.send++;
+    *chain = s->pos.send_chain = enc_chan_link(s->pos.send_chain, tag, bytes, sync);
+    return ENC_OK;
+}
+
+bool enc_chanseq_chain_ok(struct enc_chanseq *cs, uint64_t cid, int peer, uint64_t seq,
+                          enum enc_chan_verdict v, int tag, uint64_t bytes, bool sync,
+                          uint64_t chain)
+{
+    struct enc_chanseq_slot *s = lookup(cs, cid, peer);
+
+    if (s == NULL)
+        return true;
+    if (v == ENC_CHAN_DELIVER) { /* accept moved recv past seq */
+        bool ok = enc_chan_link(s->pos.recv_chain, tag, bytes, sync) == chain;
+
+        s->pos.recv_chain = chain;
+        return ok;
+    }
+    return v != ENC_CHAN_DUPLICATE || seq + 1 != s->pos.recv || chain == s->pos.recv_chain;
 }
 
 enum enc_chan_verdict enc_chanseq_accept(struct enc_chanseq *cs, uint64_t cid, int peer,
@@ -138,7 +178,7 @@ struct enc_chan_pos enc_chanseq_pos(const struct enc_chanseq *cs, uint64_t cid, 
 {
     const struct enc_chanseq_slot *s = lookup(cs, cid, peer);
 
-    return s ? s->pos : (struct enc_chan_pos){0, 0};
+    return s ? s->pos : (struct enc_chan_pos){0};
 }
 
 enc_status_t enc_chanseq_set(struct enc_chanseq *cs, uint64_t cid, int peer,

@@ -28,7 +28,22 @@
 struct enc_chan_pos {
     uint64_t send;              /* the number of the next message sent */
     uint64_t recv;              /* the number of the next message to deliver */
+    uint64_t send_chain;        /* the chain after the last message sent */
+    uint64_t recv_chain;        /* the chain after the last message delivered */
 };
+
+/*
+ * A channel's chain is a digest of every message on it so far: each
+ * message's (tag, payload bytes, synchronous or not) folded into the
+ * chain of the ones before.  The sender puts the chain after each message
+ * on its frame; the receiver folds the same fields of what it delivers
+ * and compares.  A restored sender re-executes its sends and its re-sends
+ * below the receiver's position are dropped unseen, but the last of them
+ * carries the chain of all of them: a re-execution that sent another tag,
+ * length or mode shows there (and at the next new message), never
+ * silently (docs/p2p.md, 12.8).
+ */
+uint64_t enc_chan_link(uint64_t chain, int tag, uint64_t bytes, bool sync);
 
 struct enc_chanseq_slot;
 
@@ -48,10 +63,14 @@ void enc_chanseq_init(struct enc_chanseq *cs);
 void enc_chanseq_fini(struct enc_chanseq *cs);
 
 /* The number for the next message to peer on communicator cid, in *seq,
- * and the channel moves on.  ENC_OK or ENC_ERR_NOMEM (a first message on a
- * new channel makes its entry). */
+ * and the channel moves on; *chain (may be NULL) is the channel's chain
+ * with this message, of tag, bytes and sync, linked.  ENC_OK or
+ * ENC_ERR_NOMEM (a first message on a new channel makes its entry). */
 enc_status_t enc_chanseq_next_send(struct enc_chanseq *cs, uint64_t cid, int peer,
                                    uint64_t *seq);
+enc_status_t enc_chanseq_next_send_linked(struct enc_chanseq *cs, uint64_t cid, int peer,
+                                          int tag, uint64_t bytes, bool sync, uint64_t *seq,
+                                          uint64_t *chain);
 /* A message from peer on cid carrying seq arrived: the verdict, and on
  * ENC_CHAN_DELIVER the channel moves on.  *expected (may be NULL) is the
  * number the channel waited for.  A channel never seen before waits for 0;
@@ -59,6 +78,15 @@ enc_status_t enc_chanseq_next_send(struct enc_chanseq *cs, uint64_t cid, int pee
  * *expected = UINT64_MAX. */
 enum enc_chan_verdict enc_chanseq_accept(struct enc_chanseq *cs, uint64_t cid, int peer,
                                          uint64_t seq, uint64_t *expected);
+/* The chain check of a message from peer on cid carrying seq and chain
+ * (with tag, bytes, sync), after enc_chanseq_accept's verdict: a delivered
+ * message's chain must be the channel's chain with it linked (then it is
+ * the channel's chain), and the re-send of the last message delivered
+ * must carry the channel's chain; other re-sends are not checked.  False
+ * on a mismatch. */
+bool enc_chanseq_chain_ok(struct enc_chanseq *cs, uint64_t cid, int peer, uint64_t seq,
+                          enum enc_chan_verdict v, int tag, uint64_t bytes, bool sync,
+                          uint64_t chain);
 /* The channel's position (zeros for a channel never used). */
 struct enc_chan_pos enc_chanseq_pos(const struct enc_chanseq *cs, uint64_t cid, int peer);
 /* Sets a channel's position: a rank restored from a checkpoint takes the

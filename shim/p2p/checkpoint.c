@@ -120,8 +120,9 @@ void enc_p2p_ckpt_release(void)
 }
 
 /* The saved positions: u64 determinant clock, u64 n, then n channels of
- * u64 cid, u32 peer, u64 send, u64 recv (28 bytes), big-endian. */
-#define CHAN_BYTES 28
+ * u64 cid, u32 peer, u64 send, u64 recv, u64 send chain, u64 receive
+ * chain (44 bytes), big-endian. */
+#define CHAN_BYTES 44
 
 struct saver {
     struct enc_wbuf w;
@@ -135,6 +136,8 @@ static void save_one(void *arg, uint64_t cid, int peer, struct enc_chan_pos pos)
     enc_w_u32(&s->w, (uint32_t)peer);
     enc_w_u64(&s->w, pos.send);
     enc_w_u64(&s->w, pos.recv);
+    enc_w_u64(&s->w, pos.send_chain);
+    enc_w_u64(&s->w, pos.recv_chain);
 }
 
 enc_status_t enc_p2p_ckpt_save(void **blob, size_t *len)
@@ -190,6 +193,8 @@ enc_status_t enc_p2p_ckpt_load(const void *blob, size_t len)
         enc_r_u32(&r, &peer);
         enc_r_u64(&r, &pos.send);
         enc_r_u64(&r, &pos.recv);
+        enc_r_u64(&r, &pos.send_chain);
+        enc_r_u64(&r, &pos.recv_chain);
         rv = r.err ? ENC_ERR_PROTO : enc_chanseq_set(&enc_p2p.chans, cid, (int)peer, pos);
     }
     if (rv == ENC_OK)

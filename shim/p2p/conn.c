@@ -508,6 +508,7 @@ static enc_status_t begin_frame(int peer, struct p2p_rx *in)
     m->resume = h.kind == ENC_P2P_RESUME;
     m->positions = h.kind == ENC_P2P_POSITIONS;
     m->ack = h.ack;
+    m->chain = h.chain;
     m->bytes = h.bytes;
     in->msg = m;
     in->got = 0;

@@ -160,13 +160,32 @@ static void posted_matched(void)
         rx.posted--;
 }
 
+/* m's chain is not the channel's: its sender re-executed differently. */
+static void diverged(const struct enc_p2p_msg *m, enum enc_chan_verdict v)
+{
+    char why[320];
+
+    snprintf(why, sizeof(why), "re-executed its sends on communicator %llx differently: replay "
+             "divergence at its message %llu (%s, tag %d, %zu bytes%s): the tags, lengths or "
+             "modes of its messages up to it differ from those this rank received the first "
+             "time", (unsigned long long)m->cid, (unsigned long long)m->mm.seq,
+             v == ENC_CHAN_DELIVER ? "a new one" : "a re-send", m->mm.tag, m->bytes,
+             m->sync ? ", synchronous" : "");
+    enc_p2p_peer_lost(m->from, why);
+}
+
 static void deliver_data(struct enc_p2p_msg *m)
 {
     struct p2p_comm *c = comm_of(m->cid);
     struct enc_match_recv *r = NULL;
     uint64_t expected;
+    enum enc_chan_verdict v;
 
-    switch (enc_chanseq_accept(&enc_p2p.chans, m->cid, m->mm.src, m->mm.seq, &expected)) {
+    v = enc_chanseq_accept(&enc_p2p.chans, m->cid, m->mm.src, m->mm.seq, &expected);
+    if (v != ENC_CHAN_GAP && !enc_chanseq_chain_ok(&enc_p2p.chans, m->cid, m->mm.src, m->mm.seq, v,
+                                                   m->mm.tag, m->bytes, m->sync, m->chain))
+        diverged(m, v);
+    switch (v) {
     case ENC_CHAN_DELIVER:
         break;
     case ENC_CHAN_DUPLICATE: /* a restored sender's re-send, or our log again */
@@ -228,6 +247,7 @@ static enc_status_t send_self(const struct enc_p2p_hdr *h, const void *data)
     m->from = enc_p2p.rank;
     m->sync = h->mode == ENC_P2P_SYNC;
     m->ack = h->ack;
+    m->chain = h->chain;
     m->bytes = h->bytes;
     deliver_data(m);
     return ENC_OK;
@@ -240,7 +260,8 @@ enc_status_t enc_p2p_send(uint64_t cid, int src, int dst, int dst_world, int tag
                             .bytes = bytes};
     enc_status_t rv;
 
-    if ((rv = enc_chanseq_next_send(&enc_p2p.chans, cid, dst, &h.seq)) != ENC_OK)
+    if ((rv = enc_chanseq_next_send_linked(&enc_p2p.chans, cid, dst, tag, bytes, s != NULL,
+                                           &h.seq, &h.chain)) != ENC_OK)
         return rv;
     if (s != NULL) {
         h.mode = ENC_P2P_SYNC;

@@ -40,6 +40,7 @@ struct enc_p2p_msg {
     bool resume;               /* a RESUME frame (conn.c's), not a message */
     bool positions;            /* a POSITIONS frame (conn.c's), not a message */
     uint64_t ack;
+    uint64_t chain;            /* the channel's chain with it (chanseq.h) */
     size_t bytes;
     uint8_t *data;             /* the packed payload (NULL when bytes is 0) */
 };

@@ -19,11 +19,14 @@ void enc_p2p_hdr_encode(const struct enc_p2p_hdr *h, uint8_t out[ENC_P2P_HDR_BYT
     enc_w_u64(&w, h->seq);
     enc_w_u64(&w, h->bytes);
     enc_w_u64(&w, h->ack);
+    enc_w_u64(&w, h->chain);
 }
 
 static bool hdr_valid(const struct enc_p2p_hdr *h, uint32_t magic, uint16_t zero)
 {
     if (magic != ENC_P2P_MAGIC || zero != 0 || h->kind < ENC_P2P_DATA || h->kind > ENC_P2P_BELL)
+        return false;
+    if (h->kind != ENC_P2P_DATA && h->chain != 0)
         return false;
     if (h->mode != ENC_P2P_STANDARD && h->mode != ENC_P2P_SYNC)
         return false;
@@ -57,6 +60,7 @@ enc_status_t enc_p2p_hdr_decode(struct enc_p2p_hdr *h, const uint8_t *in, size_t
     enc_r_u64(&r, &h->seq);
     enc_r_u64(&r, &h->bytes);
     enc_r_u64(&r, &h->ack);
+    enc_r_u64(&r, &h->chain);
     if (enc_r_done(&r) != ENC_OK)
         return ENC_ERR_PROTO;
     h->kind = (enum enc_p2p_kind)kind;

@@ -7,7 +7,10 @@
  * header, then `bytes` of payload for DATA:
  *   DATA  a message: communicator id, the sender's rank in it, tag,
  *         channel number, mode (SYNC: answer ACK with `ack` when it
- *         matches), payload length;
+ *         matches), payload length, and the channel's chain: a digest of
+ *         the (tag, length, mode) of every message on the channel up to
+ *         this one (chanseq.h), by which a receiver sees a re-executed
+ *         sender's suppressed re-sends differ from the first ones;
  *   ACK   a synchronous message matched: `ack` is the id its DATA carried;
  *   RESUME  a restored rank's first frame to each peer: `ack` is its
  *         listener's port, the payload its address; the peer connects
@@ -27,7 +30,7 @@
 
 #include "core/status.h"
 
-#define ENC_P2P_HDR_BYTES 48
+#define ENC_P2P_HDR_BYTES 56
 #define ENC_P2P_MAGIC 0x454e5032u /* "ENP2" */
 /* Largest payload a frame may announce (a message of 2^31 elements of 32
  * bytes fits; anything larger is a broken peer, never an allocation). */
@@ -58,10 +61,11 @@ struct enc_p2p_hdr {
     uint64_t seq;     /* channel number (p2p/chanseq.h) */
     uint64_t bytes;   /* payload length (DATA) */
     uint64_t ack;     /* SYNC DATA and ACK: the sender's id of the send */
+    uint64_t chain;   /* DATA: the channel's chain after this message */
 };
 
 /* Big-endian: u32 magic, u8 kind, u8 mode, u16 0, u64 cid, i32 src,
- * i32 tag, u64 seq, u64 bytes, u64 ack. */
+ * i32 tag, u64 seq, u64 bytes, u64 ack, u64 chain (0 but on DATA). */
 void enc_p2p_hdr_encode(const struct enc_p2p_hdr *h, uint8_t out[ENC_P2P_HDR_BYTES]);
 /* ENC_OK, or ENC_ERR_PROTO for a header no encoder makes (magic, kind,
  * mode, reserved bits, a negative source or tag, a payload on a frame

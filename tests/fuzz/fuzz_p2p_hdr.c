@@ -4,7 +4,8 @@
  * Oracle: a header that decodes re-encodes to exactly the same bytes (one
  * encoding per header), and what it announces is within the limits the
  * reader allocates by (a payload only on DATA, RESUME and POSITIONS,
- * within ENC_P2P_MAX_BYTES, ENC_P2P_MAX_ADDR and ENC_P2P_MAX_POS pairs).
+ * within ENC_P2P_MAX_BYTES, ENC_P2P_MAX_ADDR and ENC_P2P_MAX_POS pairs), and
+ * only DATA carries a chain.
  */
 #include "enc.h"
 #include "p2p/wire.h"
@@ -30,13 +31,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 h.bytes / ENC_P2P_POS_BYTES <= ENC_P2P_MAX_POS));
     FUZZ_CHECK(h.kind != ENC_P2P_RESUME || (h.bytes > 0 && h.bytes <= ENC_P2P_MAX_ADDR));
     FUZZ_CHECK(h.kind != ENC_P2P_DATA || (h.src >= 0 && h.tag >= 0));
+    FUZZ_CHECK(h.kind == ENC_P2P_DATA || h.chain == 0);
     return 0;
 }
 
 void fuzz_seeds(fuzz_emit_fn emit)
 {
     const struct enc_p2p_hdr hdrs[] = {
-        {.kind = ENC_P2P_DATA, .cid = 0, .src = 1, .tag = 7, .seq = 3, .bytes = 8},
+        {.kind = ENC_P2P_DATA, .cid = 0, .src = 1, .tag = 7, .seq = 3, .bytes = 8,
+         .chain = 0x5be2a1c07f3d9e41ull},
         {.kind = ENC_P2P_DATA, .mode = ENC_P2P_SYNC, .cid = 0x9a5d4ea665907e61ull, .src = 0,
          .tag = 0, .seq = 0, .bytes = 0, .ack = 12},
         {.kind = ENC_P2P_ACK, .ack = 12},

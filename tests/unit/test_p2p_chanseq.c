@@ -2,8 +2,8 @@
  * test_p2p_chanseq.c - shim/p2p/chanseq: channel numbers count per
  * (communicator, peer), a re-sent message is dropped and a gap is a fault,
  * positions survive a table that grows and a communicator that is freed,
- * and determinant records round-trip exactly while every malformed one is
- * refused.
+ * determinant records round-trip exactly while every malformed one is
+ * refused, and a channel's chain tells a changed re-execution.
  */
 #include "enc.h"
 
@@ -235,4 +235,66 @@ Test(p2p_chanseq, determinants_format_for_divergence_reports)
         enc_det_format(&samples[i], line, sizeof(line));
         cr_assert_str_eq(line, want[i]);
     }
+}
+
+/* A sender's chains, as its frames carry them, for messages of these tags
+ * (8 bytes each, standard mode). */
+static void send_chains(struct enc_chanseq *s, const int *tags, int n, uint64_t *chain)
+{
+    for (int i = 0; i < n; i++) {
+        uint64_t seq;
+
+        cr_assert_eq(enc_chanseq_next_send_linked(s, 5, 1, tags[i], 8, false, &seq, &chain[i]),
+                     ENC_OK);
+        cr_assert_eq(seq, (uint64_t)i);
+    }
+}
+
+/* The receiver's check of message seq with chain (tag, 8 bytes). */
+static bool receive(uint64_t seq, int tag, uint64_t chain)
+{
+    enum enc_chan_verdict v = enc_chanseq_accept(&cs, 5, 0, seq, NULL);
+
+    return enc_chanseq_chain_ok(&cs, 5, 0, seq, v, tag, 8, false, chain);
+}
+
+/* A first run of five messages of tag 7, delivered, and the chains of a
+ * re-execution that sends again (six messages of tags again). */
+static void first_then_again(const int *again, uint64_t *c1, uint64_t *c2)
+{
+    const int first[5] = {7, 7, 7, 7, 7};
+    struct enc_chanseq a, b;
+
+    enc_chanseq_init(&a);
+    enc_chanseq_init(&b);
+    send_chains(&a, first, 5, c1);
+    send_chains(&b, again, 6, c2);
+    enc_chanseq_fini(&a);
+    enc_chanseq_fini(&b);
+    for (int i = 0; i < 5; i++)
+        cr_assert(receive((uint64_t)i, 7, c1[i]), "first delivery of %d", i);
+}
+
+Test(p2p_chanseq, the_chain_passes_the_same_sends_and_catches_a_changed_one)
+{
+    const int again[6] = {7, 7, 99, 7, 7, 7}; /* message 2's tag changed */
+    uint64_t c1[5], c2[6];
+
+    first_then_again(again, c1, c2);
+    cr_assert_eq(enc_chanseq_pos(&cs, 5, 0).recv_chain, c1[4]);
+    /* the same re-sends pass; only the last one delivered is compared */
+    cr_assert(receive(4, 7, c1[4]));
+    cr_assert(receive(3, 7, c2[3]), "an earlier re-send is not checked (its chain differs)");
+    cr_assert_not(receive(4, 7, c2[4]), "the last re-send carries the changed chain");
+}
+
+Test(p2p_chanseq, a_new_message_after_changed_re_sends_fails_its_chain)
+{
+    const int again[6] = {7, 7, 7, 7, 3, 7};
+    uint64_t c1[5], c2[6];
+
+    first_then_again(again, c1, c2);
+    cr_assert_not(receive(5, 7, c2[5]), "message 5 links onto a history that differs");
+    /* and a frame whose own fields disagree with its chain fails too */
+    cr_assert_not(receive(6, 8, enc_chan_link(c2[5], 7, 8, false)));
 }
