@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "engine/engine.h"
-#include "mpi/icoll.h"
+#include "mpi/coll/icoll.h"
 #include "mpi/mpi_layer.h"
 #include "p2p/p2p.h"
 #include "proto/wire.h"

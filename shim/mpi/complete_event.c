@@ -9,7 +9,7 @@
 
 #include <mpi.h>
 
-#include "mpi/p2p_mpi.h"
+#include "mpi/p2p/p2p_mpi.h"
 
 static uint64_t events; /* atomic: encore requests completed */
 

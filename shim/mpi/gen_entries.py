@@ -4,7 +4,7 @@
 Usage: gen_entries.py SPEC OUTDIR
 Writes OUTDIR/wrappers.c (MPI_X + PMPI_X for every spec line, the real
 PMPI_X accessors, the refusal reasons) and OUTDIR/entries.h (prototypes the
-hand-written shim/mpi/*.c code implements or calls).  The spec format is
+hand-written shim/mpi/*/*.c code implements or calls).  The spec format is
 described at the top of mpi.spec.  Output is written only when it changes,
 so an unchanged spec does not rebuild libencore.
 """

@@ -12,7 +12,7 @@ import gen_entries  # noqa: E402
 
 LIFECYCLE = {"MPI_Init", "MPI_Init_thread", "MPI_Initialized", "MPI_Query_thread",
              "MPI_Finalize", "MPI_Finalized", "MPI_Abort", "MPI_Op_create", "MPI_Op_free"}
-# Point-to-point (shim/mpi/p2p_*.c).
+# Point-to-point (shim/mpi/p2p/p2p_*.c).
 P2P = {"MPI_Send", "MPI_Bsend", "MPI_Ssend", "MPI_Rsend", "MPI_Recv", "MPI_Isend",
        "MPI_Ibsend", "MPI_Issend", "MPI_Irsend", "MPI_Irecv", "MPI_Sendrecv",
        "MPI_Sendrecv_replace", "MPI_Probe", "MPI_Iprobe", "MPI_Mprobe", "MPI_Improbe",

@@ -15,7 +15,7 @@
 #include "core/limits.h"
 #include "core/tmpdir.h"
 #include "engine/engine.h"
-#include "mpi/icoll.h"
+#include "mpi/coll/icoll.h"
 #include "mpi/mpi_layer.h"
 #include "p2p/p2p.h"
 #include "recovery/recovery.h"

@@ -6,53 +6,53 @@
 libencore_la_SOURCES += \
 	shim/mpi/mode.c \
 	shim/mpi/error.c \
-	shim/mpi/dtype.c \
-	shim/mpi/op.c \
-	shim/mpi/mpi_reducer.c \
-	shim/mpi/buffer.c \
+	shim/mpi/data/dtype.c \
+	shim/mpi/data/op.c \
+	shim/mpi/data/mpi_reducer.c \
+	shim/mpi/p2p/buffer.c \
 	shim/mpi/lifecycle.c \
-	shim/mpi/comm.c \
-	shim/mpi/comm_table.c \
-	shim/mpi/comm_new.c \
-	shim/mpi/comm_adopt.c \
-	shim/mpi/comm_manage.c \
-	shim/mpi/group_table.c \
-	shim/mpi/group_ops.c \
+	shim/mpi/comm/comm.c \
+	shim/mpi/comm/comm_table.c \
+	shim/mpi/comm/comm_new.c \
+	shim/mpi/comm/comm_adopt.c \
+	shim/mpi/comm/comm_manage.c \
+	shim/mpi/comm/group_table.c \
+	shim/mpi/comm/group_ops.c \
 	shim/mpi/request.c \
-	shim/mpi/p2p_ops.c \
-	shim/mpi/p2p_send.c \
-	shim/mpi/p2p_recv.c \
-	shim/mpi/p2p_probe.c \
-	shim/mpi/p2p_persist.c \
-	shim/mpi/p2p_complete.c \
+	shim/mpi/p2p/p2p_ops.c \
+	shim/mpi/p2p/p2p_send.c \
+	shim/mpi/p2p/p2p_recv.c \
+	shim/mpi/p2p/p2p_probe.c \
+	shim/mpi/p2p/p2p_persist.c \
+	shim/mpi/p2p/p2p_complete.c \
 	shim/mpi/complete_event.c \
-	shim/mpi/icoll.c \
-	shim/mpi/turn_queue.c \
-	shim/mpi/icoll_entries.c \
-	shim/mpi/icoll_neighbor.c \
+	shim/mpi/coll/icoll.c \
+	shim/mpi/coll/turn_queue.c \
+	shim/mpi/coll/icoll_entries.c \
+	shim/mpi/coll/icoll_neighbor.c \
 	shim/mpi/ckpt_api.c \
-	shim/mpi/coll_reduce.c \
-	shim/mpi/coll_bcast.c \
-	shim/mpi/coll_allgather.c \
-	shim/mpi/coll_scan.c \
-	shim/mpi/coll_rooted.c \
-	shim/mpi/io_agree.c \
-	shim/mpi/io_file.c \
-	shim/mpi/io_shared.c \
-	shim/mpi/io_pointer.c \
-	shim/mpi/coll_bytes.c \
-	shim/mpi/coll_neighbor.c \
-	shim/mpi/inter.c \
-	shim/mpi/inter_comm.c \
-	shim/mpi/inter_coll.c \
-	shim/mpi/inter_split.c \
-	shim/mpi/topo.c \
-	shim/mpi/topo_comm.c \
-	shim/mpi/topo_cart.c \
-	shim/mpi/topo_graph.c \
+	shim/mpi/coll/coll_reduce.c \
+	shim/mpi/coll/coll_bcast.c \
+	shim/mpi/coll/coll_allgather.c \
+	shim/mpi/coll/coll_scan.c \
+	shim/mpi/coll/coll_rooted.c \
+	shim/mpi/io/io_agree.c \
+	shim/mpi/io/io_file.c \
+	shim/mpi/io/io_shared.c \
+	shim/mpi/io/io_pointer.c \
+	shim/mpi/coll/coll_bytes.c \
+	shim/mpi/coll/coll_neighbor.c \
+	shim/mpi/inter/inter.c \
+	shim/mpi/inter/inter_comm.c \
+	shim/mpi/inter/inter_coll.c \
+	shim/mpi/inter/inter_split.c \
+	shim/mpi/topo/topo.c \
+	shim/mpi/topo/topo_comm.c \
+	shim/mpi/topo/topo_cart.c \
+	shim/mpi/topo/topo_graph.c \
 	shim/mpi/gen/wrappers.c
-noinst_HEADERS += shim/mpi/mpi_layer.h shim/mpi/p2p_mpi.h shim/mpi/icoll.h shim/mpi/coll_bytes.h \
-	shim/mpi/topo.h shim/mpi/inter.h shim/mpi/inter_coll.h shim/mpi/turn_queue.h shim/mpi/io.h \
+noinst_HEADERS += shim/mpi/mpi_layer.h shim/mpi/p2p/p2p_mpi.h shim/mpi/coll/icoll.h shim/mpi/coll/coll_bytes.h \
+	shim/mpi/topo/topo.h shim/mpi/inter/inter.h shim/mpi/inter/inter_coll.h shim/mpi/coll/turn_queue.h shim/mpi/io/io.h \
 	shim/mpi/gen/entries.h
 EXTRA_DIST += shim/mpi/mpi.spec shim/mpi/gen_entries.py
 BUILT_SOURCES += $(srcdir)/shim/mpi/gen/wrappers.c $(srcdir)/shim/mpi/gen/entries.h

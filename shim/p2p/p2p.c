@@ -24,7 +24,7 @@ static void deliver_ack(uint64_t id);
 
 /* The condition variable on the monotonic clock, once, at MPI_Init: the
  * completion waits sleep on it before point-to-point starts too (a
- * nonblocking collective's completion wakes them, shim/mpi/p2p_complete.c). */
+ * nonblocking collective's completion wakes them, shim/mpi/p2p/p2p_complete.c). */
 static void init_cv(void)
 {
     static bool ready;

@@ -1,6 +1,6 @@
 /*
  * p2p.h - point-to-point messages between the ranks of the encore world
- * (MPI-free; the MPI layer's shim/mpi/p2p_*.c turn MPI calls into these).
+ * (MPI-free; the MPI layer's shim/mpi/p2p/p2p_*.c turn MPI calls into these).
  *
  * Transport: each rank sends to a peer on its own TCP connection to it
  * (role P2P, made on the first message) and reads the peer's messages on

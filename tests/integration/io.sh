@@ -1,5 +1,5 @@
 #!/bin/sh
-# io.sh - MPI-IO on MPI_COMM_WORLD under encore-run (shim/mpi/io_*.c,
+# io.sh - MPI-IO on MPI_COMM_WORLD under encore-run (shim/mpi/io/io_*.c,
 # docs/io.md), 4 ranks of tests/programs/io_check, each run in its own
 # directory:
 #   free      fault-free: sorted output identical to native mpirun's, and

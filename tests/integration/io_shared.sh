@@ -1,6 +1,6 @@
 #!/bin/sh
 # io_shared.sh - the noncollective shared file pointer under encore-run
-# (shim/mpi/io_pointer.c, docs/io.md), 4 ranks of
+# (shim/mpi/io/io_pointer.c, docs/io.md), 4 ranks of
 # tests/programs/io_shared_check, each run in its own directory:
 #   native    mpirun alone: the program's own checks pass (every rank's
 #             block in the file exactly once, read back exactly once); its
