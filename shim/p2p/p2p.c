@@ -13,7 +13,9 @@
 #include "engine/layer.h"
 #include "p2p/det_store.h"
 #include "p2p/p2p_int.h"
+#include "p2p/pool.h"
 #include "recovery/channels.h"
+#include "recovery/log/log.h"
 
 #define CONTAINER(p, type, member) ((type *)(void *)((char *)(p) - offsetof(type, member)))
 
@@ -164,6 +166,8 @@ static void deliver_data(struct enc_p2p_msg *m)
 
     switch (enc_chanseq_accept(&enc_p2p.chans, m->cid, m->mm.src, m->mm.seq, &expected)) {
     case ENC_CHAN_DELIVER:
+        if (m->from != enc_p2p.rank) /* held in its sender's log until our snapshot */
+            enc_log_payload_received(ENC_P2P_HDR_BYTES + m->bytes);
         break;
     case ENC_CHAN_DUPLICATE: /* a restored sender's re-send, or our log again */
         (void)send_ack(m);         /* its synchronous send completes as the first one did */
@@ -206,7 +210,7 @@ static enc_status_t send_self(const struct enc_p2p_hdr *h, const void *data)
 {
     struct enc_p2p_msg *m = calloc(1, sizeof(*m));
 
-    if (m == NULL || (h->bytes > 0 && (m->data = malloc(h->bytes)) == NULL)) {
+    if (m == NULL || (h->bytes > 0 && (m->data = enc_p2p_pool_get(h->bytes)) == NULL)) {
         free(m);
         return ENC_ERR_NOMEM;
     }
@@ -315,6 +319,7 @@ void enc_p2p_fork_parent(void) { enc_p2p_unlock(); }
 void enc_p2p_fork_child(void)
 {
     enc_p2p.mu = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+    enc_p2p_pool_fork_child();
     if (enc_p2p.out != NULL)
         enc_p2p_conn_fork_child();
 }

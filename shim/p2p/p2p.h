@@ -100,6 +100,13 @@ void enc_p2p_msg_free(struct enc_p2p_msg *m);
  * delivered, or deadline (enc_deadline_ms) passes: ENC_OK, or
  * ENC_ERR_TIMEOUT. */
 enc_status_t enc_p2p_wait(uint64_t deadline);
+/* A blocking wait, from its first sleep to its return: it looks at the
+ * rings of this host's peers before every sleep (announced on the futex)
+ * and once more at its end (enc_p2p_attend_end, the lock held), so a
+ * writer meanwhile need not ring it on TCP (a reply that lands between
+ * two looks of a ping-pong's receive).  No lock needed to begin. */
+void enc_p2p_attend_begin(void);
+void enc_p2p_attend_end(void);
 /* Wakes every thread in enc_p2p_wait (a delivery callback calls it). */
 void enc_p2p_wake_waiters(void);
 
