@@ -368,13 +368,26 @@ void enc_mpi_preq_finish(struct enc_mpi_preq *r)
     enc_mpi_preq_unref(r);
 }
 
+void enc_mpi_p2p_direct(struct enc_mpi_preq *r)
+{
+    struct enc_mpi_layout l;
+
+    r->recv.direct = NULL;
+    r->recv.direct_cap = 0;
+    if (r->buf == NULL || r->count <= 0 ||
+        enc_mpi_type_layout(r->fn, r->type, r->count, &l) != MPI_SUCCESS || !l.contiguous)
+        return;
+    r->recv.direct = (char *)r->buf + l.lb;
+    r->recv.direct_cap = l.size * (size_t)r->count;
+}
+
 /* Unpacks n bytes of m into r's buffer. */
 static int unpack(struct enc_mpi_preq *r, const struct enc_p2p_msg *m, size_t n)
 {
     struct enc_mpi_layout l;
     int pos = 0;
 
-    if (n == 0)
+    if (n == 0 || m->direct_to == &r->recv) /* read into the buffer already */
         return MPI_SUCCESS;
     if (enc_mpi_type_layout(r->fn, r->type, r->count, &l) != MPI_SUCCESS)
         return MPI_ERR_TYPE;

@@ -296,7 +296,7 @@ static enc_status_t flush_ring(int peer, struct p2p_out *o)
         if (o->cursor == NULL || !enc_p2p_shm_want_room(peer))
             break;
     }
-    if ((o->cursor != was || o->off != was_off) && enc_p2p_shm_bell_needed(peer))
+    if ((o->cursor != was || o->off != was_off) && enc_p2p_shm_bell_needed(peer, !on_progress_thread))
         rv = ring_bell(peer, o);
     return rv == ENC_OK && o->cursor != NULL ? ENC_INPROGRESS : rv;
 }
@@ -504,8 +504,12 @@ static enc_status_t begin_frame(int peer, struct p2p_rx *in)
         enc_p2p_shm_bell_heard();
         return ENC_OK;
     }
-    if ((m = calloc(1, sizeof(*m))) == NULL ||
-        (h.bytes > 0 && (m->data = enc_p2p_pool_get(h.bytes)) == NULL)) {
+    if ((m = calloc(1, sizeof(*m))) == NULL)
+        return ENC_ERR_NOMEM;
+    if (h.kind == ENC_P2P_DATA &&
+        (m->direct_to = enc_p2p_direct_target(h.cid, h.src, h.tag, h.seq, h.bytes)) != NULL)
+        m->data = m->direct_to->direct;
+    else if (h.bytes > 0 && (m->data = enc_p2p_pool_get(h.bytes)) == NULL) {
         free(m);
         return ENC_ERR_NOMEM;
     }
@@ -522,6 +526,18 @@ static enc_status_t begin_frame(int peer, struct p2p_rx *in)
     in->msg = m;
     in->got = 0;
     return ENC_OK;
+}
+
+bool enc_p2p_conn_streaming_into(const struct enc_p2p_recv *r)
+{
+    for (int p = 0; p < enc_p2p.size; p++) {
+        const struct p2p_in *in = &enc_p2p.in[p];
+
+        if ((in->tcp.msg != NULL && in->tcp.msg->direct_to == r) ||
+            (in->ring.msg != NULL && in->ring.msg->direct_to == r))
+            return true;
+    }
+    return false;
 }
 
 static void frame_done(int peer, struct p2p_rx *in)

@@ -42,6 +42,9 @@ struct enc_p2p_msg {
     uint64_t ack;
     size_t bytes;
     uint8_t *data;             /* the packed payload (NULL when bytes is 0) */
+    /* data is this posted receive's own buffer, read straight into it
+     * (enc_p2p_direct_target); NULL: data is the message's */
+    struct enc_p2p_recv *direct_to;
 };
 
 struct enc_p2p_recv;
@@ -52,6 +55,11 @@ struct enc_p2p_recv {
     struct enc_match_recv mr;  /* src, tag (ENC_MATCH_ANY allowed) */
     uint64_t cid;
     enc_p2p_deliver_fn deliver;
+    /* The buffer a contiguous receive unpacks into, direct_cap bytes
+     * (NULL: a derived type): a message that will match it is read
+     * straight into it; deliver then finds m->direct_to == this. */
+    void *direct;
+    size_t direct_cap;
 };
 
 /* A synchronous send waiting for its ACK. */

@@ -176,7 +176,7 @@ static uint64_t mono_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-bool enc_p2p_shm_bell_needed(int peer)
+bool enc_p2p_shm_bell_needed(int peer, bool grace)
 {
     struct p2p_shm_line *l = &ps.lines[peer];
     uint64_t t0 = 0;
@@ -199,7 +199,8 @@ bool enc_p2p_shm_bell_needed(int peer)
         /* polling now, or it cleared the bell: it reads the rings after that */
         if (atomic_load(&l->attentive) != 0 || atomic_load(&l->bell) == 0)
             return false;
-        if (i % 64 == 0 && (t0 == 0 ? (t0 = mono_ns(), false) : mono_ns() - t0 > BELL_GRACE_NS))
+        if (!grace ||
+            (i % 64 == 0 && (t0 == 0 ? (t0 = mono_ns(), false) : mono_ns() - t0 > BELL_GRACE_NS)))
             return true;
         __builtin_ia32_pause();
     }

@@ -36,7 +36,7 @@ void enc_p2p_wake_waiters(void)
 
 void enc_p2p_msg_free(struct enc_p2p_msg *m)
 {
-    if (m != NULL)
+    if (m != NULL && m->direct_to == NULL) /* else the receive's own buffer */
         enc_p2p_pool_put(m->data);
     free(m);
 }
