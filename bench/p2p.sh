@@ -59,9 +59,7 @@ host_runs() {
         done
 }
 
-# Two namespace hosts and the rsh wrapper native mpirun needs (as
-# bench/imb.sh: Open MPI passes the daemon's command line as one string,
-# and each host gets its own hostname, so Open MPI sees two hosts).
+# Two namespace hosts; native mpirun reaches them through bench/netns_rsh.sh.
 netns_runs() {
     if ! (. "$ROOT/tests/integration/netns_lib.sh" && netns_require) 2>/dev/null; then
         echo
@@ -73,16 +71,9 @@ netns_runs() {
     netns_create 2
     netns_at_exit cleanup # netns_create replaced the EXIT trap
     h1=$(netns_name 1) h2=$(netns_name 2)
-    cat >"$T/nsrsh" <<'EOF'
-#!/bin/sh
-h=$1
-shift
-exec ip netns exec "$h" unshare --uts /bin/sh -c 'hostname "$0" && exec /bin/sh -c "$1"' "$h" "$*"
-EOF
-    chmod +x "$T/nsrsh"
     for i in $(seq "$REPS"); do
         timeout 300 mpirun -n 2 --host "$h1:1,$h2:1" --bind-to none \
-            --mca plm_rsh_agent "$T/nsrsh" --mca pml ob1 --mca btl tcp,self \
+            --mca plm_rsh_agent "$ROOT/bench/netns_rsh.sh" --mca pml ob1 --mca btl tcp,self \
             --mca oob_tcp_if_include "$NETNS_NET.0/24" --mca btl_tcp_if_include "$NETNS_NET.0/24" \
             "$T/p2p_bench" "$MAX" >>"$T/xnative" 2>"$T/xnative.err"
         timeout 300 "$B/encore-run" -n 2 --rsh "ip netns exec" --host "$h1:1,$h2:1" \
