@@ -636,7 +636,10 @@ static bool read_ring(int peer, struct p2p_in *in, bool ring_back)
         return false;
     if (read_rx(peer, in, &in->ring, ring_rx, &moved) != ENC_OK)
         enc_p2p_peer_lost(peer, "sent a malformed point-to-point frame through shared memory");
-    if (moved && ring_back && enc_p2p_announced() && enc_p2p_shm_room_asked(peer)) {
+    /* as for a write: a writer that polls needs nothing, a sleeping one
+     * its futex, only one that does neither a bell on TCP */
+    if (moved && ring_back && enc_p2p_announced() && enc_p2p_shm_room_asked(peer) &&
+        enc_p2p_shm_bell_needed(peer, !on_progress_thread)) {
         struct p2p_out *o = &enc_p2p.out[peer];
 
         (void)connect_out(peer, o);

@@ -35,7 +35,7 @@ static struct {
 static size_t budget(void)
 {
     if (pl.budget == 0)
-        pl.budget = ENC_MAX(ENC_MIN((size_t)enc_tunable_uint(ENC_TUNE_LOG_MEM_MAX) / 8,
+        pl.budget = ENC_MAX(ENC_MIN((size_t)enc_tunable_uint(ENC_TUNE_LOG_MEM_MAX) / 4,
                                     POOL_MAX_BYTES), POOL_MIN_BYTES);
     return pl.budget;
 }

@@ -7,12 +7,14 @@
  * 2 MiB message: 512 faults, as much time as the copy), and malloc maps
  * and unmaps large blocks afresh every time.  Blocks of POOL_MIN_BYTES
  * and more are therefore mappings of their own kept for reuse when
- * freed, up to a byte budget (ENCORE_LOG_MEM_MAX / 8, the log growth
- * that makes a receiver's snapshot due: what one snapshot interval
- * frees and the next one fills again), in size classes a quarter apart.  A kept block
- * is MADV_DONTFORK: a snapshot image never shares it, so reusing it
- * costs no copy-on-write fault (a block in use is in the image, as the
- * log must be).  Smaller blocks come from malloc.  Thread-safe.
+ * freed, in size classes a quarter apart, up to a byte budget
+ * (ENCORE_LOG_MEM_MAX / 4, at most 256 MiB: a receiver's snapshot is due
+ * after ENCORE_LOG_MEM_MAX / 8 received, and its trim arrives while the
+ * sender logs the next share, so the log swings over about two shares).
+ * A kept block is MADV_DONTFORK: a snapshot image never shares it, so
+ * reusing it costs no copy-on-write fault (a block in use is in the
+ * image, as the log must be).  Smaller blocks come from malloc.
+ * Thread-safe.
  */
 #ifndef ENC_P2P_POOL_H
 #define ENC_P2P_POOL_H
