@@ -30,11 +30,13 @@ mpicc -O2 -o "$T/p2p_bench" "$ROOT/bench/p2p_bench.c"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 # best FILE: per size the lowest latency and the highest bandwidth, rate
-# and bidirectional bandwidth of the reps
+# and bidirectional bandwidth of the reps (complete lines only), sorted as
+# join(1) wants; joined rows are put back in size order with sort -n
 best() {
-    awk '{ s = $2; if (!(s in l) || $4 < l[s]) l[s] = $4
-           if ($6 > b[s]) b[s] = $6; if ($8 > r[s]) r[s] = $8; if ($10 > bb[s]) bb[s] = $10 }
-         END { for (s in l) print s, l[s], b[s], r[s], bb[s] }' "$1" | sort -n
+    awk '$1 == "size" && NF == 10 {
+             s = $2; if (!(s in l) || $4 < l[s]) l[s] = $4
+             if ($6 > b[s]) b[s] = $6; if ($8 > r[s]) r[s] = $8; if ($10 > bb[s]) bb[s] = $10 }
+         END { for (s in l) print s, l[s], b[s], r[s], bb[s] }' "$1" | LC_ALL=C sort -k1,1
 }
 ratio() { echo "$1 $2" | awk '{ printf "%.2f", ($2 > 0 ? $1 / $2 : 0) }'; }
 
@@ -53,7 +55,7 @@ host_runs() {
     echo
     echo "| size | latency native (us) | shm (us) | TCP (us) | shm/native | bandwidth native (MB/s) | shm (MB/s) | TCP (MB/s) | shm/native | bidirectional native (MB/s) | shm (MB/s) | shm/native | rate native (k/s) | shm (k/s) | shm/native |"
     echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
-    join "$T/n" "$T/s" | join - "$T/t" |
+    LC_ALL=C join "$T/n" "$T/s" | LC_ALL=C join - "$T/t" | sort -n |
         while read -r s ln bn rn bbn ls bs rs bbs lt bt _ _; do
             echo "| $s | $ln | $ls | $lt | $(ratio "$ls" "$ln") | $bn | $bs | $bt | $(ratio "$bs" "$bn") | $bbn | $bbs | $(ratio "$bbs" "$bbn") | $rn | $rs | $(ratio "$rs" "$rn") |"
         done
@@ -86,7 +88,7 @@ netns_runs() {
     echo
     echo "| size | latency native (us) | encore (us) | encore/native | bandwidth native (MB/s) | encore (MB/s) | encore/native | bidirectional native (MB/s) | encore (MB/s) | encore/native | rate native (k/s) | encore (k/s) | encore/native |"
     echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
-    join "$T/xn" "$T/xe" | while read -r s ln bn rn bbn le be re bbe; do
+    LC_ALL=C join "$T/xn" "$T/xe" | sort -n | while read -r s ln bn rn bbn le be re bbe; do
         echo "| $s | $ln | $le | $(ratio "$le" "$ln") | $bn | $be | $(ratio "$be" "$bn") | $bbn | $bbe | $(ratio "$bbe" "$bbn") | $rn | $re | $(ratio "$re" "$rn") |"
     done
 }
