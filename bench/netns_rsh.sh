@@ -5,4 +5,5 @@
 # so Open MPI sees two hosts and keeps its shared-memory files apart.
 h=$1
 shift
+# shellcheck disable=SC2016 # $0 and $1 are the inner shell's
 exec ip netns exec "$h" unshare --uts /bin/sh -c 'hostname "$0" && exec /bin/sh -c "$1"' "$h" "$*"

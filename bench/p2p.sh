@@ -41,7 +41,7 @@ best() {
 ratio() { echo "$1 $2" | awk '{ printf "%.2f", ($2 > 0 ? $1 / $2 : 0) }'; }
 
 host_runs() {
-    for i in $(seq "$REPS"); do
+    for _ in $(seq "$REPS"); do
         timeout 300 mpirun -n 2 "$T/p2p_bench" "$MAX" >>"$T/native"
         timeout 300 "$B/encore-run" -n 2 --timeout 290 "$T/p2p_bench" "$MAX" >>"$T/shm" 2>"$T/shm.err"
         ENCORE_P2P_SHM=0 timeout 300 "$B/encore-run" -n 2 --timeout 290 "$T/p2p_bench" \
@@ -63,6 +63,7 @@ host_runs() {
 
 # Two namespace hosts; native mpirun reaches them through bench/netns_rsh.sh.
 netns_runs() {
+    # shellcheck source=tests/integration/netns_lib.sh
     if ! (. "$ROOT/tests/integration/netns_lib.sh" && netns_require) 2>/dev/null; then
         echo
         echo "p2p.sh: two-host rows skipped (network namespaces need root and iproute2)"
@@ -73,7 +74,7 @@ netns_runs() {
     netns_create 2
     netns_at_exit cleanup # netns_create replaced the EXIT trap
     h1=$(netns_name 1) h2=$(netns_name 2)
-    for i in $(seq "$REPS"); do
+    for _ in $(seq "$REPS"); do
         timeout 300 mpirun -n 2 --host "$h1:1,$h2:1" --bind-to none \
             --mca plm_rsh_agent "$ROOT/bench/netns_rsh.sh" --mca pml ob1 --mca btl tcp,self \
             --mca oob_tcp_if_include "$NETNS_NET.0/24" --mca btl_tcp_if_include "$NETNS_NET.0/24" \
