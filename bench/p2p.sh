@@ -1,39 +1,106 @@
 #!/bin/sh
-# p2p.sh - point-to-point latency and bandwidth of 2 ranks on one host:
-# native Open MPI (vader shared memory, its default binding), encore with
-# the same-host rings (the default) and encore forced on TCP
-# (ENCORE_P2P_SHM=0), the sender's log always on, back to back in one
-# run, P2P_REPS times (default 3) in turn; each figure is the best of the
-# reps (the 2-core machine is shared: the best is the least disturbed).
+# p2p.sh - point-to-point latency, bandwidth, message rate and
+# bidirectional bandwidth of 2 ranks (bench/p2p_bench.c, 8 B to 4 MiB),
+# encore against native Open MPI back to back in one run, the sender's
+# log always on, P2P_REPS times (default 3) in turn; each figure is the
+# best of the reps (the 2-core machine is shared: the best is the least
+# disturbed); P2P_MAX (bytes, default 4 MiB) bounds the sizes.  Placements (P2P_PLACES, default "host netns"):
+#   host   one host: native Open MPI (vader shared memory, its default
+#          binding), encore through the segment's rings (the default) and
+#          encore forced on TCP (ENCORE_P2P_SHM=0).
+#   netns  two hosts, one rank on each: network namespaces on a private
+#          bridge with link-local addresses (tests/integration/netns_lib.sh,
+#          made here and removed at exit; needs root, else skipped with one
+#          line): native Open MPI over TCP (ob1, btl tcp) against
+#          encore-run --rsh "ip netns exec".
 #   bench/p2p.sh [build dir]       (default _build)
-# Prints the load average and a markdown table with the ratios to native
-# (latency: encore/native, lower is better; bandwidth: encore/native,
-# higher is better).
+# Prints the load average and one markdown table per placement with the
+# ratios to native (latency: encore/native, lower is better; the others:
+# encore/native, higher is better).
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 B=${1:-$ROOT/_build}
 REPS=${P2P_REPS:-3}
+PLACES=${P2P_PLACES:-host netns}
+MAX=${P2P_MAX:-4194304} # the largest message, bytes
 T=$(mktemp -d "${TMPDIR:-/tmp}/encore-p2p.XXXXXX")
-trap 'rm -rf "$T"' EXIT
+cleanup() { rm -rf "$T"; }
+trap cleanup EXIT
 mpicc -O2 -o "$T/p2p_bench" "$ROOT/bench/p2p_bench.c"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+# best FILE: per size the lowest latency and the highest bandwidth, rate
+# and bidirectional bandwidth of the reps (complete lines only), sorted as
+# join(1) wants; joined rows are put back in size order with sort -n
+best() {
+    awk '$1 == "size" && NF == 10 {
+             s = $2; if (!(s in l) || $4 < l[s]) l[s] = $4
+             if ($6 > b[s]) b[s] = $6; if ($8 > r[s]) r[s] = $8; if ($10 > bb[s]) bb[s] = $10 }
+         END { for (s in l) print s, l[s], b[s], r[s], bb[s] }' "$1" | LC_ALL=C sort -k1,1
+}
+ratio() { echo "$1 $2" | awk '{ printf "%.2f", ($2 > 0 ? $1 / $2 : 0) }'; }
+
+host_runs() {
+    for _ in $(seq "$REPS"); do
+        timeout 300 mpirun -n 2 "$T/p2p_bench" "$MAX" >>"$T/native"
+        timeout 300 "$B/encore-run" -n 2 --timeout 290 "$T/p2p_bench" "$MAX" >>"$T/shm" 2>"$T/shm.err"
+        ENCORE_P2P_SHM=0 timeout 300 "$B/encore-run" -n 2 --timeout 290 "$T/p2p_bench" \
+            >>"$T/tcp" 2>"$T/tcp.err"
+    done
+    best "$T/native" >"$T/n"
+    best "$T/shm" >"$T/s"
+    best "$T/tcp" >"$T/t"
+    echo
+    echo "One host, 2 ranks:"
+    echo
+    echo "| size | latency native (us) | shm (us) | TCP (us) | shm/native | bandwidth native (MB/s) | shm (MB/s) | TCP (MB/s) | shm/native | bidirectional native (MB/s) | shm (MB/s) | shm/native | rate native (k/s) | shm (k/s) | shm/native |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    LC_ALL=C join "$T/n" "$T/s" | LC_ALL=C join - "$T/t" | sort -n |
+        while read -r s ln bn rn bbn ls bs rs bbs lt bt _ _; do
+            echo "| $s | $ln | $ls | $lt | $(ratio "$ls" "$ln") | $bn | $bs | $bt | $(ratio "$bs" "$bn") | $bbn | $bbs | $(ratio "$bbs" "$bbn") | $rn | $rs | $(ratio "$rs" "$rn") |"
+        done
+}
+
+# Two namespace hosts; native mpirun reaches them through bench/netns_rsh.sh.
+netns_runs() {
+    # shellcheck source=tests/integration/netns_lib.sh
+    if ! (. "$ROOT/tests/integration/netns_lib.sh" && netns_require) 2>/dev/null; then
+        echo
+        echo "p2p.sh: two-host rows skipped (network namespaces need root and iproute2)"
+        return 0
+    fi
+    # shellcheck source=tests/integration/netns_lib.sh
+    . "$ROOT/tests/integration/netns_lib.sh"
+    netns_create 2
+    netns_at_exit cleanup # netns_create replaced the EXIT trap
+    h1=$(netns_name 1) h2=$(netns_name 2)
+    for _ in $(seq "$REPS"); do
+        timeout 300 mpirun -n 2 --host "$h1:1,$h2:1" --bind-to none \
+            --mca plm_rsh_agent "$ROOT/bench/netns_rsh.sh" --mca pml ob1 --mca btl tcp,self \
+            --mca oob_tcp_if_include "$NETNS_NET.0/24" --mca btl_tcp_if_include "$NETNS_NET.0/24" \
+            "$T/p2p_bench" "$MAX" >>"$T/xnative" 2>"$T/xnative.err"
+        timeout 300 "$B/encore-run" -n 2 --rsh "ip netns exec" --host "$h1:1,$h2:1" \
+            --timeout 290 "$T/p2p_bench" "$MAX" >>"$T/xenc" 2>"$T/xenc.err"
+    done
+    best "$T/xnative" >"$T/xn"
+    best "$T/xenc" >"$T/xe"
+    echo
+    echo "Two network-namespace hosts, one rank on each (TCP):"
+    echo
+    echo "| size | latency native (us) | encore (us) | encore/native | bandwidth native (MB/s) | encore (MB/s) | encore/native | bidirectional native (MB/s) | encore (MB/s) | encore/native | rate native (k/s) | encore (k/s) | encore/native |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    LC_ALL=C join "$T/xn" "$T/xe" | sort -n | while read -r s ln bn rn bbn le be re bbe; do
+        echo "| $s | $ln | $le | $(ratio "$le" "$ln") | $bn | $be | $(ratio "$be" "$bn") | $bbn | $bbe | $(ratio "$bbe" "$bbn") | $rn | $re | $(ratio "$re" "$rn") |"
+    done
+}
+
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-for i in $(seq "$REPS"); do
-    timeout 300 mpirun -n 2 "$T/p2p_bench" >>"$T/native"
-    timeout 300 "$B/encore-run" -n 2 --timeout 290 "$T/p2p_bench" >>"$T/shm" 2>"$T/shm.err"
-    ENCORE_P2P_SHM=0 timeout 300 "$B/encore-run" -n 2 --timeout 290 "$T/p2p_bench" \
-        >>"$T/tcp" 2>"$T/tcp.err"
+for place in $PLACES; do
+    case $place in
+    host) host_runs ;;
+    netns) netns_runs ;;
+    *) echo "p2p.sh: unknown placement $place (P2P_PLACES: host netns)" >&2; exit 2 ;;
+    esac
 done
-echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
-# best of the reps per size: lowest latency, highest bandwidth
-best() { awk '{ if (!($2 in l) || $4 < l[$2]) l[$2] = $4; if ($6 > b[$2]) b[$2] = $6 }
-              END { for (s in l) print s, l[s], b[s] }' "$1" | sort -n; }
-best "$T/native" >"$T/n"
-best "$T/shm" >"$T/s"
-best "$T/tcp" >"$T/t"
 echo
-echo "| size | latency native (us) | shm (us) | TCP (us) | shm/native | bandwidth native (MB/s) | shm (MB/s) | TCP (MB/s) | shm/native |"
-echo "|---|---|---|---|---|---|---|---|---|"
-join "$T/n" "$T/s" | join - "$T/t" | while read -r s ln bn ls bs lt bt; do
-    echo "| $s | $ln | $ls | $lt | $(echo "$ls $ln" | awk '{printf "%.2f", $1 / $2}') | $bn | $bs | $bt | $(echo "$bs $bn" | awk '{printf "%.2f", $1 / $2}') |"
-done
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

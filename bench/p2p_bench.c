@@ -1,10 +1,13 @@
 /*
  * p2p_bench - point-to-point between ranks 0 and 1 (bench/p2p.sh): for
  * each message size from 8 B to 4 MiB, the one-way latency (half a
- * blocking ping-pong) and the bandwidth of a window of 64 Isends
- * answered by one zero-byte message.  Prints one line per size:
- *   size <bytes> latency_us <t> bandwidth_MBps <b>
- * Every payload is checked on arrival (first and last byte).
+ * blocking ping-pong), the bandwidth of a window of 64 Isends answered by
+ * one zero-byte message, the message rate of that window, and the
+ * bidirectional bandwidth (both ranks send a window of 32 to each other
+ * at once; the bytes of both directions count).  Prints one line per
+ * size:
+ *   size <bytes> latency_us <t> bandwidth_MBps <b> rate_kmsgs <r> bibw_MBps <bb>
+ * The ping-pong's payload is checked on arrival.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,6 +68,28 @@ static double bandwidth(int rank, char *buf, size_t bytes, int iters)
     return (double)bytes * WINDOW * iters / (MPI_Wtime() - t0) / 1e6;
 }
 
+/* Both ranks send a half window to each other from the buffer's first
+ * half and receive into its second half. */
+static double bibandwidth(int rank, char *buf, size_t bytes, int iters)
+{
+    MPI_Request q[WINDOW];
+    int half = WINDOW / 2, peer = 1 - rank;
+    double t0 = 0;
+
+    for (int i = -2; i < iters; i++) {
+        if (i == 0)
+            t0 = MPI_Wtime();
+        for (int w = 0; w < half; w++) {
+            MPI_Irecv(buf + (size_t)(half + w) * bytes, (int)bytes, MPI_BYTE, peer, 4,
+                      MPI_COMM_WORLD, &q[w]);
+            MPI_Isend(buf + (size_t)w * bytes, (int)bytes, MPI_BYTE, peer, 4, MPI_COMM_WORLD,
+                      &q[half + w]);
+        }
+        MPI_Waitall(WINDOW, q, MPI_STATUSES_IGNORE);
+    }
+    return 2.0 * (double)bytes * half * iters / (MPI_Wtime() - t0) / 1e6;
+}
+
 int main(int argc, char **argv)
 {
     size_t max = argc > 1 ? (size_t)atol(argv[1]) : 4u << 20;
@@ -79,9 +104,11 @@ int main(int argc, char **argv)
         int iters = iters_for(bytes);
         double lat = latency(rank, buf, bytes, iters);
         double bw = bandwidth(rank, buf, bytes, iters / 4 + 1);
+        double bibw = bibandwidth(rank, buf, bytes, iters / 4 + 1);
 
         if (rank == 0)
-            printf("size %zu latency_us %.2f bandwidth_MBps %.1f\n", bytes, lat, bw);
+            printf("size %zu latency_us %.2f bandwidth_MBps %.1f rate_kmsgs %.1f bibw_MBps %.1f\n",
+                   bytes, lat, bw, bw * 1e3 / (double)bytes, bibw);
     }
     free(buf);
     MPI_Finalize();

@@ -39,11 +39,19 @@
 #include "core/vec.h"
 #include "net/sock.h"
 #include "p2p/p2p_int.h"
+#include "p2p/pool.h"
 #include "p2p/shm_link.h"
 #include "proto/auth.h"
 #include "proto/wire.h"
 
 #define READ_CHUNK (1u << 20) /* payload bytes read per turn, so sends interleave */
+
+/* The progress thread: it computes its poll set anew after every turn,
+ * so it never needs to wake itself (that made it spin on the eventfd
+ * while a ring was full).  shm_retry (the lock's): it sleeps at most
+ * SHM_RETRY_MS, so a ring waiting for room needs no wake-up either. */
+static __thread bool on_progress_thread;
+static bool shm_retry;
 
 static void wake_thread(void)
 {
@@ -77,7 +85,7 @@ static void free_frames(struct p2p_frame *f)
     while (f != NULL) {
         struct p2p_frame *next = f->next;
 
-        free(f);
+        enc_p2p_pool_put(f);
         f = next;
     }
 }
@@ -222,7 +230,7 @@ static enc_status_t flush_ctrl(int peer, struct p2p_out *o)
 
         if ((o->ctrl = f->next) == NULL)
             o->ctrl_tail = NULL;
-        free(f);
+        enc_p2p_pool_put(f);
     }
     return rv;
 }
@@ -288,7 +296,7 @@ static enc_status_t flush_ring(int peer, struct p2p_out *o)
         if (o->cursor == NULL || !enc_p2p_shm_want_room(peer))
             break;
     }
-    if ((o->cursor != was || o->off != was_off) && enc_p2p_shm_bell_needed(peer))
+    if ((o->cursor != was || o->off != was_off) && enc_p2p_shm_bell_needed(peer, !on_progress_thread))
         rv = ring_bell(peer, o);
     return rv == ENC_OK && o->cursor != NULL ? ENC_INPROGRESS : rv;
 }
@@ -320,7 +328,9 @@ static void push(int peer)
             enc_sock_close(&o->fd);
         return;
     }
-    if (o->ctrl != NULL || o->cursor != NULL)
+    if (on_progress_thread)
+        return;
+    if (o->ctrl != NULL || (o->cursor != NULL && !(o->shm && shm_retry)))
         wake_thread(); /* it polls (a ring: looks again within SHM_RETRY_MS) */
 }
 
@@ -392,7 +402,7 @@ static void retry_resumes(void)
 
 static struct p2p_frame *frame_new(const struct enc_p2p_hdr *h, const void *payload)
 {
-    struct p2p_frame *f = malloc(sizeof(*f) + ENC_P2P_HDR_BYTES + h->bytes);
+    struct p2p_frame *f = enc_p2p_pool_get(sizeof(*f) + ENC_P2P_HDR_BYTES + h->bytes);
 
     if (f == NULL)
         return NULL;
@@ -494,8 +504,12 @@ static enc_status_t begin_frame(int peer, struct p2p_rx *in)
         enc_p2p_shm_bell_heard();
         return ENC_OK;
     }
-    if ((m = calloc(1, sizeof(*m))) == NULL ||
-        (h.bytes > 0 && (m->data = malloc(h.bytes)) == NULL)) {
+    if ((m = calloc(1, sizeof(*m))) == NULL)
+        return ENC_ERR_NOMEM;
+    if (h.kind == ENC_P2P_DATA &&
+        (m->direct_to = enc_p2p_direct_target(h.cid, h.src, h.tag, h.seq, h.bytes)) != NULL)
+        m->data = m->direct_to->direct;
+    else if (h.bytes > 0 && (m->data = enc_p2p_pool_get(h.bytes)) == NULL) {
         free(m);
         return ENC_ERR_NOMEM;
     }
@@ -513,6 +527,18 @@ static enc_status_t begin_frame(int peer, struct p2p_rx *in)
     in->msg = m;
     in->got = 0;
     return ENC_OK;
+}
+
+bool enc_p2p_conn_streaming_into(const struct enc_p2p_recv *r)
+{
+    for (int p = 0; p < enc_p2p.size; p++) {
+        const struct p2p_in *in = &enc_p2p.in[p];
+
+        if ((in->tcp.msg != NULL && in->tcp.msg->direct_to == r) ||
+            (in->ring.msg != NULL && in->ring.msg->direct_to == r))
+            return true;
+    }
+    return false;
 }
 
 static void frame_done(int peer, struct p2p_rx *in)
@@ -611,7 +637,10 @@ static bool read_ring(int peer, struct p2p_in *in, bool ring_back)
         return false;
     if (read_rx(peer, in, &in->ring, ring_rx, &moved) != ENC_OK)
         enc_p2p_peer_lost(peer, "sent a malformed point-to-point frame through shared memory");
-    if (moved && ring_back && enc_p2p_announced() && enc_p2p_shm_room_asked(peer)) {
+    /* as for a write: a writer that polls needs nothing, a sleeping one
+     * its futex, only one that does neither a bell on TCP */
+    if (moved && ring_back && enc_p2p_announced() && enc_p2p_shm_room_asked(peer) &&
+        enc_p2p_shm_bell_needed(peer, !on_progress_thread)) {
         struct p2p_out *o = &enc_p2p.out[peer];
 
         (void)connect_out(peer, o);
@@ -703,6 +732,7 @@ static int poll_set(struct pollfd *p, int *who, bool *is_in, int *timeout)
         if (o->shm && o->fd >= 0 && o->cursor != NULL)
             *timeout = *timeout < 0 ? SHM_RETRY_MS : ENC_MIN(*timeout, SHM_RETRY_MS);
     }
+    shm_retry = *timeout >= 0 && *timeout <= SHM_RETRY_MS;
     return n;
 }
 
@@ -714,6 +744,7 @@ static void *progress_main(void *arg)
     bool *is_in = calloc((size_t)cap, sizeof(bool));
 
     (void)arg;
+    on_progress_thread = true;
     __atomic_store_n(&enc_p2p.tid, (int)gettid(), __ATOMIC_RELEASE);
     if (p == NULL || who == NULL || is_in == NULL)
         enc_p2p_peer_lost(enc_p2p.rank, "ran out of memory for point-to-point progress");
@@ -734,6 +765,7 @@ static void *progress_main(void *arg)
         if (p[0].revents && read(enc_p2p.wake_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
             ENC_WARN("p2p", "eventfd read: %m");
         enc_p2p_lock();
+        shm_retry = false;
         serve(p + 1, who + 1, is_in + 1, n - 1);
         (void)enc_p2p_conn_shm_progress();
         if (timeout >= 0)

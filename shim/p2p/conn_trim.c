@@ -33,6 +33,7 @@
 
 #include "engine/layer.h"
 #include "p2p/p2p_int.h"
+#include "p2p/pool.h"
 #include "proto/wire.h"
 #include "recovery/log/log.h"
 #include "recovery/log/spill.h"
@@ -80,7 +81,8 @@ void enc_p2p_set_skip(int peer, const uint8_t *pairs, size_t bytes)
 
 void enc_p2p_log_added(const struct p2p_frame *f)
 {
-    enc_log_payload_bytes((int64_t)f->len, true);
+    /* counted as recorded by its receiver, whose snapshot releases it */
+    enc_log_payload_bytes((int64_t)f->len, false);
 }
 
 /* n takes f's place in o's log, after prev (NULL: at the head). */
@@ -113,17 +115,17 @@ static bool spill_out(struct p2p_out *o, uint64_t key, uint64_t floor, size_t *m
             continue;
         mine = true;
         if (f->spilled || f->seq >= floor || bytes == 0 ||
-            (n = malloc(sizeof(*n) + ENC_P2P_HDR_BYTES)) == NULL)
+            (n = enc_p2p_pool_get(sizeof(*n) + ENC_P2P_HDR_BYTES)) == NULL)
             continue;
         if (enc_spill_put(key, f->seq, f->buf + ENC_P2P_HDR_BYTES, bytes, &off) != ENC_OK) {
-            free(n); /* no room on disk: it stays in memory */
+            enc_p2p_pool_put(n); /* no room on disk: it stays in memory */
             continue;
         }
         memcpy(n, f, sizeof(*n) + ENC_P2P_HDR_BYTES);
         n->spilled = true;
         n->spill_off = off;
         take_place(o, prev, f, n);
-        free(f);
+        enc_p2p_pool_put(f);
         *moved += bytes;
         f = n;
     }
@@ -138,18 +140,18 @@ enc_status_t enc_p2p_unspill_cursor(struct p2p_out *o)
 
     for (struct p2p_frame *p = o->log; p != f; p = p->next)
         prev = p;
-    n = malloc(sizeof(*n) + f->len);
+    n = enc_p2p_pool_get(sizeof(*n) + f->len);
     if (n != NULL &&
         enc_spill_get(f->key, f->seq, n->buf + ENC_P2P_HDR_BYTES, bytes, f->spill_off) == ENC_OK) {
         memcpy(n, f, sizeof(*n) + ENC_P2P_HDR_BYTES);
         n->spilled = false;
         take_place(o, prev, f, n);
         enc_spill_release(f->spill_off, bytes);
-        free(f);
+        enc_p2p_pool_put(f);
         enc_log_payload_bytes((int64_t)bytes, false);
         return ENC_OK;
     }
-    free(n);
+    enc_p2p_pool_put(n);
     snprintf(why, sizeof(why), "cannot read message %llu of one of its channels back from its "
              "spill file (%s): a rank that re-executes needs it",
              (unsigned long long)f->seq, n == NULL ? "out of memory" : "not found");
@@ -195,7 +197,7 @@ static bool trim_out(struct p2p_out *o, uint64_t key, uint64_t floor, size_t *fr
             o->log_tail = prev;
         o->logged -= f->len;
         *freed += f->len;
-        free(f);
+        enc_p2p_pool_put(f);
     }
     return mine;
 }
@@ -253,7 +255,7 @@ size_t enc_p2p_conn_release(uint64_t key, uint64_t floor)
             if (f->spilled)
                 enc_spill_release(f->spill_off, payload);
             mem += f->spilled ? ENC_P2P_HDR_BYTES : f->len;
-            free(f);
+            enc_p2p_pool_put(f);
         }
     }
     if (mem > 0)

@@ -270,6 +270,17 @@ enc_status_t enc_match_arrive(struct enc_match *m, struct enc_match_msg *msg,
     return ENC_OK;
 }
 
+struct enc_match_recv *enc_match_peek(const struct enc_match *m, const struct enc_match_msg *msg)
+{
+    struct enc_match_recv *r;
+
+    if (!valid_msg(msg))
+        return NULL;
+    if ((r = pinned_for(m, msg->src, msg->seq)) != NULL)
+        return r;
+    return earliest_posted(m, msg);
+}
+
 /* The unexpected message from src with channel number seq, or NULL. */
 static struct enc_match_msg *unexpected_seq(const struct enc_match *m, int32_t src,
                                             uint64_t seq)

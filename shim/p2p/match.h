@@ -105,6 +105,9 @@ void enc_match_fini(struct enc_match *m);
  * or ENC_ERR_NOMEM with nothing changed. */
 enc_status_t enc_match_arrive(struct enc_match *m, struct enc_match_msg *msg,
                               struct enc_match_recv **r);
+/* The posted receive msg would match if it arrived now (nothing
+ * changes), or NULL. */
+struct enc_match_recv *enc_match_peek(const struct enc_match *m, const struct enc_match_msg *msg);
 /* A receive is posted.  *msg is the unexpected message it takes, now
  * removed, or NULL when the receive was queued.  ENC_OK, ENC_ERR_INVAL
  * (bad pattern: a tag below ENC_MATCH_ANY, a pin without a source), or

@@ -15,7 +15,9 @@
 #include "engine/layer.h"
 #include "p2p/det_store.h"
 #include "p2p/p2p_int.h"
+#include "p2p/pool.h"
 #include "recovery/channels.h"
+#include "recovery/log/log.h"
 
 #define CONTAINER(p, type, member) ((type *)(void *)((char *)(p) - offsetof(type, member)))
 
@@ -174,6 +176,54 @@ static void diverged(const struct enc_p2p_msg *m, enum enc_chan_verdict v)
     enc_p2p_peer_lost(m->from, why);
 }
 
+/*
+ * Receiving straight into the posted buffer.  A message whose header
+ * arrives while the receive it will match is posted (contiguous, large
+ * enough, naming its source) is read from the ring or socket into that
+ * receive's buffer instead of a buffer of its own, then matched as usual
+ * when complete.  Only a receive naming the source: then only this
+ * channel's messages can match it, and they come in order on this one
+ * stream, so the receive the header saw is still the earliest match at
+ * the end (enc_p2p_cancel refuses to cancel it meanwhile: its message is
+ * arriving).  A frame forgotten half read (its writer's connection ended)
+ * comes again whole, into the same receive.
+ */
+struct enc_p2p_recv *enc_p2p_direct_target(uint64_t cid, int src, int tag, uint64_t seq,
+                                           size_t bytes)
+{
+    struct enc_match_msg mm = {.src = src, .tag = tag, .seq = seq};
+    struct enc_match_recv *mr;
+    struct enc_p2p_recv *r;
+    struct p2p_comm *c;
+
+    if (bytes == 0)
+        return NULL;
+    for (c = enc_p2p.comms; c != NULL && c->cid != cid; c = c->next)
+        ;
+    if (c == NULL || c->m.nposted == 0 || (mr = enc_match_peek(&c->m, &mm)) == NULL ||
+        mr->src == ENC_MATCH_ANY || mr->pin != 0)
+        return NULL;
+    r = CONTAINER(mr, struct enc_p2p_recv, mr);
+    if (r->direct == NULL || r->direct_cap < bytes ||
+        enc_chanseq_pos(&enc_p2p.chans, cid, src).recv != seq)
+        return NULL;
+    return r;
+}
+
+/* A message read into a receive's buffer that another receive matched
+ * (never expected: see above) gets a buffer of its own. */
+static bool undirect(struct enc_p2p_msg *m)
+{
+    uint8_t *own = enc_p2p_pool_get(m->bytes);
+
+    if (own == NULL)
+        return false;
+    memcpy(own, m->data, m->bytes);
+    m->data = own;
+    m->direct_to = NULL;
+    return true;
+}
+
 static void deliver_data(struct enc_p2p_msg *m)
 {
     struct p2p_comm *c = comm_of(m->cid);
@@ -187,6 +237,8 @@ static void deliver_data(struct enc_p2p_msg *m)
         diverged(m, v);
     switch (v) {
     case ENC_CHAN_DELIVER:
+        if (m->from != enc_p2p.rank) /* held in its sender's log until our snapshot */
+            enc_log_payload_received(ENC_P2P_HDR_BYTES + m->bytes);
         break;
     case ENC_CHAN_DUPLICATE: /* a restored sender's re-send, or our log again */
         (void)send_ack(m);         /* its synchronous send completes as the first one did */
@@ -203,7 +255,8 @@ static void deliver_data(struct enc_p2p_msg *m)
         enc_p2p_peer_lost(m->from, why);
     }
     }
-    if (c == NULL || enc_match_arrive(&c->m, &m->mm, &r) != ENC_OK)
+    if (c == NULL || enc_match_arrive(&c->m, &m->mm, &r) != ENC_OK ||
+        (m->direct_to != NULL && (r == NULL || r != &m->direct_to->mr) && !undirect(m)))
         enc_p2p_peer_lost(m->from, "sent a message this rank could not queue (out of memory)");
     if (r != NULL) {
         posted_matched();
@@ -234,7 +287,7 @@ static enc_status_t send_self(const struct enc_p2p_hdr *h, const void *data)
 {
     struct enc_p2p_msg *m = calloc(1, sizeof(*m));
 
-    if (m == NULL || (h->bytes > 0 && (m->data = malloc(h->bytes)) == NULL)) {
+    if (m == NULL || (h->bytes > 0 && (m->data = enc_p2p_pool_get(h->bytes)) == NULL)) {
         free(m);
         return ENC_ERR_NOMEM;
     }
@@ -291,15 +344,19 @@ enc_status_t enc_p2p_post(struct enc_p2p_recv *r)
                   "thread at a time", me, rx.tid, rx.posted);
         return ENC_ERR_STATE;
     }
-    (void)enc_p2p_conn_shm_progress(); /* what peers of this host wrote */
     if ((rv = enc_match_post(&c->m, &r->mr, &mm)) != ENC_OK)
         return rv;
     if (mm != NULL) {
         matched(r, CONTAINER(mm, struct enc_p2p_msg, mm));
-    } else {
-        rx.posted++;
-        rx.tid = me;
+        return ENC_OK;
     }
+    rx.posted++;
+    rx.tid = me;
+    /* what peers of this host wrote, read now that the receive is posted:
+     * its message goes straight into its buffer (enc_p2p_direct_target).
+     * A message still in a ring has not arrived yet, so taking it after
+     * the post is an order the matching allows (channels stay FIFO). */
+    (void)enc_p2p_conn_shm_progress();
     return ENC_OK;
 }
 
@@ -326,7 +383,7 @@ bool enc_p2p_cancel(struct enc_p2p_recv *r)
 {
     struct p2p_comm *c = comm_of(r->cid);
 
-    if (c == NULL || !enc_match_cancel(&c->m, &r->mr))
+    if (c == NULL || enc_p2p_conn_streaming_into(r) || !enc_match_cancel(&c->m, &r->mr))
         return false;
     posted_matched();
     return true;
@@ -345,6 +402,7 @@ void enc_p2p_fork_parent(void) { enc_p2p_unlock(); }
 void enc_p2p_fork_child(void)
 {
     enc_p2p.mu = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+    enc_p2p_pool_fork_child();
     if (enc_p2p.out != NULL)
         enc_p2p_conn_fork_child();
 }

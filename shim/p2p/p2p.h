@@ -43,6 +43,9 @@ struct enc_p2p_msg {
     uint64_t chain;            /* the channel's chain with it (chanseq.h) */
     size_t bytes;
     uint8_t *data;             /* the packed payload (NULL when bytes is 0) */
+    /* data is this posted receive's own buffer, read straight into it
+     * (enc_p2p_direct_target); NULL: data is the message's */
+    struct enc_p2p_recv *direct_to;
 };
 
 struct enc_p2p_recv;
@@ -53,6 +56,11 @@ struct enc_p2p_recv {
     struct enc_match_recv mr;  /* src, tag (ENC_MATCH_ANY allowed) */
     uint64_t cid;
     enc_p2p_deliver_fn deliver;
+    /* The buffer a contiguous receive unpacks into, direct_cap bytes
+     * (NULL: a derived type): a message that will match it is read
+     * straight into it; deliver then finds m->direct_to == this. */
+    void *direct;
+    size_t direct_cap;
 };
 
 /* A synchronous send waiting for its ACK. */
@@ -101,6 +109,13 @@ void enc_p2p_msg_free(struct enc_p2p_msg *m);
  * delivered, or deadline (enc_deadline_ms) passes: ENC_OK, or
  * ENC_ERR_TIMEOUT. */
 enc_status_t enc_p2p_wait(uint64_t deadline);
+/* A blocking wait, from its first sleep to its return: it looks at the
+ * rings of this host's peers before every sleep (announced on the futex)
+ * and once more at its end (enc_p2p_attend_end, the lock held), so a
+ * writer meanwhile need not ring it on TCP (a reply that lands between
+ * two looks of a ping-pong's receive).  No lock needed to begin. */
+void enc_p2p_attend_begin(void);
+void enc_p2p_attend_end(void);
 /* Wakes every thread in enc_p2p_wait (a delivery callback calls it). */
 void enc_p2p_wake_waiters(void);
 

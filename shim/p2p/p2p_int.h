@@ -113,6 +113,13 @@ extern struct p2p_state enc_p2p;
 enc_status_t enc_p2p_make_state(void);
 enc_status_t enc_p2p_start_locked(void);
 
+/* p2p.c: the posted receive a DATA frame now beginning will match, if
+ * its payload can be read straight into that receive's buffer; NULL
+ * otherwise.  conn.c: whether a frame is being read into r's buffer. */
+struct enc_p2p_recv *enc_p2p_direct_target(uint64_t cid, int src, int tag, uint64_t seq,
+                                           size_t bytes);
+bool enc_p2p_conn_streaming_into(const struct enc_p2p_recv *r);
+
 /* conn.c: the connection tables and the eventfd; the progress thread. */
 enc_status_t enc_p2p_conn_alloc(void);
 enc_status_t enc_p2p_conn_start(void);

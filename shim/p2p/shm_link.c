@@ -162,21 +162,48 @@ static void wake(int rank)
     (void)syscall(SYS_futex, &l->wake, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
-bool enc_p2p_shm_bell_needed(int peer)
+/* How long a writer watches a peer that neither polls nor sleeps before
+ * it rings on TCP: a peer between two calls (a ping-pong's reply sent, its
+ * receive not yet waiting) polls or sleeps within a few microseconds, and
+ * the TCP bell costs its progress thread a wake-up and the lock. */
+#define BELL_GRACE_NS 10000u
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+bool enc_p2p_shm_bell_needed(int peer, bool grace)
 {
     struct p2p_shm_line *l = &ps.lines[peer];
+    uint64_t t0 = 0;
 
     /* the bytes published, then the look; one ring (futex or TCP) until
      * the peer looks again */
     atomic_thread_fence(memory_order_seq_cst);
-    if (atomic_load(&l->attentive) != 0 || atomic_load(&l->bell) != 0 ||
-        atomic_exchange(&l->bell, 1) != 0)
-        return false;
-    if (atomic_load(&l->sleepers) != 0) {
+    if (atomic_load(&l->sleepers) != 0) { /* an attending wait sleeps too */
         wake(peer);
         return false;
     }
-    return true;
+    if (atomic_load(&l->attentive) != 0 || atomic_load(&l->bell) != 0 ||
+        atomic_exchange(&l->bell, 1) != 0)
+        return false;
+    for (unsigned i = 0;; i++) {
+        if (atomic_load(&l->sleepers) != 0) {
+            wake(peer);
+            return false;
+        }
+        /* polling now, or it cleared the bell: it reads the rings after that */
+        if (atomic_load(&l->attentive) != 0 || atomic_load(&l->bell) == 0)
+            return false;
+        if (!grace ||
+            (i % 64 == 0 && (t0 == 0 ? (t0 = mono_ns(), false) : mono_ns() - t0 > BELL_GRACE_NS)))
+            return true;
+        __builtin_ia32_pause();
+    }
 }
 
 void enc_p2p_shm_wake_self(void)

@@ -40,8 +40,10 @@ size_t enc_p2p_shm_cap(void);
 void enc_p2p_shm_attend(int delta);
 /* After writing into (or freeing room in) a ring of peer's: wakes its
  * sleeping threads, or true when a bell must go to it (nothing of it polls
- * or sleeps and no bell is on its way); the caller sends it. */
-bool enc_p2p_shm_bell_needed(int peer);
+ * or sleeps and no bell is on its way); the caller sends it.  grace: a
+ * peer between two calls is watched a few microseconds first (not from
+ * the progress thread, which holds the lock its own rank's calls need). */
+bool enc_p2p_shm_bell_needed(int peer, bool grace);
 /* A waiting thread sleeps (the layer's lock released) until a peer wrote
  * or freed room, this rank's enc_p2p_wake_waiters, or deadline_ns
  * (CLOCK_MONOTONIC, UINT64_MAX: none): begin (announce, then look at the

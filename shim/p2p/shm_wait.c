@@ -118,6 +118,20 @@ enc_status_t enc_p2p_conn_sleep(uint64_t deadline)
     return ENC_OK;
 }
 
+void enc_p2p_attend_begin(void)
+{
+    if (enc_p2p_shm_any())
+        enc_p2p_shm_attend(1);
+}
+
+void enc_p2p_attend_end(void)
+{
+    if (!enc_p2p_shm_any())
+        return;
+    enc_p2p_shm_attend(-1); /* writers ring from now on: look once more */
+    (void)enc_p2p_conn_shm_progress();
+}
+
 /* The layer's lock held: peers of this host are polled a while, then the
  * wait sleeps where their writes wake it (the futex), else on the layer's
  * condition variable (TCP peers, completions), at most until deadline. */

@@ -12,6 +12,7 @@
 #include "engine/engine.h"
 
 #include "p2p/p2p_int.h"
+#include "p2p/pool.h"
 #include "p2p/shm_link.h"
 
 struct p2p_state enc_p2p = {
@@ -35,8 +36,8 @@ void enc_p2p_wake_waiters(void)
 
 void enc_p2p_msg_free(struct enc_p2p_msg *m)
 {
-    if (m != NULL)
-        free(m->data);
+    if (m != NULL && m->direct_to == NULL) /* else the receive's own buffer */
+        enc_p2p_pool_put(m->data);
     free(m);
 }
 

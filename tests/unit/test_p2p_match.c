@@ -95,6 +95,26 @@ Test(p2p_match, an_arrival_takes_the_earliest_posted_of_all_four_patterns)
     cr_assert_eq(m.nunexpected, 1);
 }
 
+/* enc_match_peek names the receive the arrival then takes, and changes
+ * nothing (the transport reads a payload straight into that receive). */
+Test(p2p_match, peek_names_the_receive_the_arrival_takes_and_changes_nothing)
+{
+    struct enc_match_msg probe = {.src = 2, .tag = 7};
+
+    cr_assert_null(enc_match_peek(&m, &probe));
+    post(2, ANY);  /* r0 */
+    post(ANY, 7);  /* r1 */
+    post(2, 7);    /* r2 */
+    cr_assert_eq(enc_match_peek(&m, &probe), &recvs[0]);
+    cr_assert_eq(m.nposted, 3);
+    cr_assert_eq(arrive(2, 7), 0);
+    cr_assert_eq(enc_match_peek(&m, &probe), &recvs[1]);
+    cr_assert_eq(arrive(2, 7), 1);
+    probe.tag = -2; /* a bad envelope matches nothing */
+    cr_assert_null(enc_match_peek(&m, &probe));
+    cr_assert_eq(m.nposted, 1);
+}
+
 Test(p2p_match, a_wildcard_posted_later_never_overtakes_a_specific_receive)
 {
     post(1, 5);

@@ -92,9 +92,20 @@ static int timed_out(const char *fn)
 /* Sleeps until every one of the n requests is complete (left for the
  * real call to complete).  Foreign requests are left to the real call
  * too (it makes their progress) unless foreign_too. */
+/* Ends an attending wait (enc_p2p_attend_begin) that began. */
+static void attend_end(bool began)
+{
+    if (!began)
+        return;
+    enc_p2p_lock();
+    enc_p2p_attend_end();
+    enc_p2p_unlock();
+}
+
 static int settle(const char *fn, int n, const MPI_Request *reqs, bool foreign_too)
 {
     uint64_t deadline = wait_deadline();
+    bool attending = false;
 
     for (int i = 0; i < n; i++) {
         if (!foreign_too && foreign(reqs[i]))
@@ -107,10 +118,17 @@ static int settle(const char *fn, int n, const MPI_Request *reqs, bool foreign_t
                 enc_real_Request_get_status(reqs[i], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS ||
                 flag)
                 break;
-            if (sleep_after(seen, 1, &reqs[i], deadline) != ENC_OK)
+            if (!attending && enc_p2p_started()) {
+                enc_p2p_attend_begin();
+                attending = true;
+            }
+            if (sleep_after(seen, 1, &reqs[i], deadline) != ENC_OK) {
+                attend_end(attending);
                 return timed_out(fn);
+            }
         }
     }
+    attend_end(attending);
     return MPI_SUCCESS;
 }
 
@@ -374,14 +392,22 @@ static int pick(const char *fn, bool wait, bool one, int n, MPI_Request *reqs, i
         set_fini(&set);
         return rv;
     }
-    for (;;) {
+    for (bool attending = false;;) {
         uint64_t seen = seen_now();
 
         if ((rv = look(one, n, reqs, count, indices, statuses)) != MPI_SUCCESS ||
-            *count != 0 || !wait)
+            *count != 0 || !wait) {
+            attend_end(attending);
             break;
-        if (sleep_after(seen, n, reqs, deadline) != ENC_OK)
+        }
+        if (!attending && enc_p2p_started()) {
+            enc_p2p_attend_begin();
+            attending = true;
+        }
+        if (sleep_after(seen, n, reqs, deadline) != ENC_OK) {
+            attend_end(attending);
             return timed_out(fn);
+        }
     }
     if (rv != MPI_SUCCESS || *count == 0 || *count == MPI_UNDEFINED)
         record_flag(clock, rv, *count != 0, ENC_DET_ALL);

@@ -126,6 +126,9 @@ int enc_mpi_preq_wait(struct enc_mpi_preq *r);
 /* p2p_send.c: MPI_Send, its errors naming fn (MPI_Sendrecv's). */
 int enc_mpi_p2p_send_blocking(const char *fn, const void *buf, int count, MPI_Datatype type,
                               int dest, int tag, MPI_Comm comm);
+/* p2p_ops.c: a receive of a contiguous datatype offers its buffer to be
+ * read into straight (enc_p2p_recv.direct). */
+void enc_mpi_p2p_direct(struct enc_mpi_preq *r);
 /* p2p_recv.c: what r receives from source with tag on c (a wildcard
  * receive takes its clock and may be narrowed, enc_mpi_p2p_wildcard). */
 int enc_mpi_p2p_target(struct enc_mpi_preq *r, const struct enc_mpi_pcomm *c, int source,

@@ -368,13 +368,26 @@ void enc_mpi_preq_finish(struct enc_mpi_preq *r)
     enc_mpi_preq_unref(r);
 }
 
+void enc_mpi_p2p_direct(struct enc_mpi_preq *r)
+{
+    struct enc_mpi_layout l;
+
+    r->recv.direct = NULL;
+    r->recv.direct_cap = 0;
+    if (r->buf == NULL || r->count <= 0 ||
+        enc_mpi_type_layout(r->fn, r->type, r->count, &l) != MPI_SUCCESS || !l.contiguous)
+        return;
+    r->recv.direct = (char *)r->buf + l.lb;
+    r->recv.direct_cap = l.size * (size_t)r->count;
+}
+
 /* Unpacks n bytes of m into r's buffer. */
 static int unpack(struct enc_mpi_preq *r, const struct enc_p2p_msg *m, size_t n)
 {
     struct enc_mpi_layout l;
     int pos = 0;
 
-    if (n == 0)
+    if (n == 0 || m->direct_to == &r->recv) /* read into the buffer already */
         return MPI_SUCCESS;
     if (enc_mpi_type_layout(r->fn, r->type, r->count, &l) != MPI_SUCCESS)
         return MPI_ERR_TYPE;
@@ -456,25 +469,41 @@ void enc_mpi_p2p_follow(void)
         enc_engine_abort(1, "a point-to-point wait could not follow the job into its new epoch");
 }
 
+/* When the waits last followed the tracker (the p2p lock's): a wait that
+ * woke for a message does not take the engine's turn, poll its links and
+ * read the tracker every time, only once FOLLOW_MS passed. */
+static uint64_t next_follow;
+
 enc_status_t enc_mpi_p2p_sleep(uint64_t deadline)
 {
     uint64_t slice = enc_deadline_ms(FOLLOW_MS);
 
     if (enc_ms_left(deadline) == 0)
         return ENC_ERR_TIMEOUT;
-    (void)enc_p2p_wait(deadline < slice ? deadline : slice);
-    enc_mpi_p2p_follow();
+    if (next_follow == 0)
+        next_follow = slice;
+    (void)enc_p2p_wait(deadline < next_follow ? deadline : next_follow);
+    if (enc_ms_left(next_follow) == 0) {
+        enc_mpi_p2p_follow();
+        next_follow = enc_deadline_ms(FOLLOW_MS);
+    }
     return ENC_OK;
 }
 
 int enc_mpi_preq_wait(struct enc_mpi_preq *r)
 {
     uint64_t deadline = enc_deadline_ms(enc_engine_coll_timeout_ms());
+    enc_status_t st = ENC_OK;
 
-    while (!r->done)
-        if (enc_mpi_p2p_sleep(deadline) != ENC_OK)
-            return enc_mpi_raise(MPI_ERR_OTHER, "%s: nothing matched within "
-                                 "ENCORE_COLL_TIMEOUT_MS (%d ms)", r->fn,
-                                 enc_engine_coll_timeout_ms());
+    if (r->done)
+        return MPI_SUCCESS;
+    enc_p2p_attend_begin();
+    while (!r->done && (st = enc_mpi_p2p_sleep(deadline)) == ENC_OK)
+        ;
+    enc_p2p_attend_end();
+    if (st != ENC_OK)
+        return enc_mpi_raise(MPI_ERR_OTHER, "%s: nothing matched within "
+                             "ENCORE_COLL_TIMEOUT_MS (%d ms)", r->fn,
+                             enc_engine_coll_timeout_ms());
     return MPI_SUCCESS;
 }

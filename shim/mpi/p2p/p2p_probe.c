@@ -134,6 +134,8 @@ int enc_mpi_p2p_probe(const char *fn, int source, int tag, MPI_Comm comm, bool t
         source = pat.src == ENC_MATCH_ANY ? MPI_ANY_SOURCE : pat.src - c.peer_off;
     }
     enc_p2p_lock();
+    if (wait)
+        enc_p2p_attend_begin();
     while ((rv = look(&c, source, tag, take, message, status, &found)) == MPI_SUCCESS &&
            found == NULL && wait)
         if (enc_mpi_p2p_sleep(deadline) != ENC_OK) {
@@ -141,6 +143,8 @@ int enc_mpi_p2p_probe(const char *fn, int source, int tag, MPI_Comm comm, bool t
                                "ENCORE_COLL_TIMEOUT_MS", fn, source, tag);
             break;
         }
+    if (wait)
+        enc_p2p_attend_end();
     if (found != NULL)
         enc_mpi_p2p_matched(fn, clock, c.cid, found);
     else if (rv == MPI_SUCCESS && clock != 0)

@@ -36,6 +36,7 @@ int enc_mpi_p2p_target(struct enc_mpi_preq *r, const struct enc_mpi_pcomm *c, in
     r->peer_off = c->peer_off;
     r->recv.mr.src = source == MPI_ANY_SOURCE ? ENC_MATCH_ANY : c->peer_off + source;
     r->recv.mr.tag = tag == MPI_ANY_TAG ? ENC_MATCH_ANY : tag;
+    enc_mpi_p2p_direct(r);
     return enc_mpi_p2p_recv_clock(r, c->cid);
 }
 
@@ -75,10 +76,12 @@ static int recv_blocking(const char *fn, void *buf, int count, MPI_Datatype type
         enc_mpi_p2p_null_status(status);
         return MPI_SUCCESS;
     }
+    enc_p2p_attend_begin(); /* from the post on, as a wait (p2p.h) */
     enc_p2p_lock();
     if ((rv = post(fn, buf, count, type, source, tag, &c, &r)) == MPI_SUCCESS &&
         (rv = enc_mpi_preq_wait(r)) != MPI_SUCCESS && enc_p2p_cancel(&r->recv))
         enc_mpi_preq_unref(r); /* the operation's reference: it never ends now */
+    enc_p2p_attend_end();
     enc_p2p_unlock();
     if (rv != MPI_SUCCESS)
         return rv;

@@ -55,10 +55,14 @@ static int send_common(const char *fn, const void *buf, int count, MPI_Datatype 
         (*r)->refs = 2;
         (*r)->sync.acked = acked;
     }
+    /* attentive while it sends: a peer answering at once (a ping-pong)
+     * need not ring this rank, which looks at its rings before it returns */
+    enc_p2p_attend_begin();
     enc_p2p_lock();
     dest += c.peer_off; /* a remote group's rank, on an intercommunicator */
     st = enc_p2p_send(c.cid, c.rank, dest, enc_group_world_rank(c.g, dest), tag, data, bytes,
                       sync ? &(*r)->sync : NULL);
+    enc_p2p_attend_end();
     enc_p2p_unlock();
     free(owned);
     if (st != ENC_OK && *r != NULL) {

@@ -103,9 +103,13 @@ uint64_t enc_log_comm_completed(void);
  * logged, not read back from the spill file) count in the one
  * memory budget: they raise the peak reported below, push the oldest
  * collective results to the spill file while memory is over
- * ENCORE_LOG_MEM_MAX, and count as recorded bytes (a snapshot is due once
- * ENCORE_LOG_MEM_MAX / 8 more were logged). */
+ * ENCORE_LOG_MEM_MAX, and (fresh) count as recorded bytes (a snapshot is
+ * due once ENCORE_LOG_MEM_MAX / 8 more were logged). */
 void enc_log_payload_bytes(int64_t delta, bool fresh);
+/* A payload of bytes was received: only the receiver's snapshot lets its
+ * sender release it, so the receiver counts it as recorded (the sender
+ * logs with fresh false: its own snapshots would release none of it). */
+void enc_log_payload_received(uint64_t bytes);
 
 /* The most bytes held in memory at once (own memory plus the host result
  * buffer entries used), and on disk. */

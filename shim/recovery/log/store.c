@@ -889,6 +889,11 @@ void enc_log_payload_bytes(int64_t delta, bool fresh)
         ;
 }
 
+void enc_log_payload_received(uint64_t bytes)
+{
+    __atomic_add_fetch(&lg.payload_recorded, bytes, __ATOMIC_RELAXED);
+}
+
 size_t enc_log_peak_bytes(void) { return lg.mem_peak; }
 uint64_t enc_log_spill_peak(void) { return enc_spill_peak(); }
 uint64_t enc_log_recorded(void)
