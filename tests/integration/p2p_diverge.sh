@@ -1,7 +1,8 @@
 #!/bin/sh
 # p2p_diverge.sh - a re-executed sender whose suppressed re-sends differ
 # from its first sends stops the job (tests/programs/p2p_diverge, 2 ranks):
-# rank 0 killed after its five messages reached rank 1 re-sends them with
+# rank 0 killed at its second barrier (op 2: rank 1 received its five
+# messages before the first) re-sends them with
 # the third one's tag (tag) or length (length) changed.  Every re-send is
 # dropped by channel number, so without the channel chain (docs/p2p.md,
 # 12.8) the change would pass unseen; the job must end with exit status 1
@@ -19,7 +20,7 @@ rec_ref dv 2 "$prog"
 enc_log "ok free"
 
 for how in tag length; do
-    rec_run "$how" 2 --inject kill:rank=0:op=1 "$prog" "$how"
+    rec_run "$how" 2 --inject kill:rank=0:op=2 "$prog" "$how"
     rec_fails "$how"
     rec_grep "$how" 'rank 0 re-executed its sends on communicator 0 differently: replay divergence at its message (4 \(a re-send|5 \(a new one), tag 7, 4 bytes\)' \
         "$how: no line naming the divergence"

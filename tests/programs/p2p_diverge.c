@@ -4,8 +4,8 @@
  * and, in a restarted incarnation (ENCORE_INCARNATION > 0), gives the
  * third another tag (or, with argument "length", another length); rank 1
  * receives them with MPI_ANY_TAG.  Then two barriers and one more message,
- * and each rank prints what it received.  Killed after the first barrier,
- * rank 0 re-sends the five as re-sends that rank 1 drops; the divergence
+ * and each rank prints what it received.  Killed at the second barrier
+ * (rank 1 received the five before it entered the first), rank 0 re-sends the five as re-sends that rank 1 drops; the divergence
  * must stop the job (at the last re-send or at the new message, whichever
  * rank 1 reads first: it reads both before the end).
  */
