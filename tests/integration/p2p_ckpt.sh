@@ -2,7 +2,8 @@
 # p2p_ckpt.sh - the checkpoint API in a message-passing program
 # (tests/programs/p2p_ckpt, 4 ranks, 40 iterations of a ring Sendrecv, a
 # master/worker round with MPI_ANY_SOURCE receives on rank 0 and one
-# allreduce; a checkpoint every 10 iterations, at ops 10, 21, 32 and 43).
+# allreduce; a checkpoint every 10 iterations: collectives 11, 22, 33 and
+# 44, counting from 1 as --inject's op does).
 # Snapshots are off, so a killed rank restarts from the program's start,
 # loads the newest checkpoint and goes on at its message positions.
 #   after     rank 2 killed at op 36: loads checkpoint 3, resumes its
