@@ -2,12 +2,14 @@
 # p2p.sh - point-to-point latency, bandwidth, message rate and
 # bidirectional bandwidth of 2 ranks (bench/p2p_bench.c, 8 B to 4 MiB),
 # encore against native Open MPI back to back in one run, the sender's
-# log always on, P2P_REPS times (default 3) in turn; each figure is the
+# log on (and, on one host, off), P2P_REPS times (default 3) in turn; each figure is the
 # best of the reps (the 2-core machine is shared: the best is the least
 # disturbed); P2P_MAX (bytes, default 4 MiB) bounds the sizes.  Placements (P2P_PLACES, default "host netns"):
 #   host   one host: native Open MPI (vader shared memory, its default
-#          binding), encore through the segment's rings (the default) and
-#          encore forced on TCP (ENCORE_P2P_SHM=0).
+#          binding), encore through the segment's rings (the default),
+#          the same with ENCORE_RECOVERY=0 (no log: no sender's payload
+#          log, no snapshots; its cost is shm against it) and encore forced
+#          on TCP (ENCORE_P2P_SHM=0).
 #   netns  two hosts, one rank on each: network namespaces on a private
 #          bridge with link-local addresses (tests/integration/netns_lib.sh,
 #          made here and removed at exit; needs root, else skipped with one
@@ -44,20 +46,23 @@ host_runs() {
     for _ in $(seq "$REPS"); do
         timeout 300 mpirun -n 2 "$T/p2p_bench" "$MAX" >>"$T/native"
         timeout 300 "$B/encore-run" -n 2 --timeout 290 "$T/p2p_bench" "$MAX" >>"$T/shm" 2>"$T/shm.err"
+        ENCORE_RECOVERY=0 timeout 300 "$B/encore-run" -n 2 --timeout 290 "$T/p2p_bench" "$MAX" \
+            >>"$T/nolog" 2>"$T/nolog.err"
         ENCORE_P2P_SHM=0 timeout 300 "$B/encore-run" -n 2 --timeout 290 "$T/p2p_bench" \
             >>"$T/tcp" 2>"$T/tcp.err"
     done
     best "$T/native" >"$T/n"
     best "$T/shm" >"$T/s"
     best "$T/tcp" >"$T/t"
+    best "$T/nolog" >"$T/o"
     echo
     echo "One host, 2 ranks:"
     echo
-    echo "| size | latency native (us) | shm (us) | TCP (us) | shm/native | bandwidth native (MB/s) | shm (MB/s) | TCP (MB/s) | shm/native | bidirectional native (MB/s) | shm (MB/s) | shm/native | rate native (k/s) | shm (k/s) | shm/native |"
-    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
-    LC_ALL=C join "$T/n" "$T/s" | LC_ALL=C join - "$T/t" | sort -n |
-        while read -r s ln bn rn bbn ls bs rs bbs lt bt _ _; do
-            echo "| $s | $ln | $ls | $lt | $(ratio "$ls" "$ln") | $bn | $bs | $bt | $(ratio "$bs" "$bn") | $bbn | $bbs | $(ratio "$bbs" "$bbn") | $rn | $rs | $(ratio "$rs" "$rn") |"
+    echo "| size | latency native (us) | shm (us) | no log (us) | TCP (us) | shm/native | bandwidth native (MB/s) | shm (MB/s) | no log (MB/s) | TCP (MB/s) | shm/native | bidirectional native (MB/s) | shm (MB/s) | shm/native | rate native (k/s) | shm (k/s) | shm/native |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    LC_ALL=C join "$T/n" "$T/s" | LC_ALL=C join - "$T/t" | LC_ALL=C join - "$T/o" | sort -n |
+        while read -r s ln bn rn bbn ls bs rs bbs lt bt _ _ lo bo _ _; do
+            echo "| $s | $ln | $ls | $lo | $lt | $(ratio "$ls" "$ln") | $bn | $bs | $bo | $bt | $(ratio "$bs" "$bn") | $bbn | $bbs | $(ratio "$bbs" "$bbn") | $rn | $rs | $(ratio "$rs" "$rn") |"
         done
 }
 

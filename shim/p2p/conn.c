@@ -36,6 +36,7 @@
 
 #include "engine/engine.h"
 #include "engine/layer.h"
+#include "core/tunables.h"
 #include "core/vec.h"
 #include "net/sock.h"
 #include "p2p/p2p_int.h"
@@ -211,6 +212,33 @@ static enc_status_t write_frame(tx_fn tx, int peer, int fd, const struct p2p_fra
     return ENC_OK;
 }
 
+/* Without recovery (ENCORE_RECOVERY=0) a lost peer ends the job, so
+ * nothing is ever sent again: a frame leaves the log once written. */
+static bool keeps_log(void)
+{
+    static int keep = -1;
+
+    if (keep < 0)
+        keep = enc_tunable_ll(ENC_TUNE_RECOVERY) != 0;
+    return keep;
+}
+
+/* The cursor's frame was written: on to the next (and the written one
+ * forgotten when the log is not kept: it is then the log's head). */
+static void cursor_done(struct p2p_out *o)
+{
+    struct p2p_frame *f = o->cursor;
+
+    o->cursor = f->next;
+    if (keeps_log() || o->log != f)
+        return;
+    if ((o->log = f->next) == NULL)
+        o->log_tail = NULL;
+    o->logged -= f->len;
+    enc_p2p_log_removed(f);
+    enc_p2p_pool_put(f);
+}
+
 static enc_status_t flush_ctrl(int peer, struct p2p_out *o)
 {
     enc_status_t rv = ENC_OK;
@@ -222,7 +250,7 @@ static enc_status_t flush_ctrl(int peer, struct p2p_out *o)
     if (!o->shm && o->cursor != NULL && o->off > 0) {
         if ((rv = write_frame(tcp_tx, peer, o->fd, o->cursor, &o->off)) != ENC_OK)
             return rv;
-        o->cursor = o->cursor->next;
+        cursor_done(o);
     }
     while (o->ctrl != NULL &&
            (rv = write_frame(tcp_tx, peer, o->fd, o->ctrl, &o->ctrl_off)) == ENC_OK) {
@@ -250,7 +278,7 @@ static enc_status_t write_log(tx_fn tx, int peer, struct p2p_out *o)
                 break;
             enc_p2p.shm_sent += tx == ring_tx;
         }
-        o->cursor = o->cursor->next;
+        cursor_done(o);
     }
     return rv;
 }

@@ -85,6 +85,11 @@ void enc_p2p_log_added(const struct p2p_frame *f)
     enc_log_payload_bytes((int64_t)f->len, false);
 }
 
+void enc_p2p_log_removed(const struct p2p_frame *f)
+{
+    enc_log_payload_bytes(-(int64_t)f->len, false);
+}
+
 /* n takes f's place in o's log, after prev (NULL: at the head). */
 static void take_place(struct p2p_out *o, struct p2p_frame *prev, struct p2p_frame *f,
                        struct p2p_frame *n)

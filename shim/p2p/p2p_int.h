@@ -159,6 +159,8 @@ size_t enc_p2p_conn_release(uint64_t key, uint64_t floor);
  * with one line naming the message that was lost. */
 enc_status_t enc_p2p_unspill_cursor(struct p2p_out *o);
 void enc_p2p_log_added(const struct p2p_frame *f);
+/* A frame left the log without a trim (ENCORE_RECOVERY=0 keeps none). */
+void enc_p2p_log_removed(const struct p2p_frame *f);
 /* conn.c: a snapshot's fork (the lock held by the forking thread): in the
  * image every descriptor of the layer is closed and frames half read are
  * forgotten; restored, the layer starts again (eventfd, progress thread). */
