@@ -165,7 +165,14 @@ enc_status_t enc_coll_shm_wait(int ch, const int *set, int n, uint64_t t, bool l
             return ENC_OK;
         if (i != before)
             deadline = 0; /* progress: the no-progress bound starts again */
-        if (yield_until == 0) { /* spinning */
+        if (enc_turn_hand_on(epoch, &rv)) { /* another collective looks first */
+            if (rv != ENC_OK)
+                return ENC_ERR_EPOCH;
+            continue;
+        }
+        bool others = enc_turn_wanted(); /* they looked: sleep at once, not spin */
+
+        if (yield_until == 0 && !others) { /* spinning */
             if (enc_eng.spin_ns > 0 && ++polls % SPIN_BATCH != 0) {
                 cpu_relax();
                 continue;
@@ -178,7 +185,7 @@ enc_status_t enc_coll_shm_wait(int ch, const int *set, int n, uint64_t t, bool l
                 continue;
             yield_until = now + enc_eng.yield_ns;
         }
-        if (enc_eng.yield_ns > 0 && yield_now(yield_until))
+        if (enc_eng.yield_ns > 0 && !others && yield_now(yield_until))
             continue;
         if (deadline == 0)
             deadline = enc_deadline_ms(enc_eng.coll_timeout_ms);
@@ -193,9 +200,7 @@ enc_status_t enc_coll_shm_wait(int ch, const int *set, int n, uint64_t t, bool l
                                       ENC_MIN(deadline, enc_deadline_ms(shared ? ENC_TURN_POLL_MS
                                                                                : WAKE_CHECK_MS)));
         enc_shm_sleep_end(s);
-        if (shared && (rv == ENC_OK || rv == ENC_ERR_TIMEOUT) &&
-            enc_turn_pass(epoch) != ENC_OK)
-            return ENC_ERR_EPOCH;
+        enc_turn_slept(); /* the next look hands the engine on */
         if (rv == ENC_ERR_TIMEOUT && enc_ms_left(deadline) > 0)
             continue;
         if (rv == ENC_ERR_TIMEOUT)

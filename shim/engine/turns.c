@@ -12,6 +12,8 @@
 #include "engine/turns.h"
 
 static const struct enc_turns *turns;
+static uint64_t sleeps;                    /* atomic: waits' sleeps ended */
+static __thread uint64_t seen = UINT64_MAX; /* sleeps when this thread last handed on */
 
 void enc_engine_set_turns(const struct enc_turns *t)
 {
@@ -33,6 +35,23 @@ enc_status_t enc_turn_pass(uint32_t epoch)
     if (enc_turn_wanted())
         turns->pass();
     return enc_eng.epoch == epoch ? ENC_OK : ENC_ERR_EPOCH;
+}
+
+bool enc_turn_hand_on(uint32_t epoch, enc_status_t *rv)
+{
+    uint64_t now = __atomic_load_n(&sleeps, __ATOMIC_ACQUIRE);
+
+    if (seen == now || !enc_turn_wanted())
+        return false;
+    seen = now;
+    *rv = enc_turn_pass(epoch);
+    return true;
+}
+
+void enc_turn_slept(void)
+{
+    if (turns)
+        __atomic_add_fetch(&sleeps, 1, __ATOMIC_ACQ_REL);
 }
 
 /* A TCP wait polls the listener's eventfd, a shared-memory wait this

@@ -10,6 +10,17 @@
  * nonblocking one on another.  Each runs on its own thread of the MPI
  * layer; when a wait finds nothing for its collective and another one
  * wants the engine, it hands the engine on and waits for its next turn.
+ *
+ * A wait that finds nothing hands the engine on at once, without sleeping,
+ * while a collective that has not looked since the engine last slept
+ * waits for it (enc_turn_hand_on); only once every waiting one has looked
+ * does the holder sleep, woken by whatever arrives for any of them (a
+ * peer's post wakes the rank's eventfd, shm/flags.c) or by another thread
+ * queueing for the engine (turn_queue.c wakes it), and at most
+ * ENC_TURN_POLL_MS (a message for another collective on a TCP link does
+ * not wake it).  So collectives of several communicators progress
+ * together, each woken rank looking once per arrival, and an idle process
+ * sleeps instead of passing the engine round.
  */
 #ifndef ENC_ENGINE_TURNS_H
 #define ENC_ENGINE_TURNS_H
@@ -32,5 +43,14 @@ bool enc_turn_shared(void);
  * ENC_ERR_EPOCH when the world regrouped meanwhile (the caller's attempt,
  * begun in epoch, must be run again in the new one), else ENC_OK. */
 enc_status_t enc_turn_pass(uint32_t epoch);
+/* The caller's wait found nothing for its collective.  While another
+ * collective that has not looked since the engine last slept waits for the
+ * engine: hands it on, returns true with *rv as enc_turn_pass's.  Else
+ * false: the caller sleeps (ENC_TURN_POLL_MS at most while
+ * enc_turn_shared()), then calls enc_turn_slept. */
+bool enc_turn_hand_on(uint32_t epoch, enc_status_t *rv);
+/* A wait's sleep ended (woken or timed out): whatever arrived meanwhile
+ * may be for any collective, so each looks again before the next sleep. */
+void enc_turn_slept(void);
 
 #endif

@@ -38,6 +38,10 @@ void enc_mpi_icoll_init(void);
 /* Nonblocking collectives whose requests the application has not yet
  * completed (MPI_Wait, MPI_Test and their array forms) or freed. */
 int enc_mpi_icoll_outstanding(void);
+/* A live MPI_Test... found nothing complete (no lock held): a thread
+ * that polls again at once while a nonblocking collective is pending
+ * sleeps until a completion, at most POLL_NAP_MS (icoll.c). */
+void enc_mpi_icoll_polled(void);
 /* h is a nonblocking collective's request not yet complete. */
 bool enc_mpi_icoll_owns(MPI_Request h);
 /* MPI_Request_free of a nonblocking collective's request: it completes

@@ -263,8 +263,10 @@ static void record_flag(uint64_t clock, int rv, int flag, uint32_t idx)
         record_done(clock, &idx, 1);
     else if (rv == MPI_SUCCESS && clock != 0)
         enc_det_store_none(clock);
-    if (rv == MPI_SUCCESS && !flag)
+    if (rv == MPI_SUCCESS && !flag) {
+        enc_mpi_icoll_polled();
         enc_mpi_complete_idle();
+    }
 }
 
 int enc_mpi_complete_test(MPI_Request *request, int *flag, MPI_Status *status)

@@ -456,14 +456,21 @@ void enc_mpi_p2p_follow(void)
         enc_engine_abort(1, "a point-to-point wait could not follow the job into its new epoch");
 }
 
+/* Followed every FOLLOW_MS of sleeping, not after each wake-up: following
+ * takes the engine, and a wait woken by every completion of many
+ * nonblocking collectives would take it from their workers each time. */
 enc_status_t enc_mpi_p2p_sleep(uint64_t deadline)
 {
-    uint64_t slice = enc_deadline_ms(FOLLOW_MS);
+    static __thread uint64_t follow_at; /* enc_now_ns() of the next follow */
+    uint64_t slice = enc_deadline_ms(FOLLOW_MS), now;
 
     if (enc_ms_left(deadline) == 0)
         return ENC_ERR_TIMEOUT;
     (void)enc_p2p_wait(deadline < slice ? deadline : slice);
-    enc_mpi_p2p_follow();
+    if ((now = enc_now_ns()) >= follow_at) {
+        follow_at = now + FOLLOW_MS * 1000000ull;
+        enc_mpi_p2p_follow();
+    }
     return ENC_OK;
 }
 
