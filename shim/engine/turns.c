@@ -37,15 +37,59 @@ enc_status_t enc_turn_pass(uint32_t epoch)
     return enc_eng.epoch == epoch ? ENC_OK : ENC_ERR_EPOCH;
 }
 
-bool enc_turn_hand_on(uint32_t epoch, enc_status_t *rv)
+/* The probes of the threads that wait for their turn in a wait.  Only
+ * the engine's holder reads or changes them (a waiter adds its own before
+ * it hands the engine on and takes it out once it has it back), so no
+ * lock. */
+#define MAX_PROBES 256
+static struct enc_turn_probe *probes[MAX_PROBES];
+static int nprobes;
+
+bool enc_turn_probe_due(const struct enc_turn_probe *p)
+{
+    return enc_eng.epoch != p->epoch ||
+           enc_now_ns() - p->looked_ns > ENC_TURN_STALE_MS * 1000000ull;
+}
+
+static bool any_ready(void)
+{
+    for (int i = 0; i < nprobes; i++)
+        if (probes[i]->ready(probes[i]))
+            return true;
+    return false;
+}
+
+/* A probed waiter gets the engine as soon as it is ready, and only then;
+ * one without a probe once per sleep of the engine. */
+bool enc_turn_hand_on_probe(uint32_t epoch, enc_status_t *rv, struct enc_turn_probe *probe)
 {
     uint64_t now = __atomic_load_n(&sleeps, __ATOMIC_ACQUIRE);
+    bool listed = false, unprobed;
 
-    if (seen == now || !enc_turn_wanted())
+    if (!enc_turn_wanted())
+        return false;
+    unprobed = turns->waiting == NULL || turns->waiting() > nprobes;
+    if ((!unprobed || seen == now) && !any_ready())
         return false;
     seen = now;
+    if (probe != NULL && nprobes < MAX_PROBES) {
+        probe->looked_ns = enc_now_ns();
+        probe->epoch = epoch;
+        probes[nprobes++] = probe;
+        listed = true;
+    }
     *rv = enc_turn_pass(epoch);
+    for (int i = 0; listed && i < nprobes; i++)
+        if (probes[i] == probe) {
+            probes[i] = probes[--nprobes];
+            break;
+        }
     return true;
+}
+
+bool enc_turn_hand_on(uint32_t epoch, enc_status_t *rv)
+{
+    return enc_turn_hand_on_probe(epoch, rv, NULL);
 }
 
 void enc_turn_slept(void)

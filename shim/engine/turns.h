@@ -30,6 +30,19 @@
 
 #include "core/status.h"
 
+/* What a wait waits for, for the holder to look at while the waiter waits
+ * for its turn: ready() says whether the waiter would find something (or
+ * has not looked for ENC_TURN_STALE_MS, or the world regrouped), so the
+ * holder hands the engine on only when someone would.  A wait without one
+ * (a TCP transfer, a thread starting its collective) always gets its turn
+ * once per sleep of the engine. */
+struct enc_turn_probe {
+    bool (*ready)(const struct enc_turn_probe *p);
+    uint64_t looked_ns; /* enc_now_ns() when its waiter last looked */
+    uint32_t epoch;     /* the waiter's attempt's */
+};
+#define ENC_TURN_STALE_MS 50
+
 /* Longest a wait sleeps while another collective wants the engine. */
 #define ENC_TURN_POLL_MS 1
 
@@ -49,6 +62,12 @@ enc_status_t enc_turn_pass(uint32_t epoch);
  * false: the caller sleeps (ENC_TURN_POLL_MS at most while
  * enc_turn_shared()), then calls enc_turn_slept. */
 bool enc_turn_hand_on(uint32_t epoch, enc_status_t *rv);
+/* The same, for a wait that can say what it waits for (probe, on its
+ * stack until this returns): while every waiting collective has a probe,
+ * the engine goes on only when one of them is ready. */
+bool enc_turn_hand_on_probe(uint32_t epoch, enc_status_t *rv, struct enc_turn_probe *probe);
+/* Whether the waiter of p should look (the holder calls it). */
+bool enc_turn_probe_due(const struct enc_turn_probe *p);
 /* A wait's sleep ended (woken or timed out): whatever arrived meanwhile
  * may be for any collective, so each looks again before the next sleep. */
 void enc_turn_slept(void);

@@ -49,6 +49,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/queue.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <mpi.h>
@@ -99,6 +100,7 @@ static struct {
     int idle_slot[MAX_WORKERS]; /* which, the last to go idle last */
     struct worker w[MAX_WORKERS];
     int nworkers;
+    uint64_t ended;      /* jobs run to their end (atomic; written under mu) */
     pthread_t thread[MAX_WORKERS];
     int tid[MAX_WORKERS]; /* their gettid(), 0 before they run (atomic) */
     int outstanding;     /* requests the application has not freed (atomic) */
@@ -325,6 +327,7 @@ static void finish_job(struct job *j)
     __atomic_fetch_sub(&q.pending, 1, __ATOMIC_RELAXED);
     __atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
     PMPI_Grequest_complete(req);
+    __atomic_add_fetch(&q.ended, 1, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&q.cv); /* serial sections; the next job of its communicator is
                                     * this worker's (next_job) */
     pthread_mutex_unlock(&q.mu);
@@ -516,18 +519,38 @@ void enc_mpi_icoll_polled(void)
 
     if (__atomic_load_n(&q.pending, __ATOMIC_RELAXED) > 0 && events == last_events &&
         now - last_ns < POLL_GAP_NS) {
-        uint64_t deadline = enc_deadline_ms(POLL_NAP_MS);
-
-        enc_p2p_lock();
-        while (enc_mpi_complete_events() == events && enc_ms_left(deadline) > 0 &&
-               enc_p2p_wait(deadline) == ENC_OK)
-            ;
-        enc_p2p_unlock();
+        enc_mpi_icoll_sleep(enc_mpi_icoll_ended(), enc_deadline_ms(POLL_NAP_MS));
         events = enc_mpi_complete_events();
         now = enc_now_ns();
     }
     last_ns = now;
     last_events = events;
+}
+
+uint64_t enc_mpi_icoll_ended(void)
+{
+    return __atomic_load_n(&q.ended, __ATOMIC_ACQUIRE);
+}
+
+void enc_mpi_icoll_sleep(uint64_t ended, uint64_t deadline)
+{
+    struct timespec ts;
+    int left;
+
+    if ((left = enc_ms_left(deadline)) == 0)
+        return;
+    clock_gettime(CLOCK_REALTIME, &ts); /* q.cv's clock */
+    left = left < 0 ? 3600000 : left;
+    ts.tv_sec += left / 1000;
+    ts.tv_nsec += (long)(left % 1000) * 1000000;
+    if (ts.tv_nsec >= 1000000000) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000;
+    }
+    pthread_mutex_lock(&q.mu);
+    while (q.ended == ended && pthread_cond_timedwait(&q.cv, &q.mu, &ts) == 0)
+        ;
+    pthread_mutex_unlock(&q.mu);
 }
 
 void enc_mpi_icoll_init(void)

@@ -99,15 +99,21 @@ static int settle(const char *fn, int n, const MPI_Request *reqs, bool foreign_t
     for (int i = 0; i < n; i++) {
         if (!foreign_too && foreign(reqs[i]))
             continue;
+        bool icoll = enc_mpi_icoll_owns(reqs[i]); /* sleeps where its worker wakes it */
+
         for (;;) {
-            uint64_t seen = seen_now();
+            uint64_t seen = seen_now(), ended = enc_mpi_icoll_ended();
             int flag = 1;
 
             if (reqs[i] == MPI_REQUEST_NULL ||
                 enc_real_Request_get_status(reqs[i], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS ||
                 flag)
                 break;
-            if (sleep_after(seen, 1, &reqs[i], deadline) != ENC_OK)
+            if (icoll && enc_ms_left(deadline) == 0)
+                return timed_out(fn);
+            if (icoll)
+                enc_mpi_icoll_sleep(ended, deadline);
+            else if (sleep_after(seen, 1, &reqs[i], deadline) != ENC_OK)
                 return timed_out(fn);
         }
     }

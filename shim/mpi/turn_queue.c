@@ -93,6 +93,11 @@ static bool wanted(void)
     return __atomic_load_n(&tq.waiting, __ATOMIC_RELAXED) > 0;
 }
 
+static int waiting(void)
+{
+    return __atomic_load_n(&tq.waiting, __ATOMIC_ACQUIRE);
+}
+
 static void pass(void)
 {
     struct turn *t = me();
@@ -108,7 +113,7 @@ static void pass(void)
 
 void enc_mpi_turn_register(bool (*shared)(void))
 {
-    static struct enc_turns turns = {.wanted = wanted, .pass = pass};
+    static struct enc_turns turns = {.wanted = wanted, .pass = pass, .waiting = waiting};
 
     turns.shared = shared;
     enc_engine_set_turns(&turns);
