@@ -12,15 +12,19 @@
  * wants the engine, it hands the engine on and waits for its next turn.
  *
  * A wait that finds nothing hands the engine on at once, without sleeping,
- * while a collective that has not looked since the engine last slept
- * waits for it (enc_turn_hand_on); only once every waiting one has looked
- * does the holder sleep, woken by whatever arrives for any of them (a
- * peer's post wakes the rank's eventfd, shm/flags.c) or by another thread
- * queueing for the engine (turn_queue.c wakes it), and at most
+ * to a waiting collective that would find something: a shared-memory wait
+ * leaves a probe saying what it waits for (enc_turn_hand_on_probe), and
+ * one without a probe (a TCP transfer, a thread starting its collective)
+ * looks once after each sleep of the engine (enc_turn_hand_on).  When
+ * nobody would, the holder sleeps, woken by whatever arrives for any of
+ * them (a peer's post wakes the rank's eventfd, shm/flags.c) or by another
+ * thread queueing for the engine (turn_queue.c wakes it), and at most
  * ENC_TURN_POLL_MS (a message for another collective on a TCP link does
  * not wake it).  So collectives of several communicators progress
- * together, each woken rank looking once per arrival, and an idle process
- * sleeps instead of passing the engine round.
+ * together, the engine going round only to those whose data arrived, and
+ * an idle process sleeps instead of passing the engine round.  (Before,
+ * each waiter slept up to ENC_TURN_POLL_MS before handing on: MPICH's
+ * nonblocking3 timed out at 4 ranks.)
  */
 #ifndef ENC_ENGINE_TURNS_H
 #define ENC_ENGINE_TURNS_H
