@@ -127,6 +127,7 @@ struct enc_turns {
     bool (*wanted)(void);
     bool (*shared)(void);
     void (*pass)(void);
+    int (*waiting)(void); /* how many wait for the engine (NULL: unknown) */
 };
 void enc_engine_set_turns(const struct enc_turns *t);
 /* shared() has just become true: wakes a wait that went to sleep before,

@@ -327,6 +327,11 @@ enc_status_t enc_xfer_run(struct enc_xfer *x, int n, const struct enc_coll_ctx *
             deadline = enc_deadline_ms(enc_eng.coll_timeout_ms);
             spin_until = enc_now_ns() + enc_eng.spin_ns;
         }
+        if (enc_turn_hand_on(epoch, &rv)) { /* another collective looks first */
+            if (rv != ENC_OK)
+                goto out;
+            continue;
+        }
         bool others = enc_turn_wanted(), shared = others || enc_turn_shared();
 
         /* a peer's answer is usually microseconds away: a short spin saves
@@ -347,8 +352,11 @@ enc_status_t enc_xfer_run(struct enc_xfer *x, int n, const struct enc_coll_ctx *
             goto out;
         if ((rv = enc_layer_serve(p + nx + 2, np - nx - 2)) != ENC_OK)
             goto out;
-        if (shared && (rv = enc_turn_pass(epoch)) != ENC_OK)
+        enc_turn_slept(); /* the next look hands the engine on */
+        if (shared && enc_eng.epoch != epoch) { /* the tracker's event regrouped */
+            rv = ENC_ERR_EPOCH;
             goto out;
+        }
         if (enc_ms_left(deadline) == 0) {
             ENC_ERROR("xfer", "collective #%llu made no progress for %d ms",
                       (unsigned long long)c->seq, enc_eng.coll_timeout_ms);

@@ -67,7 +67,7 @@ static void spin_learned(uint64_t spin, bool spun, bool moved, bool preempted)
 
 bool enc_p2p_conn_spin(void)
 {
-    uint64_t spin, limit, t0, t;
+    uint64_t spin, limit, t0, t, events;
     bool moved = false, preempted = false;
 
     if (!enc_p2p_shm_any() || enc_p2p.out == NULL)
@@ -79,8 +79,9 @@ bool enc_p2p_conn_spin(void)
     if (limit == 0) /* sleep at once: writers wake us */
         return false;
     t0 = t = now_ns();
+    events = enc_p2p.events; /* a completion elsewhere (icoll.c) ends the spin too */
     enc_p2p_shm_attend(1);
-    while (!moved && t - t0 < limit) {
+    while (!moved && t - t0 < limit && enc_p2p.events == events) {
         uint64_t was = t;
 
         enc_p2p_unlock();
@@ -98,7 +99,7 @@ bool enc_p2p_conn_spin(void)
     }
     enc_p2p_shm_attend(-1); /* writers ring from now on: look once more */
     spin_learned(enc_p2p_shm_spin_ns(), spin > 0, moved, preempted);
-    return moved || enc_p2p_conn_shm_progress();
+    return moved || enc_p2p.events != events || enc_p2p_conn_shm_progress();
 }
 
 enc_status_t enc_p2p_conn_sleep(uint64_t deadline)

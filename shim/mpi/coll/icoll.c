@@ -49,6 +49,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/queue.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <mpi.h>
@@ -78,13 +79,28 @@ struct job {
     int done;            /* atomic: released before PMPI_Grequest_complete */
 };
 
+/* A job is handed to one worker the moment it becomes runnable (started
+ * with no earlier job of its communicator pending, or that one ended), by
+ * the thread that made it so: an idle worker is woken on its own condition
+ * variable, a new one started when none is idle (the worker ending the
+ * earlier job takes it itself).  One wake-up per job: the idle workers of
+ * a burst of MPI_I... calls are not all woken to find one job. */
+struct worker {
+    pthread_cond_t cv;   /* job handed over, or stop */
+    struct job *job;     /* handed to this worker, not yet run */
+    bool idle;           /* in q.idle_slot[] */
+};
+
 static struct {
     pthread_mutex_t mu;
-    pthread_cond_t cv;   /* jobs, stop or a job's end changed */
+    pthread_cond_t cv;   /* a job's end: serial sections wait for their communicator's */
     STAILQ_HEAD(, job) jobs; /* every job not yet run to its end, in start order */
     bool stop;
     int idle;            /* workers waiting for work (no lock held) */
+    int idle_slot[MAX_WORKERS]; /* which, the last to go idle last */
+    struct worker w[MAX_WORKERS];
     int nworkers;
+    uint64_t ended;      /* jobs run to their end (atomic; written under mu) */
     pthread_t thread[MAX_WORKERS];
     int tid[MAX_WORKERS]; /* their gettid(), 0 before they run (atomic) */
     int outstanding;     /* requests the application has not freed (atomic) */
@@ -231,16 +247,6 @@ static struct job *next_runnable(void)
     return NULL;
 }
 
-static int count_runnable(void)
-{
-    struct job *j;
-    int n = 0;
-
-    STAILQ_FOREACH(j, &q.jobs, next)
-        n += runnable(j);
-    return n;
-}
-
 /* A derived datatype is duplicated for the job: MPI lets the application
  * free its handle while the collective is pending. */
 static int hold_type(MPI_Datatype *t)
@@ -321,7 +327,9 @@ static void finish_job(struct job *j)
     __atomic_fetch_sub(&q.pending, 1, __ATOMIC_RELAXED);
     __atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
     PMPI_Grequest_complete(req);
-    pthread_cond_broadcast(&q.cv);
+    __atomic_add_fetch(&q.ended, 1, __ATOMIC_RELEASE);
+    pthread_cond_broadcast(&q.cv); /* serial sections; the next job of its communicator is
+                                    * this worker's (next_job) */
     pthread_mutex_unlock(&q.mu);
     if (detached)
         PMPI_Request_free(&req);
@@ -345,20 +353,30 @@ bool enc_mpi_icoll_owns(MPI_Request h)
     return mine;
 }
 
-/* Next job for a worker (the mutex held); NULL when stopping. */
-static struct job *next_job(void)
+/* Next job for worker slot (the mutex held): one handed to it, else a
+ * runnable one nobody took (its predecessor just ended, or no worker was
+ * free), else it waits idle for one; NULL when stopping. */
+static struct job *next_job(int slot)
 {
+    struct worker *w = &q.w[slot];
     struct job *j;
 
-    while (!q.stop && (j = next_runnable()) == NULL) {
-        q.idle++;
-        pthread_cond_wait(&q.cv, &q.mu);
-        q.idle--;
+    for (;;) {
+        if ((j = w->job) != NULL) {
+            w->job = NULL;
+            return j;
+        }
+        if (q.stop)
+            return NULL;
+        if ((j = next_runnable()) != NULL) {
+            j->taken = true;
+            return j;
+        }
+        w->idle = true;
+        q.idle_slot[q.idle++] = slot;
+        while (w->idle && !q.stop)
+            pthread_cond_wait(&w->cv, &q.mu);
     }
-    if (q.stop)
-        return NULL;
-    j->taken = true;
-    return j;
 }
 
 static void *worker(void *arg)
@@ -371,7 +389,7 @@ static void *worker(void *arg)
         struct job *j;
 
         pthread_mutex_lock(&q.mu);
-        j = next_job();
+        j = next_job(slot);
         pthread_mutex_unlock(&q.mu);
         if (j == NULL)
             break;
@@ -382,34 +400,53 @@ static void *worker(void *arg)
     return NULL;
 }
 
-/* Starts one more worker (the mutex held).  It takes no signals: the
- * application's handlers run on its own threads, as without encore. */
-static int start_worker(void)
+/* Starts one more worker with job j (the mutex held).  It takes no
+ * signals: the application's handlers run on its own threads, as without
+ * encore. */
+static int start_worker(struct job *j)
 {
+    struct worker *w = &q.w[q.nworkers];
     sigset_t all, old;
     int rv;
 
     if (q.nworkers == MAX_WORKERS)
         return MPI_SUCCESS; /* the job waits for a worker to finish one */
+    pthread_cond_init(&w->cv, NULL);
+    w->job = j;
+    w->idle = false;
+    j->taken = true;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);
     rv = pthread_create(&q.thread[q.nworkers], NULL, worker, (void *)(intptr_t)q.nworkers);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (rv != 0)
+    if (rv != 0) {
+        j->taken = false;
+        w->job = NULL;
+        pthread_cond_destroy(&w->cv);
         return enc_mpi_raise(MPI_ERR_INTERN, "cannot start a thread for nonblocking "
                              "collectives: error %d", rv);
+    }
     q.nworkers++;
     return MPI_SUCCESS;
 }
 
-/* Queues j (the mutex held) and makes sure every runnable job has a
- * worker: one already waiting for work, or a new one. */
+/* Queues j (the mutex held); a runnable one goes to the worker that went
+ * idle last (its stack is warm), else to a new one. */
 static int enqueue(struct job *j)
 {
     STAILQ_INSERT_TAIL(&q.jobs, j, next);
     __atomic_fetch_add(&q.pending, 1, __ATOMIC_RELAXED);
-    pthread_cond_broadcast(&q.cv);
-    return count_runnable() > q.idle ? start_worker() : MPI_SUCCESS;
+    if (!runnable(j))
+        return MPI_SUCCESS; /* the worker of its predecessor takes it */
+    if (q.idle == 0)
+        return start_worker(j);
+    struct worker *w = &q.w[q.idle_slot[--q.idle]];
+
+    w->job = j;
+    w->idle = false;
+    j->taken = true;
+    pthread_cond_signal(&w->cv);
+    return MPI_SUCCESS;
 }
 
 int enc_mpi_icoll_start(const char *fn, const void *site, enc_mpi_icoll_fn run,
@@ -463,6 +500,59 @@ static bool shared(void)
            __atomic_load_n(&q.users, __ATOMIC_RELAXED) > 1;
 }
 
+/* A program that polls MPI_Test... in a loop makes progress with the
+ * real MPI: each call advances its collectives.  Here the workers advance
+ * them, and a polling thread on an oversubscribed host takes the CPU from
+ * them (and, polling more often, does more of whatever else its loop does:
+ * MPICH's nonblocking3 sleeps 50 ms at random once per 1000 polls).  So a
+ * poll that finds nothing, when the same thread's previous one found
+ * nothing less than POLL_GAP_NS ago and no request completed since, sleeps
+ * until the next completion (enc_mpi_complete_event), at most POLL_NAP_MS.
+ * A program that computes between its polls never sleeps here, and a
+ * replayed "nothing" (p2p_complete.c) does not look, so does not sleep. */
+#define POLL_GAP_NS 20000ull
+#define POLL_NAP_MS 1
+void enc_mpi_icoll_polled(void)
+{
+    static __thread uint64_t last_ns, last_events;
+    uint64_t events = enc_mpi_complete_events(), now = enc_now_ns();
+
+    if (__atomic_load_n(&q.pending, __ATOMIC_RELAXED) > 0 && events == last_events &&
+        now - last_ns < POLL_GAP_NS) {
+        enc_mpi_icoll_sleep(enc_mpi_icoll_ended(), enc_deadline_ms(POLL_NAP_MS));
+        events = enc_mpi_complete_events();
+        now = enc_now_ns();
+    }
+    last_ns = now;
+    last_events = events;
+}
+
+uint64_t enc_mpi_icoll_ended(void)
+{
+    return __atomic_load_n(&q.ended, __ATOMIC_ACQUIRE);
+}
+
+void enc_mpi_icoll_sleep(uint64_t ended, uint64_t deadline)
+{
+    struct timespec ts;
+    int left;
+
+    if ((left = enc_ms_left(deadline)) == 0)
+        return;
+    clock_gettime(CLOCK_REALTIME, &ts); /* q.cv's clock */
+    left = left < 0 ? 3600000 : left;
+    ts.tv_sec += left / 1000;
+    ts.tv_nsec += (long)(left % 1000) * 1000000;
+    if (ts.tv_nsec >= 1000000000) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000;
+    }
+    pthread_mutex_lock(&q.mu);
+    while (q.ended == ended && pthread_cond_timedwait(&q.cv, &q.mu, &ts) == 0)
+        ;
+    pthread_mutex_unlock(&q.mu);
+}
+
 void enc_mpi_icoll_init(void)
 {
     enc_mpi_turn_register(shared);
@@ -504,11 +594,14 @@ void enc_mpi_icoll_fini(void)
 {
     pthread_mutex_lock(&q.mu);
     q.stop = true;
-    pthread_cond_broadcast(&q.cv);
-    pthread_mutex_unlock(&q.mu);
     for (int i = 0; i < q.nworkers; i++)
+        pthread_cond_signal(&q.w[i].cv);
+    pthread_mutex_unlock(&q.mu);
+    for (int i = 0; i < q.nworkers; i++) {
         pthread_join(q.thread[i], NULL);
-    q.nworkers = 0;
+        pthread_cond_destroy(&q.w[i].cv);
+    }
+    q.nworkers = q.idle = 0;
     q.stop = false;
 }
 

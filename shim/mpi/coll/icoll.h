@@ -38,6 +38,16 @@ void enc_mpi_icoll_init(void);
 /* Nonblocking collectives whose requests the application has not yet
  * completed (MPI_Wait, MPI_Test and their array forms) or freed. */
 int enc_mpi_icoll_outstanding(void);
+/* A live MPI_Test... found nothing complete (no lock held): a thread
+ * that polls again at once while a nonblocking collective is pending
+ * sleeps until a completion, at most POLL_NAP_MS (icoll.c). */
+void enc_mpi_icoll_polled(void);
+/* Jobs run to their end so far, and a sleep until the count is past
+ * ended or deadline (enc_deadline_ms) passes: where a wait for one
+ * nonblocking collective's request sleeps, without the spinning of
+ * point-to-point's waits (no lock held). */
+uint64_t enc_mpi_icoll_ended(void);
+void enc_mpi_icoll_sleep(uint64_t ended, uint64_t deadline);
 /* h is a nonblocking collective's request not yet complete. */
 bool enc_mpi_icoll_owns(MPI_Request h);
 /* MPI_Request_free of a nonblocking collective's request: it completes

@@ -63,6 +63,9 @@ static void wait_for(struct turn *t)
         pthread_cond_wait(&t->cv, &tq.mu);
 }
 
+/* Queued behind a holder asleep in an engine wait, a thread would wait
+ * for the sleep's end (engine/turns.h): the holder is woken, looks, and
+ * hands the engine on. */
 void enc_mpi_turn_take(void)
 {
     struct turn *t = me();
@@ -72,6 +75,7 @@ void enc_mpi_turn_take(void)
         tq.holder = t;
     } else {
         enqueue(t);
+        enc_engine_turn_wake();
         wait_for(t);
     }
     pthread_mutex_unlock(&tq.mu);
@@ -89,6 +93,11 @@ static bool wanted(void)
     return __atomic_load_n(&tq.waiting, __ATOMIC_RELAXED) > 0;
 }
 
+static int waiting(void)
+{
+    return __atomic_load_n(&tq.waiting, __ATOMIC_ACQUIRE);
+}
+
 static void pass(void)
 {
     struct turn *t = me();
@@ -104,7 +113,7 @@ static void pass(void)
 
 void enc_mpi_turn_register(bool (*shared)(void))
 {
-    static struct enc_turns turns = {.wanted = wanted, .pass = pass};
+    static struct enc_turns turns = {.wanted = wanted, .pass = pass, .waiting = waiting};
 
     turns.shared = shared;
     enc_engine_set_turns(&turns);

@@ -89,9 +89,6 @@ static int timed_out(const char *fn)
                          "ENCORE_COLL_TIMEOUT_MS (%d ms)", fn, enc_engine_coll_timeout_ms());
 }
 
-/* Sleeps until every one of the n requests is complete (left for the
- * real call to complete).  Foreign requests are left to the real call
- * too (it makes their progress) unless foreign_too. */
 /* Ends an attending wait (enc_p2p_attend_begin) that began. */
 static void attend_end(bool began)
 {
@@ -102,6 +99,9 @@ static void attend_end(bool began)
     enc_p2p_unlock();
 }
 
+/* Sleeps until every one of the n requests is complete (left for the
+ * real call to complete).  Foreign requests are left to the real call
+ * too (it makes their progress) unless foreign_too. */
 static int settle(const char *fn, int n, const MPI_Request *reqs, bool foreign_too)
 {
     uint64_t deadline = wait_deadline();
@@ -110,14 +110,24 @@ static int settle(const char *fn, int n, const MPI_Request *reqs, bool foreign_t
     for (int i = 0; i < n; i++) {
         if (!foreign_too && foreign(reqs[i]))
             continue;
+        bool icoll = enc_mpi_icoll_owns(reqs[i]); /* sleeps where its worker wakes it */
+
         for (;;) {
-            uint64_t seen = seen_now();
+            uint64_t seen = seen_now(), ended = enc_mpi_icoll_ended();
             int flag = 1;
 
             if (reqs[i] == MPI_REQUEST_NULL ||
                 enc_real_Request_get_status(reqs[i], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS ||
                 flag)
                 break;
+            if (icoll) { /* not attending: its worker wakes it, no peer's ring */
+                attend_end(attending);
+                attending = false;
+                if (enc_ms_left(deadline) == 0)
+                    return timed_out(fn);
+                enc_mpi_icoll_sleep(ended, deadline);
+                continue;
+            }
             if (!attending && enc_p2p_started()) {
                 enc_p2p_attend_begin();
                 attending = true;
@@ -281,8 +291,10 @@ static void record_flag(uint64_t clock, int rv, int flag, uint32_t idx)
         record_done(clock, &idx, 1);
     else if (rv == MPI_SUCCESS && clock != 0)
         enc_det_store_none(clock);
-    if (rv == MPI_SUCCESS && !flag)
+    if (rv == MPI_SUCCESS && !flag) {
+        enc_mpi_icoll_polled();
         enc_mpi_complete_idle();
+    }
 }
 
 int enc_mpi_complete_test(MPI_Request *request, int *flag, MPI_Status *status)

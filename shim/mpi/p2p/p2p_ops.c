@@ -469,23 +469,21 @@ void enc_mpi_p2p_follow(void)
         enc_engine_abort(1, "a point-to-point wait could not follow the job into its new epoch");
 }
 
-/* When the waits last followed the tracker (the p2p lock's): a wait that
- * woke for a message does not take the engine's turn, poll its links and
- * read the tracker every time, only once FOLLOW_MS passed. */
-static uint64_t next_follow;
-
+/* Followed every FOLLOW_MS of sleeping, not after each wake-up: following
+ * takes the engine, polls its links and reads the tracker, and a wait
+ * woken by every message, or by every completion of many nonblocking
+ * collectives, would take it from their workers each time. */
 enc_status_t enc_mpi_p2p_sleep(uint64_t deadline)
 {
-    uint64_t slice = enc_deadline_ms(FOLLOW_MS);
+    static __thread uint64_t follow_at; /* enc_now_ns() of the next follow */
+    uint64_t slice = enc_deadline_ms(FOLLOW_MS), now;
 
     if (enc_ms_left(deadline) == 0)
         return ENC_ERR_TIMEOUT;
-    if (next_follow == 0)
-        next_follow = slice;
-    (void)enc_p2p_wait(deadline < next_follow ? deadline : next_follow);
-    if (enc_ms_left(next_follow) == 0) {
+    (void)enc_p2p_wait(deadline < slice ? deadline : slice);
+    if ((now = enc_now_ns()) >= follow_at) {
+        follow_at = now + FOLLOW_MS * 1000000ull;
         enc_mpi_p2p_follow();
-        next_follow = enc_deadline_ms(FOLLOW_MS);
     }
     return ENC_OK;
 }
