@@ -678,10 +678,30 @@ static enc_status_t shm_barrier(struct enc_coll *co)
     return wait_all(co, 1);
 }
 
+/* An alltoall's column out of the entry's rows: block me of every row
+ * (this rank's own from its input; in place, column is sendbuf, and each
+ * block j < me written over was put already). */
+static void column_get(const struct enc_coll *co)
+{
+    size_t row = (size_t)co->n * co->block, mine = (size_t)co->me * co->block;
+
+    for (int j = 0; j < co->n; j++) {
+        uint8_t *to = (uint8_t *)co->column + (size_t)j * co->block;
+
+        if (j != co->me)
+            enc_coll_shm_resbuf_get(co, (size_t)j * row + mine, to, co->block);
+        else if (to != (const uint8_t *)co->sendbuf + mine)
+            memcpy(to, (const uint8_t *)co->sendbuf + mine, co->block);
+    }
+}
+
 /* Through the result buffer: every block goes to its place in the entry (packed in
- * rank order, as the log keeps it), and everyone copies the others'. */
+ * rank order, as the log keeps it), and everyone copies the others' (an
+ * alltoall's rank its column only). */
 static enc_status_t allgatherv_resbuf(struct enc_coll *co)
 {
+    const uint8_t *mine = co->column != NULL ? co->sendbuf
+                                             : (uint8_t *)co->recvbuf + co->displs[co->me];
     size_t at = 0;
     unsigned step;
     enc_status_t rv;
@@ -690,11 +710,14 @@ static enc_status_t allgatherv_resbuf(struct enc_coll *co)
         return rv;
     for (int j = 0; j < co->me; j++)
         at += co->recvbytes[j];
-    enc_coll_shm_resbuf_put(co, at, (uint8_t *)co->recvbuf + co->displs[co->me],
-                            co->recvbytes[co->me]);
+    enc_coll_shm_resbuf_put(co, at, mine, co->recvbytes[co->me]);
     post(co, ++step);
     if ((rv = wait_all(co, step)) != ENC_OK)
         return rv;
+    if (co->column != NULL) {
+        column_get(co);
+        return ENC_OK;
+    }
     at = 0;
     for (int j = 0; j < co->n; j++) {
         if (j != co->me)
@@ -751,6 +774,11 @@ bool enc_coll_shm_keeps_input(const struct enc_coll *co, enc_algo_fn fn)
 {
     return fn == shm_allreduce && (co->bytes <= enc_eng.shm.chunk ||
                                     enc_coll_shm_resbuf_wanted(co, wset(co), co->n));
+}
+
+bool enc_coll_shm_reads_column(const struct enc_coll *co, enc_algo_fn fn)
+{
+    return fn == shm_allgatherv && enc_coll_shm_resbuf_wanted(co, wset(co), co->n);
 }
 
 enc_algo_fn enc_coll_shm_algo(const struct enc_coll *co)

@@ -116,6 +116,13 @@ enc_status_t enc_allgatherv(const void *sendbuf, size_t sendbytes, void *recvbuf
                             const size_t *recvbytes, const size_t *displs,
                             const struct enc_callsig *sig);
 
+/* sendbuf: this rank's row, n blocks of `block` bytes (block j for rank
+ * j); recvbuf: its column (block j from rank j).  sendbuf may be recvbuf
+ * (in place).  Runs, and is logged, as the allgatherv of the rows
+ * (sig->kind ENC_COLL_ALLGATHERV, count n * n * block bytes). */
+enc_status_t enc_alltoall(const void *sendbuf, void *recvbuf, size_t block,
+                          const struct enc_callsig *sig);
+
 /* How collectives of this process that run on different threads take
  * turns in the engine (the MPI layer's nonblocking collectives): the
  * engine has one user at a time, and its waits call pass() when wanted()
