@@ -142,6 +142,27 @@ enc_status_t enc_reduce(const void *sendbuf, void *recvbuf, size_t count,
     return enc_coll_run(&co);
 }
 
+enc_status_t enc_reduce_scatter(const void *sendbuf, void *recvbuf, size_t count, size_t lo,
+                                size_t len, const struct enc_reducer *r,
+                                const struct enc_callsig *sig)
+{
+    size_t esz = r->elem_size;
+    struct enc_coll co = {.sig = sig, .sendbuf = sendbuf, .count = count, .bytes = count * esz,
+                          .r = r, .root = -1, .part = true};
+    enc_status_t rv;
+
+    if (sendbuf == NULL || lo > count || len > count - lo)
+        return ENC_ERR_INVAL;
+    /* the whole result, when it does not stay in the result buffer */
+    if ((co.recvbuf = enc_scratch_get(ENC_SCRATCH_RESULT, co.bytes)) == NULL)
+        return ENC_ERR_NOMEM;
+    co.result = co.recvbuf;
+    if ((rv = enc_coll_run(&co)) != ENC_OK)
+        return rv;
+    enc_coll_result_read(&co, lo * esz, recvbuf, len * esz);
+    return ENC_OK;
+}
+
 enc_status_t enc_bcast(void *buf, size_t bytes, int root, const struct enc_callsig *sig)
 {
     struct enc_coll co = {.sig = sig, .recvbuf = buf, .bytes = bytes, .root = root,

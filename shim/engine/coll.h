@@ -39,6 +39,10 @@ struct enc_coll {
      * scratch for every row (coll_live.c).  NULL: a plain allgatherv. */
     void *column;
     size_t block;
+    /* Only part of the result is wanted (a reduce_scatter): the caller
+     * reads it itself (enc_coll_result_read), so a result kept in the
+     * host's result buffer is not copied to recvbuf. */
+    bool part;
     /* The full result, identical on every rank, once the algorithm ran:
      * where it lives and how it maps to the caller's buffer. */
     void *result;

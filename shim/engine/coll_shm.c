@@ -521,10 +521,20 @@ static enc_status_t combine_cma(const struct enc_coll *co, uint8_t *dst, const u
 }
 
 /* A reduce's result kept in the result buffer is the log's entry: only
- * its root copies it out (the others' receive buffer is scratch). */
+ * its root copies it out (the others' receive buffer is scratch); a
+ * reduce_scatter's rank reads its part from there itself. */
 static bool result_wanted(const struct enc_coll *co)
 {
-    return !(co->in_resbuf && co->sig->kind == ENC_COLL_REDUCE && co->me != co->root);
+    return !(co->in_resbuf &&
+             ((co->sig->kind == ENC_COLL_REDUCE && co->me != co->root) || co->part));
+}
+
+void enc_coll_result_read(const struct enc_coll *co, size_t off, void *dst, size_t len)
+{
+    if (co->in_resbuf)
+        enc_coll_shm_resbuf_get(co, off, dst, len);
+    else
+        memmove(dst, (const uint8_t *)co->result + off, len);
 }
 
 static enc_status_t allreduce_chunks(struct enc_coll *co, const uint8_t *src)
