@@ -142,9 +142,11 @@ static bool yield_now(uint64_t yield_until)
 /* Waits until every rank of set[0..n) is past t: spin, then yield, then
  * sleep.  While spinning the clock is read once per SPIN_BATCH polls: a
  * clock read costs more than a poll of a flag here (about 115 ns on
- * kvm-clock), and would delay seeing it.  While yielding, every poll
- * yields: the rank we wait for may be the next to run on this core, and
- * pausing first would only delay it. */
+ * kvm-clock), and would delay seeing it; and the CPU is yielded once per
+ * batch (a few microseconds), which costs a system call when nothing else
+ * wants the core and saves the whole spin when the awaited rank does.
+ * While yielding, every poll yields: the rank we wait for may be the next
+ * to run on this core, and pausing first would only delay it. */
 #define SPIN_BATCH 64
 enc_status_t enc_coll_shm_wait(int ch, const int *set, int n, uint64_t t, bool later_epoch_ok)
 {
@@ -174,8 +176,13 @@ enc_status_t enc_coll_shm_wait(int ch, const int *set, int n, uint64_t t, bool l
 
             if (spin_until == 0)
                 spin_until = now + enc_eng.spin_ns;
-            if (now < spin_until)
+            if (now < spin_until) {
+                /* the rank we wait for may share this core (a loaded
+                 * host; the scheduler wakes a rank beside its waker):
+                 * let it run now, not when the spin ends */
+                (void)yield_now(spin_until);
                 continue;
+            }
             yield_until = now + enc_eng.yield_ns;
         }
         if (enc_eng.yield_ns > 0 && yield_now(yield_until))
