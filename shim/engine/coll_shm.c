@@ -32,6 +32,9 @@
  * With a layer that keeps results (recovery), a large result is written
  * straight into the host's circular result buffer and copied out from
  * there: the buffer's entry is the log entry, so logging costs no copy.
+ * Each rank copies out only what it wants: an alltoall's its column of
+ * the rows (column_get), a reduce_scatter's its block (read by its caller,
+ * enc_coll_result_read), a reduce's non-root ranks nothing.
  * On pages of the buffer never written before (a job's first pass), where
  * every page would fault, the entry goes in by pwrite and out by pread or
  * from the slots instead (shm/resbuf.c, co->resbuf_cold).
