@@ -146,11 +146,11 @@ static bool yield_now(uint64_t yield_until)
  * sleep.  While spinning the clock is read once per SPIN_BATCH polls: a
  * clock read costs more than a poll of a flag here (about 115 ns on
  * kvm-clock), and would delay seeing it; and the CPU is yielded once per
- * batch (a few microseconds), which costs a system call when nothing else
- * wants the core and saves the whole spin when the awaited rank does.
+ * batch (about a microsecond), which costs a system call when nothing
+ * else wants the core and saves the whole spin when the awaited rank does.
  * While yielding, every poll yields: the rank we wait for may be the next
  * to run on this core, and pausing first would only delay it. */
-#define SPIN_BATCH 64
+#define SPIN_BATCH 16
 enc_status_t enc_coll_shm_wait(int ch, const int *set, int n, uint64_t t, bool later_epoch_ok)
 {
     struct enc_shm *s = &enc_eng.shm;
