@@ -159,7 +159,8 @@ enc_status_t enc_reduce_scatter(const void *sendbuf, void *recvbuf, size_t count
     co.result = co.recvbuf;
     if ((rv = enc_coll_run(&co)) != ENC_OK)
         return rv;
-    enc_coll_result_read(&co, lo * esz, recvbuf, len * esz);
+    if (len > 0) /* recvbuf may be NULL then */
+        enc_coll_result_read(&co, lo * esz, recvbuf, len * esz);
     return ENC_OK;
 }
 
