@@ -50,6 +50,7 @@ integration_tests = \
 	tests/integration/recovery_log.sh \
 	tests/integration/recovery_spill.sh \
 	tests/integration/recovery_comm.sh \
+	tests/integration/coll_big.sh \
 	tests/integration/recovery_topo.sh \
 	tests/integration/log_comm.sh \
 	tests/integration/comm_ckpt.sh \
@@ -154,6 +155,7 @@ mpi_programs = \
 	tests/programs/coll_check \
 	tests/programs/comm_check \
 	tests/programs/recov_comm \
+	tests/programs/coll_big \
 	tests/programs/icoll_overlap \
 	tests/programs/icoll_cross \
 	tests/programs/p2p_check \
@@ -201,6 +203,8 @@ tests_programs_comm_check_CFLAGS = $(mpi_cflags)
 tests_programs_comm_check_LDADD = $(MPI_LIBS)
 tests_programs_recov_comm_CFLAGS = $(mpi_cflags)
 tests_programs_recov_comm_LDADD = $(MPI_LIBS)
+tests_programs_coll_big_CFLAGS = $(mpi_cflags)
+tests_programs_coll_big_LDADD = $(MPI_LIBS)
 tests_programs_icoll_overlap_CFLAGS = $(mpi_cflags)
 tests_programs_icoll_overlap_LDADD = $(MPI_LIBS)
 tests_programs_icoll_cross_CFLAGS = $(mpi_cflags)

@@ -11,6 +11,7 @@
  */
 #include "enc.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine/coll.h"
@@ -43,9 +44,25 @@ void enc_coll_result_pack(const struct enc_coll *co, void *dst)
     }
 }
 
+void enc_coll_column_take(const struct enc_coll *co, const void *rows)
+{
+    size_t row = (size_t)co->n * co->block;
+
+    for (int j = 0; j < co->n; j++)
+        memmove((uint8_t *)co->column + (size_t)j * co->block,
+                (const uint8_t *)rows + (size_t)j * row + (size_t)co->me * co->block,
+                co->block);
+}
+
 void enc_coll_result_unpack(struct enc_coll *co, const void *src)
 {
     const uint8_t *p = src;
+
+    if (co->column != NULL) { /* the rows are packed already: they are the result */
+        enc_coll_column_take(co, src);
+        co->result = (void *)src;
+        return;
+    }
 
     for (int i = 0; i < co->n; i++) {
         memcpy((uint8_t *)co->recvbuf + co->displs[i], p, co->recvbytes[i]);
@@ -125,6 +142,28 @@ enc_status_t enc_reduce(const void *sendbuf, void *recvbuf, size_t count,
     return enc_coll_run(&co);
 }
 
+enc_status_t enc_reduce_scatter(const void *sendbuf, void *recvbuf, size_t count, size_t lo,
+                                size_t len, const struct enc_reducer *r,
+                                const struct enc_callsig *sig)
+{
+    size_t esz = r->elem_size;
+    struct enc_coll co = {.sig = sig, .sendbuf = sendbuf, .count = count, .bytes = count * esz,
+                          .r = r, .root = -1, .part = true};
+    enc_status_t rv;
+
+    if (sendbuf == NULL || lo > count || len > count - lo)
+        return ENC_ERR_INVAL;
+    /* the whole result, when it does not stay in the result buffer */
+    if ((co.recvbuf = enc_scratch_get(ENC_SCRATCH_RESULT, co.bytes)) == NULL)
+        return ENC_ERR_NOMEM;
+    co.result = co.recvbuf;
+    if ((rv = enc_coll_run(&co)) != ENC_OK)
+        return rv;
+    if (len > 0) /* recvbuf may be NULL then */
+        enc_coll_result_read(&co, lo * esz, recvbuf, len * esz);
+    return ENC_OK;
+}
+
 enc_status_t enc_bcast(void *buf, size_t bytes, int root, const struct enc_callsig *sig)
 {
     struct enc_coll co = {.sig = sig, .recvbuf = buf, .bytes = bytes, .root = root,
@@ -159,6 +198,31 @@ enc_status_t enc_allgatherv(const void *sendbuf, size_t sendbytes, void *recvbuf
     for (int i = 0; i < enc_group_my_size(sig->grp); i++)
         co.bytes += recvbytes[i];
     return enc_coll_run(&co);
+}
+
+enc_status_t enc_alltoall(const void *sendbuf, void *recvbuf, size_t block,
+                          const struct enc_callsig *sig)
+{
+    int n = enc_group_my_size(sig->grp);
+    size_t *a = malloc(2 * sizeof(size_t) * (size_t)n);
+    struct enc_coll co = {.sig = sig, .sendbuf = sendbuf, .recvbytes = a, .displs = a + n,
+                          .root = -1, .column = recvbuf, .block = block,
+                          .bytes = (size_t)n * (size_t)n * block};
+    enc_status_t rv;
+
+    if (a == NULL)
+        return ENC_ERR_NOMEM;
+    if (sendbuf == NULL || sig->kind != ENC_COLL_ALLGATHERV) {
+        free(a);
+        return ENC_ERR_INVAL;
+    }
+    for (int j = 0; j < n; j++) {
+        a[j] = (size_t)n * block;
+        a[n + j] = (size_t)j * (size_t)n * block;
+    }
+    rv = enc_coll_run(&co);
+    free(a);
+    return rv;
 }
 
 enc_status_t enc_layer_coll(const struct enc_callsig *sig)

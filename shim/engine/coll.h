@@ -31,6 +31,18 @@ struct enc_coll {
     int root;
     const size_t *recvbytes;    /* allgatherv */
     const size_t *displs;
+    /* An alltoall: the allgatherv of every rank's row of n blocks of
+     * `block` bytes (sendbuf: this rank's; recvbytes[j] = n * block,
+     * displs packed), logged whole so any survivor can answer any rank;
+     * this rank's column (block j from rank j) goes to column + j * block.
+     * recvbuf is then NULL when the algorithm reads only the column, else
+     * scratch for every row (coll_live.c).  NULL: a plain allgatherv. */
+    void *column;
+    size_t block;
+    /* Only part of the result is wanted (a reduce_scatter): the caller
+     * reads it itself (enc_coll_result_read), so a result kept in the
+     * host's result buffer is not copied to recvbuf. */
+    bool part;
     /* The full result, identical on every rank, once the algorithm ran:
      * where it lives and how it maps to the caller's buffer. */
     void *result;
@@ -45,9 +57,12 @@ struct enc_coll {
     bool resbuf_cold;
 };
 
-/* Packs an allgatherv result block after block / spreads it back. */
+/* Packs an allgatherv result block after block / spreads it back (an
+ * alltoall's: its column out of the rows, which then are co->result). */
 void enc_coll_result_pack(const struct enc_coll *co, void *dst);
 void enc_coll_result_unpack(struct enc_coll *co, const void *src);
+/* An alltoall's column out of its packed rows. */
+void enc_coll_column_take(const struct enc_coll *co, const void *rows);
 
 /* Algorithms: one per file, one signature.  They run in the current epoch
  * and return ENC_OK or the first failure. */

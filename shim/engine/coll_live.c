@@ -56,7 +56,7 @@ static enc_status_t prepare(struct enc_coll *co)
     void *save;
 
     if (co->sig->kind == ENC_COLL_ALLGATHERV) {
-        if (co->sendbuf)
+        if (co->sendbuf && co->recvbuf)
             memcpy((uint8_t *)co->recvbuf + co->displs[co->me], co->sendbuf,
                    co->recvbytes[co->me]);
         return ENC_OK;
@@ -117,23 +117,48 @@ static enc_algo_fn host_algo(struct enc_coll *co)
     return enc_coll_hier_algo(co);
 }
 
-enc_status_t enc_coll_live(struct enc_coll *co)
+/* An alltoall whose algorithm gathers every row gets scratch for them
+ * (its result, to log), and its column is taken from there afterwards;
+ * the shared-memory one through the result buffer reads only the column. */
+static enc_status_t rows_prepare(struct enc_coll *co, enc_algo_fn shm)
 {
-    enc_algo_fn shm = host_algo(co);
-    enc_status_t rv;
+    if (co->column == NULL)
+        return ENC_OK;
+    if (shm != NULL && co->n > 1 && enc_coll_shm_reads_column(co, shm)) {
+        co->recvbuf = co->result = NULL;
+        return ENC_OK;
+    }
+    co->recvbuf = co->result = enc_scratch_get(ENC_SCRATCH_ROWS, co->bytes);
+    return co->recvbuf != NULL ? ENC_OK : ENC_ERR_NOMEM;
+}
 
-    /* the shared-memory allreduce stages its input from sendbuf itself, and
-     * mostly needs no saved copy of an in-place one */
-    if ((shm == NULL || (co->sendbuf == NULL && !enc_coll_shm_keeps_input(co, shm)) ||
-         co->sig->kind == ENC_COLL_ALLGATHERV) &&
-        (rv = prepare(co)) != ENC_OK)
-        return rv;
+static enc_status_t run_algo(struct enc_coll *co, enc_algo_fn shm)
+{
     if (co->n == 1 || (co->bytes == 0 && co->sig->kind != ENC_COLL_BARRIER &&
                               co->sig->kind != ENC_COLL_FINALIZE && !co->layer))
         return ENC_OK;
     if (co->layer)
         return enc_eng.ops->exchange(enc_eng.ops_arg, co);
     return (shm ? shm : choose(co))(co);
+}
+
+enc_status_t enc_coll_live(struct enc_coll *co)
+{
+    enc_algo_fn shm = host_algo(co);
+    enc_status_t rv;
+
+    if ((rv = rows_prepare(co, shm)) != ENC_OK)
+        return rv;
+    /* the shared-memory allreduce stages its input from sendbuf itself, and
+     * mostly needs no saved copy of an in-place one */
+    if ((shm == NULL || (co->sendbuf == NULL && !enc_coll_shm_keeps_input(co, shm)) ||
+         co->sig->kind == ENC_COLL_ALLGATHERV) &&
+        (rv = prepare(co)) != ENC_OK)
+        return rv;
+    rv = run_algo(co, shm);
+    if (rv == ENC_OK && co->column != NULL && co->recvbuf != NULL && co->bytes > 0)
+        enc_coll_column_take(co, co->recvbuf);
+    return rv;
 }
 
 static uint32_t layer_version(void)

@@ -32,6 +32,9 @@
  * With a layer that keeps results (recovery), a large result is written
  * straight into the host's circular result buffer and copied out from
  * there: the buffer's entry is the log entry, so logging costs no copy.
+ * Each rank copies out only what it wants: an alltoall's its column of
+ * the rows (column_get), a reduce_scatter's its block (read by its caller,
+ * enc_coll_result_read), a reduce's non-root ranks nothing.
  * On pages of the buffer never written before (a job's first pass), where
  * every page would fault, the entry goes in by pwrite and out by pread or
  * from the slots instead (shm/resbuf.c, co->resbuf_cold).
@@ -160,10 +163,12 @@ static bool yield_now(uint64_t yield_until)
 /* Waits until every rank of set[0..n) is past t: spin, then yield, then
  * sleep.  While spinning the clock is read once per SPIN_BATCH polls: a
  * clock read costs more than a poll of a flag here (about 115 ns on
- * kvm-clock), and would delay seeing it.  While yielding, every poll
- * yields: the rank we wait for may be the next to run on this core, and
- * pausing first would only delay it. */
-#define SPIN_BATCH 64
+ * kvm-clock), and would delay seeing it; and the CPU is yielded once per
+ * batch (about a microsecond), which costs a system call when nothing
+ * else wants the core and saves the whole spin when the awaited rank does.
+ * While yielding, every poll yields: the rank we wait for may be the next
+ * to run on this core, and pausing first would only delay it. */
+#define SPIN_BATCH 16
 enc_status_t enc_coll_shm_wait(int ch, const int *set, int n, uint64_t t, bool later_epoch_ok)
 {
     struct enc_shm *s = &enc_eng.shm;
@@ -205,8 +210,13 @@ enc_status_t enc_coll_shm_wait(int ch, const int *set, int n, uint64_t t, bool l
 
             if (spin_until == 0)
                 spin_until = now + enc_eng.spin_ns;
-            if (now < spin_until)
+            if (now < spin_until) {
+                /* the rank we wait for may share this core (a loaded
+                 * host; the scheduler wakes a rank beside its waker):
+                 * let it run now, not when the spin ends */
+                (void)yield_now(spin_until);
                 continue;
+            }
             yield_until = now + enc_eng.yield_ns;
         }
         if (enc_eng.yield_ns > 0 && !others && yield_now(yield_until))
@@ -550,10 +560,20 @@ static enc_status_t combine_cma(const struct enc_coll *co, uint8_t *dst, const u
 }
 
 /* A reduce's result kept in the result buffer is the log's entry: only
- * its root copies it out (the others' receive buffer is scratch). */
+ * its root copies it out (the others' receive buffer is scratch); a
+ * reduce_scatter's rank reads its part from there itself. */
 static bool result_wanted(const struct enc_coll *co)
 {
-    return !(co->in_resbuf && co->sig->kind == ENC_COLL_REDUCE && co->me != co->root);
+    return !(co->in_resbuf &&
+             ((co->sig->kind == ENC_COLL_REDUCE && co->me != co->root) || co->part));
+}
+
+void enc_coll_result_read(const struct enc_coll *co, size_t off, void *dst, size_t len)
+{
+    if (co->in_resbuf)
+        enc_coll_shm_resbuf_get(co, off, dst, len);
+    else
+        memmove(dst, (const uint8_t *)co->result + off, len);
 }
 
 static enc_status_t allreduce_chunks(struct enc_coll *co, const uint8_t *src)
@@ -707,10 +727,30 @@ static enc_status_t shm_barrier(struct enc_coll *co)
     return wait_all(co, 1);
 }
 
+/* An alltoall's column out of the entry's rows: block me of every row
+ * (this rank's own from its input; in place, column is sendbuf, and each
+ * block j < me written over was put already). */
+static void column_get(const struct enc_coll *co)
+{
+    size_t row = (size_t)co->n * co->block, mine = (size_t)co->me * co->block;
+
+    for (int j = 0; j < co->n; j++) {
+        uint8_t *to = (uint8_t *)co->column + (size_t)j * co->block;
+
+        if (j != co->me)
+            enc_coll_shm_resbuf_get(co, (size_t)j * row + mine, to, co->block);
+        else if (to != (const uint8_t *)co->sendbuf + mine)
+            memcpy(to, (const uint8_t *)co->sendbuf + mine, co->block);
+    }
+}
+
 /* Through the result buffer: every block goes to its place in the entry (packed in
- * rank order, as the log keeps it), and everyone copies the others'. */
+ * rank order, as the log keeps it), and everyone copies the others' (an
+ * alltoall's rank its column only). */
 static enc_status_t allgatherv_resbuf(struct enc_coll *co)
 {
+    const uint8_t *mine = co->column != NULL ? co->sendbuf
+                                             : (uint8_t *)co->recvbuf + co->displs[co->me];
     size_t at = 0;
     unsigned step;
     enc_status_t rv;
@@ -719,11 +759,14 @@ static enc_status_t allgatherv_resbuf(struct enc_coll *co)
         return rv;
     for (int j = 0; j < co->me; j++)
         at += co->recvbytes[j];
-    enc_coll_shm_resbuf_put(co, at, (uint8_t *)co->recvbuf + co->displs[co->me],
-                            co->recvbytes[co->me]);
+    enc_coll_shm_resbuf_put(co, at, mine, co->recvbytes[co->me]);
     post(co, ++step);
     if ((rv = wait_all(co, step)) != ENC_OK)
         return rv;
+    if (co->column != NULL) {
+        column_get(co);
+        return ENC_OK;
+    }
     at = 0;
     for (int j = 0; j < co->n; j++) {
         if (j != co->me)
@@ -780,6 +823,11 @@ bool enc_coll_shm_keeps_input(const struct enc_coll *co, enc_algo_fn fn)
 {
     return fn == shm_allreduce && (co->bytes <= enc_eng.shm.chunk ||
                                     enc_coll_shm_resbuf_wanted(co, wset(co), co->n));
+}
+
+bool enc_coll_shm_reads_column(const struct enc_coll *co, enc_algo_fn fn)
+{
+    return fn == shm_allgatherv && enc_coll_shm_resbuf_wanted(co, wset(co), co->n);
 }
 
 enc_algo_fn enc_coll_shm_algo(const struct enc_coll *co)

@@ -34,6 +34,12 @@ uint32_t enc_callsig_check(const struct enc_callsig *sig);
  * a re-run). */
 enc_algo_fn enc_coll_shm_algo(const struct enc_coll *co);
 bool enc_coll_shm_keeps_input(const struct enc_coll *co, enc_algo_fn fn);
+/* Whether fn serves an alltoall (co->column) reading only this rank's
+ * column, with no buffer for every row (co->recvbuf NULL). */
+bool enc_coll_shm_reads_column(const struct enc_coll *co, enc_algo_fn fn);
+/* len bytes of co's result from byte off, wherever its run left them:
+ * in the host's result buffer (co->in_resbuf), else in co->result. */
+void enc_coll_result_read(const struct enc_coll *co, size_t off, void *dst, size_t len);
 /* coll_hier.c: the hierarchical algorithm for co when the ranks of its
  * communicator span hosts and co is a collective it serves (sets
  * co->hier), else NULL. */

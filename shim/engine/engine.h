@@ -116,6 +116,20 @@ enc_status_t enc_allgatherv(const void *sendbuf, size_t sendbytes, void *recvbuf
                             const size_t *recvbytes, const size_t *displs,
                             const struct enc_callsig *sig);
 
+/* The allreduce of count elements (sig->kind ENC_COLL_ALLREDUCE), logged
+ * whole so any survivor can answer any rank, of which this rank gets
+ * elements [lo, lo + len) in recvbuf (a reduce_scatter); sendbuf not
+ * NULL, and may be recvbuf. */
+enc_status_t enc_reduce_scatter(const void *sendbuf, void *recvbuf, size_t count, size_t lo,
+                                size_t len, const struct enc_reducer *r,
+                                const struct enc_callsig *sig);
+/* sendbuf: this rank's row, n blocks of `block` bytes (block j for rank
+ * j); recvbuf: its column (block j from rank j).  sendbuf may be recvbuf
+ * (in place).  Runs, and is logged, as the allgatherv of the rows
+ * (sig->kind ENC_COLL_ALLGATHERV, count n * n * block bytes). */
+enc_status_t enc_alltoall(const void *sendbuf, void *recvbuf, size_t block,
+                          const struct enc_callsig *sig);
+
 /* How collectives of this process that run on different threads take
  * turns in the engine (the MPI layer's nonblocking collectives): the
  * engine has one user at a time, and its waits call pass() when wanted()

@@ -8,6 +8,7 @@ enum enc_scratch_slot {
     ENC_SCRATCH_ALGO,    /* algorithm temporaries (incoming blocks) */
     ENC_SCRATCH_SAVE,    /* in-place input, kept for a re-run after a failure */
     ENC_SCRATCH_RESULT,  /* results the caller has no buffer for (reduce non-root) */
+    ENC_SCRATCH_ROWS,    /* an alltoall's every row, where its algorithm gathers them */
     ENC_SCRATCH_COUNT
 };
 

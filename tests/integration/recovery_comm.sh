@@ -8,9 +8,11 @@
 # allgather, iteration 4's split at 18 and its allreduce at 19.
 # With "more" (recov_comm 40 more) iteration 1 is ops 17-28: allreduce
 # 17, bcast 18, allgather 19, gather 20-21 (sizes, data), scatter 22-23,
-# alltoall 24-25, scan 26 on the split, then the Iallreduce on the dup
-# (27) and the Ibcast on the split (28), both pending while the rank
-# computes: the kill lands in the progress thread.
+# alltoall 24 (one collective: no size exchange) on the split, an
+# alltoall of 64 KiB blocks on the dup 25 (through the host's result
+# buffer), scan 26 on the split, then the Iallreduce on the dup (27) and
+# the Ibcast on the split (28), both pending while the rank computes: the
+# kill lands in the progress thread.
 # With "rest" (recov_comm 40 rest) iteration 0 is ops 3-11: allreduce 3,
 # bcast 4, allgather 5, then on the split reduce 6, barrier 7,
 # reduce_scatter_block 8, exscan 9, MPI_Comm_create on the dup 10 and, on
@@ -61,7 +63,8 @@ case_run 7 again-in-replay --inject kill:rank=5:op=30 --inject kill:rank=5:op=10
 MODE=more
 case_run 4 split-gather --inject kill:rank=2:op=21
 case_run 4 split-scatter-root --inject kill:rank=3:op=23
-case_run 4 split-alltoall --inject kill:rank=0:op=25
+case_run 4 split-alltoall --inject kill:rank=0:op=24
+case_run 4 dup-alltoall-big --inject kill:rank=1:op=25
 case_run 4 split-scan --inject kill:rank=1:op=26
 case_run 4 iallreduce-dup --inject kill:rank=2:op=27
 case_run 4 ibcast-split --inject kill:rank=3:op=28

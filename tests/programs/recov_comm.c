@@ -9,7 +9,8 @@
  * (by i % 3) with one allreduce on it, then freed.  Sums are of small
  * integers, so the result is exact in any order.  With a second argument
  * "more", each iteration then also makes a gather, a scatter, an alltoall
- * and a scan on the split, and an Iallreduce on the dup with an Ibcast on
+ * on the split, an alltoall of 64 KiB blocks on the dup and a scan on the
+ * split, and an Iallreduce on the dup with an Ibcast on
  * the split, both pending while the rank computes.  With "rest" instead,
  * each iteration then makes a reduce, a barrier, a reduce_scatter_block
  * and an exscan on the split, and an MPI_Comm_create on the dup (the
@@ -39,6 +40,29 @@ static uint64_t compute(uint64_t h)
     return h;
 }
 
+/* An alltoall of BIG_INTS ints per block on the dup, large enough for the
+ * host's result buffer (encore reads only its column there). */
+#define BIG_INTS 16384
+static uint64_t big_alltoall(MPI_Comm dup, int rank, int i, uint64_t state)
+{
+    int ds;
+
+    MPI_Comm_size(dup, &ds);
+    size_t n = (size_t)ds * BIG_INTS;
+    int *s = malloc(n * sizeof(int)), *r = malloc(n * sizeof(int));
+
+    if (s == NULL || r == NULL)
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    for (size_t k = 0; k < n; k++)
+        s[k] = (int)((size_t)rank * 1000003u + k * 7u + (size_t)i);
+    MPI_Alltoall(s, BIG_INTS, MPI_INT, r, BIG_INTS, MPI_INT, dup);
+    for (size_t k = 0; k < n; k += 61)
+        state = mix(state, (uint64_t)(unsigned)r[k] ^ k << 32);
+    free(s);
+    free(r);
+    return state;
+}
+
 /* The "more" part of iteration i on the split half (and the dup). */
 static uint64_t more(MPI_Comm dup, MPI_Comm half, int rank, int i, uint64_t state)
 {
@@ -56,6 +80,7 @@ static uint64_t more(MPI_Comm dup, MPI_Comm half, int rank, int i, uint64_t stat
     MPI_Alltoall(sb, 1, MPI_INT, rb, 1, MPI_INT, half);
     for (int k = 0; k < hs; k++)
         state = mix(state, (uint64_t)rb[k]);
+    state = big_alltoall(dup, rank, i, state);
     MPI_Scan(&x, &y, 1, MPI_INT, MPI_SUM, half);
     bb = hr == i % hs ? i * 7 + rank : -1;
     MPI_Iallreduce(&a, &ar, 1, MPI_LONG, MPI_SUM, dup, &r[0]);

@@ -8,7 +8,10 @@
  * every rank holds and logs the whole result and a restarted rank is
  * answered by any survivor.  The cost is n times the bytes a tree would
  * move (docs/algorithms.md).  Any datatype: blocks are packed with the
- * real PMPI_Pack and unpacked into place.
+ * real PMPI_Pack and unpacked into place.  MPI_Alltoall on an
+ * intracommunicator needs no size exchange (its blocks are all alike) and
+ * runs as the engine's alltoall, which still logs every row but copies
+ * out only this rank's column where it can (engine/engine.h).
  */
 #include "enc.h"
 
@@ -376,10 +379,51 @@ int enc_mpi_Alltoallw(const void *site, const void *sendbuf, const int sendcount
                      &(struct blocks){recvcounts, rdispls, NULL, recvtypes});
 }
 
+/* On an intracommunicator every block has the same size on every rank (n
+ * blocks of recvcount x recvtype, matched by every sender's): one engine
+ * alltoall of the packed rows, with no size exchange; each rank reads its
+ * column only where the engine can (engine.h). */
+static int alltoall_intra(xfer_t x, const void *sendbuf, int sendcount, MPI_Datatype st,
+                          void *recvbuf, int recvcount, MPI_Datatype rt)
+{
+    struct enc_mpi_buf sb = {0}, rb = {0};
+    int inplace = sendbuf == MPI_IN_PLACE, rv, closed;
+    enc_status_t status = ENC_ERR_INVAL;
+    struct enc_callsig sig;
+
+    if (recvcount < 0 || (!inplace && sendcount < 0))
+        return enc_mpi_raise(MPI_ERR_COUNT, "%s: negative count", x.fn);
+    if ((int64_t)recvcount * x.n > INT32_MAX || (!inplace && (int64_t)sendcount * x.n > INT32_MAX))
+        return enc_mpi_raise(MPI_ERR_COUNT, "%s: more than 2^31 elements in all", x.fn);
+    if ((rv = enc_mpi_buf_open(x.fn, recvbuf, recvcount * x.n, rt, inplace, &rb)) != 0)
+        return rv;
+    if (!inplace &&
+        (rv = enc_mpi_buf_open(x.fn, (void *)sendbuf, sendcount * x.n, st, 1, &sb)) != 0)
+        goto out;
+    if (!inplace && sb.bytes != rb.bytes) {
+        rv = enc_mpi_raise(MPI_ERR_TRUNCATE, "%s: rank %d sends %zu bytes per block but "
+                           "receives %zu", x.fn, x.me, sb.bytes / (size_t)x.n,
+                           rb.bytes / (size_t)x.n);
+        goto out;
+    }
+    sig = enc_mpi_csig(x.c, ENC_COLL_ALLGATHERV, ENC_COLL_ALLTOALL, (uint64_t)rb.bytes * (uint64_t)x.n,
+                       ENC_SIG_DTYPE_BYTES, ENC_SIG_OP_NONE, -1, x.site);
+    status = enc_alltoall(inplace ? rb.data : sb.data, rb.data, rb.bytes / (size_t)x.n, &sig);
+    if (status != ENC_OK)
+        rv = enc_mpi_engine_error(x.fn, status);
+out:
+    enc_mpi_buf_close(x.fn, &sb, (void *)sendbuf, sendcount * x.n, st, 0);
+    closed = enc_mpi_buf_close(x.fn, &rb, recvbuf, recvcount * x.n, rt, status == ENC_OK);
+    return rv != MPI_SUCCESS ? rv : closed;
+}
+
 int enc_mpi_Alltoall(const void *site, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                      void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     xfer_t x = make("MPI_Alltoall", site, comm, -1, ENC_COLL_ALLTOALL);
+
+    if (x.c->inter == NULL)
+        return alltoall_intra(x, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
     int k = enc_mpi_comm_peers(x.c), *a = malloc(sizeof(int) * 4 * (size_t)k + 1), rv;
 
     if (a == NULL)

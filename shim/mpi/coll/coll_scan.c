@@ -6,8 +6,9 @@
  * the log and replay checks name them) and combine the prefix locally in
  * rank order, as MPI requires for non-commutative ops.  Reduce_scatter
  * allreduces the whole vector (what = REDUCE_SCATTER) and keeps this
- * rank's block.  Every rank so holds the full result a restarted rank
- * needs.  A user op's non-contiguous datatype is packed for the engine and
+ * rank's block (the engine's reduce_scatter copies out only that block
+ * when the result stays in the host's result buffer).  Every rank so holds
+ * the full result a restarted rank needs.  A user op's non-contiguous datatype is packed for the engine and
  * unpacked into recvbuf (buffer.c), as for Allreduce.
  */
 #include "enc.h"
@@ -89,12 +90,12 @@ static int reduce_scatter(const char *fn, const void *site, const void *sendbuf,
 {
     struct enc_mpi_comm *c = enc_mpi_comm_get(comm);
     int n = enc_mpi_comm_size(c), me = enc_mpi_comm_rank(c), rv;
-    size_t total = 0, before = 0, esz;
+    size_t total = 0, before = 0, esz, mine;
     struct enc_mpi_reducer red;
     struct enc_mpi_buf in;
     struct enc_callsig sig;
     enc_status_t st;
-    uint8_t *full;
+    uint8_t *part = NULL;
 
     for (int i = 0; i < n; i++) {
         int k = same ? counts[0] : counts[i];
@@ -109,21 +110,24 @@ static int reduce_scatter(const char *fn, const void *site, const void *sendbuf,
     if ((rv = enc_mpi_reducer_make(fn, t, op, (int)total, &red)) != MPI_SUCCESS)
         return rv;
     esz = red.r.elem_size;
-    if ((full = malloc(total * esz + 1)) == NULL)
+    mine = (size_t)(same ? counts[0] : counts[me]);
+    /* a packed reducer's part is unpacked from a copy; any other lands in
+     * recvbuf */
+    if (red.packed && (part = malloc(mine * esz + 1)) == NULL)
         return enc_mpi_raise(MPI_ERR_NO_MEM, "%s: out of memory", fn);
     sig = enc_mpi_csig(c, ENC_COLL_ALLREDUCE, ENC_COLL_REDUCE_SCATTER, total, red.sig_dtype,
                        red.sig_op, -1, site);
     if ((rv = enc_mpi_red_input(fn, &red, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf,
                                 (int)total, t, &in)) != MPI_SUCCESS) {
-        free(full);
+        free(part);
         return rv;
     }
-    st = enc_allreduce(in.data, full, total, &red.r, &sig);
+    st = enc_reduce_scatter(in.data, part ? part : (uint8_t *)recvbuf + red.lb, total, before,
+                            mine, &red.r, &sig);
     enc_mpi_buf_close(fn, &in, NULL, (int)total, t, 0);
-    if (st == ENC_OK)
-        rv = enc_mpi_red_output(fn, &red, full + before * esz, same ? counts[0] : counts[me], t,
-                                recvbuf);
-    free(full);
+    if (st == ENC_OK && part)
+        rv = enc_mpi_red_output(fn, &red, part, (int)mine, t, recvbuf);
+    free(part);
     return st == ENC_OK ? rv : enc_mpi_engine_error(fn, st);
 }
 
