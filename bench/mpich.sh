@@ -33,7 +33,8 @@
 #                    pt2pt topo datatype io attr info init errhan ...)
 #   MPICH_FILTER     extended regex on "dir/prog np args": only those entries
 #   MPICH_MAX_NP     rank cap (default 8; oversubscribing 2 cores is fine)
-#   MPICH_TIMEOUT    seconds per run without a timeLimit= (default 60)
+#   MPICH_TIMEOUT    seconds per run without a timeLimit= (default 180, the
+#                    defaultTimeLimit of MPICH's own runtests)
 #   MPICH_MEM_GB     memory budget for mem= (default 4, runtests' default)
 #   MPICH_JOBS       builds and entries run at once (default 1)
 #   MPICH_KEEP=1     keep the temporary directory (its path is printed)
@@ -52,7 +53,7 @@ REV=${MPICH_REV:-HEAD}
 DIRS=${MPICH_DIRS:-coll comm group topo}
 FILTER=${MPICH_FILTER:-}
 MAX_NP=${MPICH_MAX_NP:-8}
-TLIMIT=${MPICH_TIMEOUT:-60}
+TLIMIT=${MPICH_TIMEOUT:-180}
 MEM_GB=${MPICH_MEM_GB:-4}
 JOBS=${MPICH_JOBS:-1}
 ENCORE_RUN=${ENCORE_RUN:-$ROOT/_install/bin/encore-run}
