@@ -34,43 +34,6 @@ static enc_status_t run_once(struct enc_coll *co, bool replaying)
     return enc_coll_live(co);
 }
 
-void enc_coll_result_pack(const struct enc_coll *co, void *dst)
-{
-    uint8_t *p = dst;
-
-    for (int i = 0; i < co->n; i++) {
-        memcpy(p, (const uint8_t *)co->result + co->displs[i], co->recvbytes[i]);
-        p += co->recvbytes[i];
-    }
-}
-
-void enc_coll_column_take(const struct enc_coll *co, const void *rows)
-{
-    size_t row = (size_t)co->n * co->block;
-
-    for (int j = 0; j < co->n; j++)
-        memmove((uint8_t *)co->column + (size_t)j * co->block,
-                (const uint8_t *)rows + (size_t)j * row + (size_t)co->me * co->block,
-                co->block);
-}
-
-void enc_coll_result_unpack(struct enc_coll *co, const void *src)
-{
-    const uint8_t *p = src;
-
-    if (co->column != NULL) { /* the rows are packed already: they are the result */
-        enc_coll_column_take(co, src);
-        co->result = (void *)src;
-        return;
-    }
-
-    for (int i = 0; i < co->n; i++) {
-        memcpy((uint8_t *)co->recvbuf + co->displs[i], p, co->recvbytes[i]);
-        p += co->recvbytes[i];
-    }
-}
-
-
 /* Runs one collective to completion, re-running it after peer failures. */
 enc_status_t enc_coll_run(struct enc_coll *co)
 {

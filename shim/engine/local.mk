@@ -12,6 +12,7 @@ libencore_la_SOURCES += \
 	shim/engine/link_io.c \
 	shim/engine/turns.c \
 	shim/engine/coll.c \
+	shim/engine/coll_result.c \
 	shim/engine/coll_live.c \
 	shim/engine/coll_shm.c shim/engine/coll_hier.c \
 	shim/engine/allreduce_tree.c \
