@@ -1,4 +1,4 @@
-/* clock.c - monotonic clock helpers. */
+/* clock.c - clock helpers: monotonic time and deadlines, and the coarse wall clock of shared schedules. */
 #include "enc.h"
 
 #include <stdint.h>
@@ -17,6 +17,14 @@ double enc_coarse_now_s(void)
     struct timespec ts;
 
     clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+double enc_coarse_wall_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME_COARSE, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 

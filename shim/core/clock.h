@@ -1,4 +1,4 @@
-/* clock.h - monotonic time and deadlines for bounded waits. */
+/* clock.h - monotonic time and deadlines for bounded waits, and the wall clock of shared schedules. */
 #ifndef ENC_CORE_CLOCK_H
 #define ENC_CORE_CLOCK_H
 
@@ -10,6 +10,10 @@ static inline double enc_now_s(void) { return (double)enc_now_ns() * 1e-9; }
 /* The same clock to the last tick (a few ms), for checks made on every
  * collective: reading it costs a fraction of a precise read. */
 double enc_coarse_now_s(void);
+/* Wall-clock seconds (CLOCK_REALTIME_COARSE): the one clock that ranks on
+ * different hosts share (through NTP), for schedules they must keep
+ * together; never for durations or deadlines. */
+double enc_coarse_wall_s(void);
 
 /* A deadline ms milliseconds from now; ms < 0 means "never". */
 uint64_t enc_deadline_ms(int64_t ms);

@@ -18,6 +18,7 @@ uint32_t enc_engine_epoch(void) { return enc_eng.epoch; }
 uint64_t enc_engine_log_floor(void) { return enc_eng.log_floor; }
 uint32_t enc_engine_incarnation(void) { return enc_eng.incarnation; }
 int enc_engine_coll_timeout_ms(void) { return enc_eng.coll_timeout_ms; }
+double enc_engine_ranks_per_core(void) { return ENC_MAX(enc_eng.ranks_per_core, 1.0); }
 int enc_engine_tracker_fd(void) { return enc_tclient_event_fd(enc_eng.tc); }
 
 void enc_engine_skip_to(uint64_t seq) { enc_eng.seq = seq; }

@@ -107,6 +107,8 @@ uint32_t enc_engine_incarnation(void);
  * (each can be restored from a snapshot past it); 0 before any. */
 uint64_t enc_engine_log_floor(void);
 int enc_engine_coll_timeout_ms(void);
+/* This host's ranks per online core (1 when each has a core of its own). */
+double enc_engine_ranks_per_core(void);
 /* Tells the tracker that results first..last were dropped from the log. */
 void enc_engine_report_dropped(uint64_t first, uint64_t last);
 /* The bytes at result-buffer position at (valid while the layer keeps it). */

@@ -137,6 +137,8 @@ static void spin_configure(void)
         local += strcmp(enc_eng.peers[i].addr, enc_eng.peers[enc_eng.rank].addr) == 0;
     bool oversubscribed = cores <= 0 || local > cores;
 
+    enc_eng.ranks_per_core = cores > 0 ? ENC_MAX((double)local / (double)cores, 1.0) : 1.0;
+
     enc_eng.spin_ns = auto_us(ENC_TUNE_SPIN_US, oversubscribed ? 0 : 50);
     enc_eng.yield_ns = auto_us(ENC_TUNE_SHM_YIELD_US, oversubscribed ? 1000 : 0);
 }

@@ -90,6 +90,7 @@ struct enc_engine {
     int coll_timeout_ms;
     uint64_t spin_ns;         /* busy-poll before sleeping in poll(2) */
     uint64_t yield_ns;        /* then sched_yield() polls (shared memory) */
+    double ranks_per_core;    /* this host's ranks / its online cores, >= 1 */
     int connect_timeout_ms;
 
     enum enc_inject_kind inject_kind;
