@@ -74,6 +74,7 @@ integration_tests = \
 	tests/integration/hosts_run.sh \
 	tests/integration/hosts_p2p.sh \
 	tests/integration/hosts_loss.sh \
+	tests/integration/hosts_loss_p2p.sh \
 	tests/integration/hosts_loss_comm.sh \
 	tests/integration/hosts_agent.sh \
 	tests/integration/hosts_snapshot.sh \

@@ -163,6 +163,19 @@ static void host_lost(void *arg, int host, const char *why)
 
         if (j->host_of[i] != host || p->phase == R_DONE || p->finalized)
             continue;
+        /* Its determinants (which message a wildcard receive matched, what
+         * a Test found) lived on that host: re-executed elsewhere it would
+         * choose afresh, and the other ranks may hold messages that depend
+         * on its first choices (docs/p2p.md 5.3; replicating them to
+         * another host is not built).  A clear end, not a silent
+         * divergence. */
+        if (enc_tracker_rank_nondet(j->t, i)) {
+            job_fail(j, 1, 0, "host %s lost (%s) with rank %d, whose nondeterministic outcomes "
+                     "(wildcard matches, Test/Iprobe/Waitany results) were kept only on that "
+                     "host: re-executed elsewhere it could contradict messages the other ranks "
+                     "received; not recoverable", j->hl->h[host].name, why, i);
+            return;
+        }
         if (enc_run_free_host(j->hl, j->host_of, j->o->np, &to) != ENC_OK) {
             job_fail(j, 1, 0, "host %s lost (%s) and no free slot is left for its rank %d",
                  j->hl->h[host].name, why, i);

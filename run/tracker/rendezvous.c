@@ -191,6 +191,13 @@ static enc_status_t on_frame(struct enc_tracker *t, struct trk_conn *c)
     case ENC_MSG_FINALIZE: return on_stats(t, r, c, true);
     case ENC_MSG_STATS: return on_stats(t, r, c, false);
     case ENC_MSG_DROPPED: return on_dropped(t, r, c);
+    case ENC_MSG_NONDET:
+        if (c->rd.hdr.len != 0)
+            return reject(c, "malformed NONDET from rank %d", c->rank);
+        if (!r->nondet)
+            ENC_DEBUG("tracker", "rank %d recorded its first determinant", c->rank);
+        r->nondet = true;
+        return ENC_OK;
     default: return reject(c, "unexpected frame type %u from rank %d", c->rd.hdr.type, c->rank);
     }
 }

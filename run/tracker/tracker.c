@@ -105,6 +105,11 @@ bool enc_tracker_dropped(const struct enc_tracker *t, uint64_t *first, uint64_t 
     return any;
 }
 
+bool enc_tracker_rank_nondet(const struct enc_tracker *t, int rank)
+{
+    return rank >= 0 && rank < t->cfg.size && t->ranks[rank].nondet;
+}
+
 int enc_tracker_recoveries(const struct enc_tracker *t, const struct enc_tracker_recovery **out)
 {
     *out = t->recov;

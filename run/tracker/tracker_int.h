@@ -64,6 +64,7 @@ struct trk_rank {
     bool has_stats;
     struct enc_msg_stats stats;
     bool dropped;                   /* DROPPED received: this rank's range */
+    bool nondet;                    /* NONDET received from any incarnation */
     struct enc_msg_dropped drop;
 };
 

@@ -31,6 +31,12 @@ void enc_engine_report_dropped(uint64_t first, uint64_t last)
         ENC_DEBUG("engine", "cannot report dropped results to the tracker");
 }
 
+void enc_engine_report_nondeterminism(void)
+{
+    if (enc_eng.tc != NULL && enc_tclient_send_nondet(enc_eng.tc) != ENC_OK)
+        ENC_DEBUG("engine", "cannot report determinants to the tracker");
+}
+
 void enc_engine_locality_neighbours(int *next, int *prev)
 {
     int n = enc_eng.size, pos = enc_topo_pos(enc_eng.locality, n, enc_eng.rank);

@@ -111,6 +111,9 @@ int enc_engine_coll_timeout_ms(void);
 double enc_engine_ranks_per_core(void);
 /* Tells the tracker that results first..last were dropped from the log. */
 void enc_engine_report_dropped(uint64_t first, uint64_t last);
+/* Tells the tracker that this rank recorded a determinant: an outcome kept
+ * only on its host, so the loss of the host makes the rank unrecoverable. */
+void enc_engine_report_nondeterminism(void);
 /* The bytes at result-buffer position at (valid while the layer keeps it). */
 const void *enc_engine_resbuf_data(uint64_t at);
 /* Result-buffer positions below this may have been overwritten (a snapshot image's

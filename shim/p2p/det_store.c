@@ -30,6 +30,7 @@ static struct {
     uint64_t none_end;       /* the clock just past that run */
     struct enc_det *old;     /* earlier incarnations' records, sorted by clock */
     size_t nold, capold;
+    void (*on_first)(void);  /* enc_det_store_on_first_record */
 } ds = {.mu = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
 
 static void path_of(int rank, char *out, size_t cap)
@@ -127,6 +128,8 @@ enc_status_t enc_det_store_open(int rank, uint32_t incarnation)
     pthread_mutex_unlock(&ds.mu);
     return ENC_OK;
 }
+
+void enc_det_store_on_first_record(void (*fn)(void)) { ds.on_first = fn; }
 
 bool enc_det_store_on(void) { return __atomic_load_n(&ds.map, __ATOMIC_ACQUIRE) != NULL; }
 
@@ -230,6 +233,8 @@ static void append(const struct enc_det *d, size_t n)
     }
     __atomic_store_n(at, kind0, __ATOMIC_RELEASE);
     ds.used += n * ENC_DET_WIRE;
+    if (ds.made == 0 && ds.on_first != NULL)
+        ds.on_first();
     ds.made += n;
 }
 

@@ -38,6 +38,10 @@
  * one reads what its predecessors wrote).  ENC_OK, or an error logged
  * once (the rank then records nothing and a restart replays live). */
 enc_status_t enc_det_store_open(int rank, uint32_t incarnation);
+/* Called (once per incarnation, the store's mutex held) when this
+ * incarnation appends its first record: p2p.c tells encore-run, whose
+ * host-loss rule needs to know which ranks have outcomes to lose. */
+void enc_det_store_on_first_record(void (*fn)(void));
 /* The store is open: nondeterministic calls take clocks from now on
  * (from this rank's own first point-to-point call, so in program order). */
 bool enc_det_store_on(void);

@@ -89,6 +89,9 @@ enc_status_t enc_p2p_start(void)
 
     enc_p2p_lock();
     rv = enc_p2p_start_locked();
+    /* encore-run ends the job rather than re-execute elsewhere a rank
+     * whose determinants its lost host took (docs/p2p.md 5.3). */
+    enc_det_store_on_first_record(enc_engine_report_nondeterminism);
     if (rv == ENC_OK && !enc_p2p.announced)
         (void)enc_det_store_open(enc_p2p.rank, enc_engine_incarnation());
     if (rv == ENC_OK && !enc_p2p.announced && enc_engine_incarnation() > 0)

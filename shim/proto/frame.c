@@ -32,6 +32,7 @@ uint64_t enc_frame_max_payload(uint8_t type)
     case ENC_MSG_FINALIZE:
     case ENC_MSG_STATS:
     case ENC_MSG_DROPPED:
+    case ENC_MSG_NONDET:
     case ENC_MSG_AGENT_HELLO:
     case ENC_MSG_AGENT_SPAWN:
     case ENC_MSG_AGENT_KILL:

@@ -39,6 +39,7 @@ enum enc_msg_type {
     ENC_MSG_FINALIZE = 17,
     ENC_MSG_STATS = 18,
     ENC_MSG_DROPPED = 19,
+    ENC_MSG_NONDET = 20,     /* no payload: the rank recorded its first determinant */
     /* encore-run <-> encore-agent (run/common/agent_proto.h) */
     ENC_MSG_AGENT_HELLO = 60,
     ENC_MSG_AGENT_SPAWN = 61,

@@ -333,6 +333,11 @@ enc_status_t enc_tclient_send_dropped(struct enc_tclient *c, const struct enc_ms
     return n < 0 ? n : send_frame(c, ENC_MSG_DROPPED, buf, (size_t)n);
 }
 
+enc_status_t enc_tclient_send_nondet(struct enc_tclient *c)
+{
+    return send_frame(c, ENC_MSG_NONDET, NULL, 0);
+}
+
 enc_status_t enc_tclient_send_finalize(struct enc_tclient *c, const struct enc_msg_stats *m)
 {
     uint8_t buf[80];

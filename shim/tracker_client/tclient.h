@@ -56,6 +56,8 @@ enc_status_t enc_tclient_send_status(struct enc_tclient *c, const struct enc_msg
 enc_status_t enc_tclient_send_abort(struct enc_tclient *c, const struct enc_msg_abort *m);
 /* DROPPED: results first..last are gone from this rank's log. */
 enc_status_t enc_tclient_send_dropped(struct enc_tclient *c, const struct enc_msg_dropped *m);
+/* The rank recorded its first determinant (an outcome only its host keeps). */
+enc_status_t enc_tclient_send_nondet(struct enc_tclient *c);
 /* FINALIZE frame with a stats payload; later loss of the tracker is expected. */
 enc_status_t enc_tclient_send_finalize(struct enc_tclient *c, const struct enc_msg_stats *m);
 /* Stops the thread and closes the connection (no FINALIZE implied). */

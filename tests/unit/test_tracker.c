@@ -379,6 +379,28 @@ Test(tracker, dropped_results_merged_and_reported_once)
     stop();
 }
 
+/* NONDET marks the rank (and only it) for good: encore-run's host-loss
+ * rule asks for it. */
+Test(tracker, nondet_marks_the_rank)
+{
+    struct enc_tclient *c[2];
+    uint64_t deadline = enc_deadline_ms(WAIT_MS);
+
+    two_ranks(c);
+    cr_assert(!enc_tracker_rank_nondet(trk, 0));
+    cr_assert(!enc_tracker_rank_nondet(trk, 1));
+    cr_assert_eq(enc_tclient_send_nondet(c[1]), 0);
+    while (!enc_tracker_rank_nondet(trk, 1) && enc_ms_left(deadline) > 0)
+        usleep(10000);
+    cr_assert(enc_tracker_rank_nondet(trk, 1));
+    cr_assert(!enc_tracker_rank_nondet(trk, 0));
+    cr_assert(!enc_tracker_rank_nondet(trk, 2));
+    cr_assert(!enc_tracker_rank_nondet(trk, -1));
+    enc_tclient_close(c[0]);
+    enc_tclient_close(c[1]);
+    stop();
+}
+
 /* A backwards range is malformed: that rank's connection goes. */
 Test(tracker, dropped_backwards_range_closes_the_connection)
 {

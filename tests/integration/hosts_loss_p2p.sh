@@ -1,0 +1,78 @@
+#!/bin/sh
+# hosts_loss_p2p.sh - a host lost under a point-to-point program (network
+# namespaces on a private bridge, --rsh "ip netns exec", 4 ranks on
+# h1:2,h2:2 and 2 spare slots on h3):
+#   ring     tests/programs/p2p_ring (named sources only: no determinant):
+#            h2 lost mid-run, its ranks 2 and 3 re-execute on h3 from the
+#            start, their re-sends are suppressed and the messages they
+#            need come back from the survivors' logs (spilled, not freed,
+#            on a job of several hosts); the output equals native's.
+#   master   tests/programs/p2p_master (MPI_ANY_SOURCE), the master's host
+#            lost mid-run: its matches were recorded only on that host, so
+#            the job ends with one line naming the rank (exit 1), never a
+#            re-execution that could choose other matches than the workers
+#            saw (docs/p2p.md 5.3).
+set -eu
+# shellcheck disable=SC2034 # read by lib.sh
+ENC_LIMIT=150
+. "$(dirname "$0")/lib.sh"
+. "$ENC_SRCDIR/tests/integration/netns_lib.sh"
+
+ring="$ENC_PROGRAMS/p2p_ring"
+master="$ENC_PROGRAMS/p2p_master"
+netns_require
+enc_require_program "$master"
+rec_begin "$ring"
+netns_create 3
+h1=$(netns_name 1) h2=$(netns_name 2) h3=$(netns_name 3)
+RSH="ip netns exec"
+REC_ENV="ENCORE_HEARTBEAT_TIMEOUT_MS=2000"
+
+# wait_out NAME PATTERN: bounded wait until NAME's stdout (as it comes,
+# unsorted) has PATTERN.
+wait_out() {
+    _w_i=0
+    until grep -qE -e "$2" "$ENC_TMP/$1.raw" 2>/dev/null; do
+        _w_i=$((_w_i + 1))
+        [ "$_w_i" -le 600 ] || enc_fail "$1: no line matching '$2' within 60 s"
+        sleep 0.1
+    done
+}
+
+# start NAME N args...: the job in the background (rec_run); finish NAME
+# waits for it and sets REC_RC.
+start() {
+    (rec_run "$@"; echo "$REC_RC" >"$ENC_TMP/$1.rc") &
+    JOB=$!
+}
+finish() {
+    wait "$JOB" || enc_fail "$1: the background job failed"
+    REC_RC=$(cat "$ENC_TMP/$1.rc") || enc_fail "$1: no exit status"
+}
+
+# -- ring: no determinant, the lost ranks re-execute on h3 ---------------------
+RING="300 20000 4096"
+# shellcheck disable=SC2086 # RING is three words
+rec_ref ring 4 "$ring" $RING
+# shellcheck disable=SC2086
+start lost_ring 4 --rsh "$RSH" -H "$h1:2,$h2:2,$h3:2" "$ring" $RING
+wait_out lost_ring "^progress 90$"
+netns_lose 2
+finish lost_ring
+rec_ok lost_ring ring
+rec_restarts lost_ring "0 0 1 1"
+rec_grep lost_ring "host $h2 lost: its agent" "ring: host loss not reported"
+enc_log "ok ring: h2 lost, ranks 2 and 3 re-executed on h3"
+
+# -- master: the ANY_SOURCE master's host lost ---------------------------------
+netns_restore 2
+start lost_master 4 --rsh "$RSH" -H "$h2:2,$h1:2,$h3:2" "$master" 6000
+wait_out lost_master "^task [0-9]+ worker [0-9]+ value"
+netns_lose 2
+finish lost_master
+[ "$REC_RC" -eq 1 ] || { rec_show lost_master; enc_fail "master: exit $REC_RC, want 1"; }
+rec_grep lost_master "^encore-run: host $h2 lost \(.*\) with rank 0, whose nondeterministic outcomes \(wildcard matches, Test/Iprobe/Waitany results\) were kept only on that host: re-executed elsewhere it could contradict messages the other ranks received; not recoverable$" \
+    "master: no one-line end naming rank 0"
+grep -q "^sum " "$ENC_TMP/lost_master.out" && enc_fail "master: the job printed a sum after the loss"
+enc_log "ok master: the master's host lost ends the job with one line"
+enc_finish
