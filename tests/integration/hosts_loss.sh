@@ -52,24 +52,13 @@ left() {
     [ "$_l" = "$2 " ] || { find "$JOBS" >&2; enc_fail "$1: left in TMPDIR: '$_l', want '$2'"; }
 }
 
-# start NAME N args...: the job in the background (rec_run), pid in JOB;
-# finish NAME waits for it and sets REC_RC.
-start() {
-    (rec_run "$@"; echo "$REC_RC" >"$ENC_TMP/$1.rc") &
-    JOB=$!
-}
-finish() {
-    wait "$JOB" || enc_fail "$1: the background job failed"
-    REC_RC=$(cat "$ENC_TMP/$1.rc") || enc_fail "$1: no exit status"
-}
-
 rec_ref it4 4 "$REC_ITER" $ITERS
 
 # -- midrun ---------------------------------------------------------------------
-start midrun 4 --rsh "$RSH" -H "$h1:2,$h2:2,$h3:2" "$REC_ITER" $ITERS
+rec_start midrun 4 --rsh "$RSH" -H "$h1:2,$h2:2,$h3:2" "$REC_ITER" $ITERS
 wait_for midrun "finished version 0, seq 20,"
 netns_lose 2
-finish midrun
+rec_finish midrun
 rec_ok midrun it4
 rec_restarts midrun "0 0 1 1"
 left midrun "rank2.0 rank3.0"
@@ -82,10 +71,10 @@ rec_grep midrun "rank 2 incarnation 1 \(pid [0-9]+\) registered from $(netns_add
 # of the results with it)
 REC_ENV="ENCORE_HEARTBEAT_TIMEOUT_MS=2000 ENCORE_REPLICAS=2 TMPDIR=$JOBS"
 netns_restore 2
-start replicas2 4 --rsh "$RSH" -H "$h1:2,$h2:2,$h3:2" "$REC_ITER" $ITERS
+rec_start replicas2 4 --rsh "$RSH" -H "$h1:2,$h2:2,$h3:2" "$REC_ITER" $ITERS
 wait_for replicas2 "finished version 0, seq 30,"
 netns_lose 2
-finish replicas2
+rec_finish replicas2
 rec_ok replicas2 it4
 rec_restarts replicas2 "0 0 1 1"
 left replicas2 "rank2.0 rank3.0"
@@ -93,12 +82,12 @@ REC_ENV="ENCORE_HEARTBEAT_TIMEOUT_MS=2000 TMPDIR=$JOBS"
 
 # -- replay: lost again while the moved ranks replay --------------------------
 netns_restore 2
-start replay 4 --rsh "$RSH" -H "$h1:2,$h2:2,$h3:2,$h4:2" "$REC_ITER" $ITERS
+rec_start replay 4 --rsh "$RSH" -H "$h1:2,$h2:2,$h3:2,$h4:2" "$REC_ITER" $ITERS
 wait_for replay "finished version 0, seq 30,"
 netns_lose 2
 wait_for replay "rank 3 incarnation 1 \(pid [0-9]+\) registered from $(netns_addr 3):"
 netns_lose 3
-finish replay
+rec_finish replay
 rec_ok replay it4
 rec_restarts replay "0 0 2 2"
 left replay "rank2.0 rank2.1 rank3.0 rank3.1"
@@ -107,10 +96,10 @@ rec_grep replay "rank 2 incarnation 2 \(pid [0-9]+\) registered from $(netns_add
 
 # -- noslot ---------------------------------------------------------------------
 netns_restore 2
-start noslot 4 --rsh "$RSH" -H "$h1:2,$h2:2" "$REC_ITER" $ITERS
+rec_start noslot 4 --rsh "$RSH" -H "$h1:2,$h2:2" "$REC_ITER" $ITERS
 wait_for noslot "finished version 0, seq 20,"
 netns_lose 2
-finish noslot
+rec_finish noslot
 rec_fails noslot
 rec_grep noslot "^encore-run: host $h2 lost \(.*\) and no free slot is left for its rank 2$" \
     "no one-line failure"

@@ -28,37 +28,15 @@ h1=$(netns_name 1) h2=$(netns_name 2) h3=$(netns_name 3)
 RSH="ip netns exec"
 REC_ENV="ENCORE_HEARTBEAT_TIMEOUT_MS=2000"
 
-# wait_out NAME PATTERN: bounded wait until NAME's stdout (as it comes,
-# unsorted) has PATTERN.
-wait_out() {
-    _w_i=0
-    until grep -qE -e "$2" "$ENC_TMP/$1.raw" 2>/dev/null; do
-        _w_i=$((_w_i + 1))
-        [ "$_w_i" -le 600 ] || enc_fail "$1: no line matching '$2' within 60 s"
-        sleep 0.1
-    done
-}
-
-# start NAME N args...: the job in the background (rec_run); finish NAME
-# waits for it and sets REC_RC.
-start() {
-    (rec_run "$@"; echo "$REC_RC" >"$ENC_TMP/$1.rc") &
-    JOB=$!
-}
-finish() {
-    wait "$JOB" || enc_fail "$1: the background job failed"
-    REC_RC=$(cat "$ENC_TMP/$1.rc") || enc_fail "$1: no exit status"
-}
-
 # -- ring: no determinant, the lost ranks re-execute on h3 ---------------------
 RING="300 20000 4096"
 # shellcheck disable=SC2086 # RING is three words
 rec_ref ring 4 "$ring" $RING
 # shellcheck disable=SC2086
-start lost_ring 4 --rsh "$RSH" -H "$h1:2,$h2:2,$h3:2" "$ring" $RING
-wait_out lost_ring "^progress 90$"
+rec_start lost_ring 4 --rsh "$RSH" -H "$h1:2,$h2:2,$h3:2" "$ring" $RING
+enc_wait_lines "$ENC_TMP/lost_ring.raw" "^progress 90$" 1 60 "ring: progress 90"
 netns_lose 2
-finish lost_ring
+rec_finish lost_ring
 rec_ok lost_ring ring
 rec_restarts lost_ring "0 0 1 1"
 rec_grep lost_ring "host $h2 lost: its agent" "ring: host loss not reported"
@@ -66,10 +44,10 @@ enc_log "ok ring: h2 lost, ranks 2 and 3 re-executed on h3"
 
 # -- master: the ANY_SOURCE master's host lost ---------------------------------
 netns_restore 2
-start lost_master 4 --rsh "$RSH" -H "$h2:2,$h1:2,$h3:2" "$master" 6000
-wait_out lost_master "^task [0-9]+ worker [0-9]+ value"
+rec_start lost_master 4 --rsh "$RSH" -H "$h2:2,$h1:2,$h3:2" "$master" 6000
+enc_wait_lines "$ENC_TMP/lost_master.raw" "^task [0-9]+ worker [0-9]+ value" 1 60 "master: a first result"
 netns_lose 2
-finish lost_master
+rec_finish lost_master
 [ "$REC_RC" -eq 1 ] || { rec_show lost_master; enc_fail "master: exit $REC_RC, want 1"; }
 rec_grep lost_master "^encore-run: host $h2 lost \(.*\) with rank 0, whose nondeterministic outcomes \(wildcard matches, Test/Iprobe/Waitany results\) were kept only on that host: re-executed elsewhere it could contradict messages the other ranks received; not recoverable$" \
     "master: no one-line end naming rank 0"

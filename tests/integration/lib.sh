@@ -336,6 +336,17 @@ rec_run() {
     enc_log "$_q_name: exit $REC_RC after $REC_MS ms"
 }
 
+# rec_start NAME N encore-run-args...: rec_run in the background (its pid
+# in REC_JOB); rec_finish NAME waits for it and sets REC_RC.
+rec_start() {
+    (rec_run "$@"; echo "$REC_RC" >"$ENC_TMP/$1.rc") &
+    REC_JOB=$!
+}
+rec_finish() {
+    wait "$REC_JOB" || enc_fail "$1: the background job failed"
+    REC_RC=$(cat "$ENC_TMP/$1.rc") || enc_fail "$1: no exit status"
+}
+
 # rec_ref NAME N prog args...: the fault-free result, once under native
 # mpirun and once under encore-run; both must exit 0 and agree bit for bit.
 # Leaves $ENC_TMP/NAME.ref (sorted stdout).
