@@ -30,6 +30,8 @@ struct chunk {
     size_t live;            /* blocks not given back */
     uint64_t gen;           /* pl.gen when it was taken: a fork since shares its pages */
     size_t lane;            /* the lane appending to it, NO_LANE: none */
+    bool shared;            /* kept, its pages shared with the image of fork shared_gen */
+    uint64_t shared_gen;
     struct chunk *next;     /* the next kept chunk */
 };
 
@@ -101,13 +103,31 @@ static void unmap_chunk(struct chunk *c)
     free(c);
 }
 
-/* The smallest kept chunk of at least want bytes, unlinked; NULL: none. */
+/* A kept chunk whose pages no live image shares: the image of fork
+ * shared_gen is replaced by the next one's (parking keeps one per rank),
+ * and a kept chunk is in no later image (MADV_DONTFORK).  Reusing it then
+ * costs one fault per huge page, which finds the page exclusive again. */
+static bool clean(const struct chunk *c) { return !c->shared || gen_now() > c->shared_gen; }
+
+/* The better of two kept chunks of at least want bytes: a clean one, then
+ * the smaller. */
+static bool better(const struct chunk *c, const struct chunk *best, size_t want)
+{
+    if (c->cap < want)
+        return false;
+    if (best == NULL || clean(c) != clean(best))
+        return best == NULL || clean(c);
+    return c->cap < best->cap;
+}
+
+/* The best kept chunk of at least want bytes, unlinked; NULL: none.  One
+ * still shared has its pages dropped: writing them would copy each. */
 static struct chunk *take_kept(size_t want)
 {
     struct chunk **best = NULL, *c;
 
     for (struct chunk **p = &pl.kept; *p != NULL; p = &(*p)->next)
-        if ((*p)->cap >= want && (best == NULL || (*p)->cap < (*best)->cap))
+        if (better(*p, best != NULL ? *best : NULL, want))
             best = p;
     if (best == NULL)
         return NULL;
@@ -115,6 +135,11 @@ static struct chunk *take_kept(size_t want)
     *best = c->next;
     pl.kept_bytes -= c->cap;
     pl.kept_chunks--;
+    if (!clean(c)) {
+        (void)madvise(c->base, c->cap, MADV_DONTNEED);
+        pl.dropped++;
+    }
+    c->shared = false;
     (void)madvise(c->base, c->cap, MADV_DOFORK); /* in use: the image holds it */
     return c;
 }
@@ -156,10 +181,8 @@ static void give_back(struct chunk *c)
         unmap_chunk(c);
         return;
     }
-    if (c->gen != gen_now()) { /* shared with an image: writing would copy every page */
-        (void)madvise(c->base, c->cap, MADV_DONTNEED);
-        pl.dropped++;
-    }
+    c->shared = c->gen != gen_now(); /* in use at a fork: the newest image has its pages */
+    c->shared_gen = gen_now();
     (void)madvise(c->base, c->cap, MADV_DONTFORK);
     c->next = pl.kept;
     pl.kept = c;

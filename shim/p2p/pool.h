@@ -18,11 +18,13 @@
  * shares).  A kept chunk is MADV_DONTFORK: a snapshot image never shares
  * it, so reusing it costs no copy-on-write fault; a chunk in use is in
  * the image, as the log must be.  A chunk that was in use when an image
- * was forked shares its pages with that image: given back, its pages are
- * dropped (a fresh huge page costs less than copy-on-write faults), and
- * after a fork new blocks start in another chunk (forks are seen through
- * pthread_atfork; in the copy the kept chunks are forgotten, they are not
- * mapped there).  Thread-safe.
+ * was forked shares its pages with that image, and a block written there
+ * would copy its page: after a fork new blocks start in another chunk,
+ * and such a chunk, given back, is reused once a later fork replaced that
+ * image (parking keeps one per rank), or has its pages dropped when it is
+ * needed before (a fresh huge page costs less than copy-on-write faults).
+ * Forks are seen through pthread_atfork; in the copy the kept chunks are
+ * forgotten (they are not mapped there).  Thread-safe.
  */
 #ifndef ENC_P2P_POOL_H
 #define ENC_P2P_POOL_H
@@ -41,7 +43,7 @@ void *enc_p2p_pool_log_get(int peer, size_t len);
 
 /* What the pool holds: chunks mapped and their bytes (in use or kept),
  * chunks kept free and their bytes; so far: fresh mappings made, kept
- * chunks whose pages were dropped (shared with a fork). */
+ * chunks whose pages were dropped (reused while an image shared them). */
 struct enc_p2p_pool_stats {
     size_t chunks, bytes;
     size_t kept_chunks, kept_bytes;

@@ -6,7 +6,8 @@
  * next blocks without a new mapping; kept chunks stay within the budget
  * (ENCORE_LOG_MEM_MAX / 4); one lane's blocks never pin another's chunk;
  * a block larger than a chunk gets one of its own size; a chunk in use
- * at a fork is dropped when freed, and the copy forgets the kept chunks.
+ * at a fork is reused after the next fork (its pages dropped if it is
+ * needed before), and the copy forgets the kept chunks.
  */
 #include "enc.h"
 
@@ -25,6 +26,18 @@ static struct enc_p2p_pool_stats st(void)
 
     enc_p2p_pool_stats(&s);
     return s;
+}
+
+/* A fork whose copy exits at once. */
+static void after_fork(void)
+{
+    pid_t pid = fork();
+    int status;
+
+    if (pid == 0)
+        _exit(0);
+    cr_assert(pid > 0);
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
 }
 
 /* A budget of 1 GiB / 4 (the default), or the one a test sets first. */
@@ -181,6 +194,28 @@ Test(p2p_pool, fork_drops_shared_chunks_and_the_copy_forgets_kept_ones)
                   (uint8_t *)after >= (uint8_t *)held - 16 + (64 << 10),
               "a block after the fork starts in another chunk");
     enc_p2p_pool_put(held);
-    cr_assert_eq(st().dropped, 1, "the chunk in use at the fork is dropped when freed");
-    enc_p2p_pool_put(after);
+    cr_assert_eq(st().kept_chunks, 1, "kept, shared with the image");
+    cr_assert_eq(st().dropped, 0);
+    k = enc_p2p_pool_log_get(2, 1000); /* needed before another fork: its pages dropped */
+    cr_assert_eq(st().dropped, 1);
+    (void)enc_p2p_pool_log_get(2, 100 << 10); /* lane 2 moves on */
+    enc_p2p_pool_put(k);
+    after_fork(); /* k's chunk was taken after the last fork: not shared */
+    (void)enc_p2p_pool_log_get(3, 1000);
+    cr_assert_eq(st().dropped, 1, "a chunk no image shares is reused as it is");
+}
+
+Test(p2p_pool, shared_chunk_clean_after_the_next_fork)
+{
+    void *held, *mine;
+
+    budget_of("1G");
+    held = enc_p2p_pool_log_get(0, 1000);
+    after_fork(); /* held's chunk is in the image now */
+    (void)enc_p2p_pool_log_get(0, 1000); /* the lane moves on */
+    enc_p2p_pool_put(held);
+    after_fork(); /* a newer image replaces the one that shared it */
+    mine = enc_p2p_pool_log_get(1, 1000);
+    cr_assert_eq((uint8_t *)mine, (uint8_t *)held, "the freed chunk serves lane 1");
+    cr_assert_eq(st().dropped, 0, "clean after the next fork: nothing dropped");
 }
