@@ -109,7 +109,6 @@ static void take_place(struct p2p_out *o, struct p2p_frame *prev, struct p2p_fra
 static bool spill_out(struct p2p_out *o, uint64_t key, uint64_t floor, size_t *moved)
 {
     struct p2p_frame *prev = NULL;
-    int peer = (int)(o - enc_p2p.out);
     bool mine = false;
 
     for (struct p2p_frame *f = o->log; f != NULL && f != o->cursor; prev = f, f = f->next) {
@@ -121,7 +120,7 @@ static bool spill_out(struct p2p_out *o, uint64_t key, uint64_t floor, size_t *m
             continue;
         mine = true;
         if (f->spilled || f->seq >= floor || bytes == 0 ||
-            (n = enc_p2p_pool_log_get(peer, sizeof(*n) + ENC_P2P_HDR_BYTES)) == NULL)
+            (n = enc_p2p_pool_lasting_get(sizeof(*n) + ENC_P2P_HDR_BYTES)) == NULL)
             continue;
         if (enc_spill_put(key, f->seq, f->buf + ENC_P2P_HDR_BYTES, bytes, &off) != ENC_OK) {
             enc_p2p_pool_put(n); /* no room on disk: it stays in memory */

@@ -20,6 +20,9 @@
 #define BUDGET_MAX ((size_t)256 << 20)
 #define ALIGN_UP(x, a) (((x) + (a) - 1) & ~((a) - 1))
 #define NO_LANE SIZE_MAX
+#define LANE_MISC 0
+#define LANE_LASTING 1
+#define LANE_LOG 2
 
 /* A mapping blocks are appended to.  Described outside it, so that its
  * pages can be dropped and only the blocks' own bytes are ever touched. */
@@ -41,10 +44,12 @@ struct blk {
     size_t len;
 };
 
-/* A lane appends to one chunk at a time: lane 0 serves control frames
- * and arrival buffers, lane 1 + r the log to world rank r, so that one
+/* A lane appends to one chunk at a time: LANE_MISC serves control frames
+ * and arrival buffers, LANE_LASTING the headers of spilled frames (kept
+ * until a checkpoint), LANE_LOG + r the log to world rank r, so that one
  * receiver's frames, released together by its snapshot, share chunks
- * (frames of a receiver that never snapshots do not pin the others').
+ * (frames of a receiver that never snapshots do not pin the others', nor
+ * a spilled frame's header a chunk of payloads).
  * A lane's chunks double from FIRST_CHUNK to ENC_P2P_POOL_CHUNK, so a
  * lane that carries little holds little. */
 struct lane {
@@ -275,12 +280,14 @@ out:
     return b != NULL ? b + 1 : NULL;
 }
 
-void *enc_p2p_pool_get(size_t len) { return get_in(0, len); }
+void *enc_p2p_pool_get(size_t len) { return get_in(LANE_MISC, len); }
 
 void *enc_p2p_pool_log_get(int peer, size_t len)
 {
-    return get_in(peer >= 0 ? (size_t)peer + 1 : 0, len);
+    return get_in(peer >= 0 ? LANE_LOG + (size_t)peer : LANE_MISC, len);
 }
+
+void *enc_p2p_pool_lasting_get(size_t len) { return get_in(LANE_LASTING, len); }
 
 void enc_p2p_pool_put(void *p)
 {

@@ -40,6 +40,9 @@ void enc_p2p_pool_put(void *p);
 /* The same in lane peer, a world rank (its log frames share chunks);
  * enc_p2p_pool_put gives it back. */
 void *enc_p2p_pool_log_get(int peer, size_t len);
+/* The same for a block that lives long among short-lived ones (a
+ * spilled frame's header): such blocks share chunks of their own. */
+void *enc_p2p_pool_lasting_get(size_t len);
 
 /* What the pool holds: chunks mapped and their bytes (in use or kept),
  * chunks kept free and their bytes; so far: fresh mappings made, kept

@@ -4,7 +4,8 @@
  * chunks grow from 64 KiB to the full size); blocks given back in any
  * order free their chunk once all are back, and a freed chunk serves the
  * next blocks without a new mapping; kept chunks stay within the budget
- * (ENCORE_LOG_MEM_MAX / 4); one lane's blocks never pin another's chunk;
+ * (ENCORE_LOG_MEM_MAX / 4); one lane's blocks (a receiver's log, lasting
+ * blocks) never pin another's chunk;
  * a block larger than a chunk gets one of its own size; a chunk in use
  * at a fork is reused after the next fork (its pages dropped if it is
  * needed before), and the copy forgets the kept chunks.
@@ -143,6 +144,21 @@ Test(p2p_pool, one_lane_never_pins_another)
     cr_assert_eq(st().kept_chunks, 1, "lane 2's first chunk is free though lane 1 holds x");
     enc_p2p_pool_put(x);
     enc_p2p_pool_put(z);
+}
+
+Test(p2p_pool, lasting_blocks_never_pin_log_chunks)
+{
+    void *frame, *hdr, *next;
+
+    budget_of("1G");
+    frame = enc_p2p_pool_log_get(0, 1000);
+    hdr = enc_p2p_pool_lasting_get(100); /* a spilled frame's header, between frames */
+    next = enc_p2p_pool_log_get(0, 80 << 10); /* the log's lane moves on */
+    cr_assert(frame != NULL && hdr != NULL && next != NULL);
+    enc_p2p_pool_put(frame);
+    cr_assert_eq(st().kept_chunks, 1, "the header holds none of the log's chunks");
+    enc_p2p_pool_put(next);
+    enc_p2p_pool_put(hdr);
 }
 
 Test(p2p_pool, large_blocks_and_full_chunks)
