@@ -210,9 +210,9 @@ static void retire(struct lane *l)
 
 /* A fork (a snapshot image, or the program's own): every chunk in use
  * now shares its pages with the copy, so the lanes move on to others
- * (get_in) and these are dropped when given back.  Registered with
- * pthread_atfork: a snapshot image is forked by a vfork child, whose
- * parent handler runs in this process's memory. */
+ * (get_in) and these, given back, are kept as shared (take_kept).
+ * Registered with pthread_atfork: a snapshot image is forked by a vfork
+ * child, whose parent handler runs in this process's memory. */
 static void at_fork_parent(void) { __atomic_add_fetch(&pl.gen, 1, __ATOMIC_RELEASE); }
 
 /* In the copy: the kept chunks are MADV_DONTFORK, not mapped here. */
