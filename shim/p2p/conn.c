@@ -283,14 +283,14 @@ static enc_status_t write_log(tx_fn tx, int peer, struct p2p_out *o)
     return rv;
 }
 
-static struct p2p_frame *frame_new(const struct enc_p2p_hdr *h, const void *payload);
+static struct p2p_frame *frame_new(int lane, const struct enc_p2p_hdr *h, const void *payload);
 static void append(struct p2p_frame **head, struct p2p_frame **tail, struct p2p_frame *f);
 
 /* Rings peer's bell on our TCP connection to it (connected already). */
 static enc_status_t ring_bell(int peer, struct p2p_out *o)
 {
     struct enc_p2p_hdr h = {.kind = ENC_P2P_BELL};
-    struct p2p_frame *f = frame_new(&h, NULL);
+    struct p2p_frame *f = frame_new(-1, &h, NULL);
 
     if (f == NULL)
         return ENC_ERR_NOMEM;
@@ -428,9 +428,10 @@ static void retry_resumes(void)
     }
 }
 
-static struct p2p_frame *frame_new(const struct enc_p2p_hdr *h, const void *payload)
+/* A frame in the pool's lane of peer lane (-1: control frames' lane). */
+static struct p2p_frame *frame_new(int lane, const struct enc_p2p_hdr *h, const void *payload)
 {
-    struct p2p_frame *f = enc_p2p_pool_get(sizeof(*f) + ENC_P2P_HDR_BYTES + h->bytes);
+    struct p2p_frame *f = enc_p2p_pool_log_get(lane, sizeof(*f) + ENC_P2P_HDR_BYTES + h->bytes);
 
     if (f == NULL)
         return NULL;
@@ -457,7 +458,7 @@ static void append(struct p2p_frame **head, struct p2p_frame **tail, struct p2p_
 enc_status_t enc_p2p_conn_queue(int peer, const struct enc_p2p_hdr *h, const void *payload)
 {
     struct p2p_out *o = &enc_p2p.out[peer];
-    struct p2p_frame *f = frame_new(h, payload);
+    struct p2p_frame *f = frame_new(h->kind == ENC_P2P_DATA ? peer : -1, h, payload);
 
     if (f == NULL)
         return ENC_ERR_NOMEM;
@@ -954,6 +955,8 @@ enc_status_t enc_p2p_flush(void)
 
 void enc_p2p_finalize(void)
 {
+    struct enc_p2p_pool_stats ps;
+
     if (!enc_p2p_started())
         return;
     enc_engine_set_p2p_accept(NULL);
@@ -964,6 +967,10 @@ void enc_p2p_finalize(void)
     pthread_join(enc_p2p.thread, NULL);
     ENC_DEBUG("p2p", "messages through shared memory: %llu sent, %llu received",
               (unsigned long long)enc_p2p.shm_sent, (unsigned long long)enc_p2p.shm_recvd);
+    enc_p2p_pool_stats(&ps);
+    ENC_DEBUG("p2p", "payload memory: %zu chunks of %zu bytes held (%zu kept free, %zu bytes), "
+              "%zu mapped in all, %zu dropped after a fork", ps.chunks, ps.bytes, ps.kept_chunks,
+              ps.kept_bytes, ps.mapped, ps.dropped);
     for (int r = 0; r < enc_p2p.size; r++) {
         enc_sock_close(&enc_p2p.out[r].fd);
         close_in(&enc_p2p.in[r]);

@@ -120,7 +120,7 @@ static bool spill_out(struct p2p_out *o, uint64_t key, uint64_t floor, size_t *m
             continue;
         mine = true;
         if (f->spilled || f->seq >= floor || bytes == 0 ||
-            (n = enc_p2p_pool_get(sizeof(*n) + ENC_P2P_HDR_BYTES)) == NULL)
+            (n = enc_p2p_pool_lasting_get(sizeof(*n) + ENC_P2P_HDR_BYTES)) == NULL)
             continue;
         if (enc_spill_put(key, f->seq, f->buf + ENC_P2P_HDR_BYTES, bytes, &off) != ENC_OK) {
             enc_p2p_pool_put(n); /* no room on disk: it stays in memory */
@@ -145,7 +145,7 @@ enc_status_t enc_p2p_unspill_cursor(struct p2p_out *o)
 
     for (struct p2p_frame *p = o->log; p != f; p = p->next)
         prev = p;
-    n = enc_p2p_pool_get(sizeof(*n) + f->len);
+    n = enc_p2p_pool_log_get((int)(o - enc_p2p.out), sizeof(*n) + f->len);
     if (n != NULL &&
         enc_spill_get(f->key, f->seq, n->buf + ENC_P2P_HDR_BYTES, bytes, f->spill_off) == ENC_OK) {
         memcpy(n, f, sizeof(*n) + ENC_P2P_HDR_BYTES);

@@ -405,7 +405,6 @@ void enc_p2p_fork_parent(void) { enc_p2p_unlock(); }
 void enc_p2p_fork_child(void)
 {
     enc_p2p.mu = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
-    enc_p2p_pool_fork_child();
     if (enc_p2p.out != NULL)
         enc_p2p_conn_fork_child();
 }
