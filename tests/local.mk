@@ -124,6 +124,7 @@ tests_unit_test_tracker_SOURCES = tests/unit/test_tracker.c shim/tracker_client/
 tests_unit_test_tracker_CPPFLAGS = $(RUN_CPPFLAGS)
 tests_unit_test_tracker_LDADD = libenctracker.la $(LDADD)
 tests_unit_test_placement_SOURCES = tests/unit/test_placement.c run/launcher/placement.c \
+	run/launcher/binding.c \
 	run/launcher/slurm.c
 tests_unit_test_placement_CPPFLAGS = $(RUN_CPPFLAGS)
 tests_unit_test_placement_CFLAGS = $(AM_CFLAGS) $(HWLOC_CFLAGS)

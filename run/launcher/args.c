@@ -50,7 +50,7 @@ static void usage(FILE *out)
             "  --inject kill:rank=R:op=K[:incarnation=I]   rank R kills itself at collective K\n"
             "  --inject stop:rank=R:op=K[:incarnation=I]   rank R stops itself at collective K\n"
             "  --inject random:every=T[:seed=S]            SIGKILL a random rank every T s\n"
-            "  --bind-to core|package|none                 bind ranks with hwloc\n"
+            "  --bind-to core|package|none|auto            bind ranks with hwloc (auto: as mpirun)\n"
             "  --openmp gnu|llvm     OpenMP runtime: the program's own (default), or LLVM's\n"
             "                        libomp standing in for GCC's libgomp (its pool survives\n"
             "                        the fork of a snapshot without being stopped)\n"
@@ -80,15 +80,20 @@ static enc_status_t int_opt(const char *name, const char *arg, uint64_t min, uin
 
 static enc_status_t choice(const char *name, const char *arg, const char *const *words, int *idx)
 {
-    for (int i = 0; words[i] != NULL; i++) {
+    char list[128] = "";
+    size_t k = 0;
+    int n = 0;
+
+    for (int i = 0; words[i] != NULL; i++, n++) {
         if (strcmp(arg, words[i]) == 0) {
             *idx = i;
             return ENC_OK;
         }
     }
-    if (words[2] == NULL)
-        return enc_usage_error("encore-run", "%s '%s': expected %s or %s", name, arg, words[0], words[1]);
-    return enc_usage_error("encore-run", "%s '%s': expected %s, %s or %s", name, arg, words[0], words[1], words[2]);
+    for (int i = 0; i < n && k < sizeof(list); i++) /* "a, b or c" */
+        k += (size_t)snprintf(list + k, sizeof(list) - k, "%s%s",
+                              i == 0 ? "" : i == n - 1 ? " or " : ", ", words[i]);
+    return enc_usage_error("encore-run", "%s '%s': expected %s", name, arg, list);
 }
 
 /* --openmp gnu|llvm: llvm must be installed where encore-run runs. */
@@ -147,7 +152,7 @@ static enc_status_t host_opt(struct enc_run_opts *o, int ch, const char *arg)
 static enc_status_t opt(struct enc_run_opts *o, int ch, const char *arg)
 {
     static const char *const policies[] = {"retry-one", "fail-all", NULL};
-    static const char *const binds[] = {"core", "package", "none", NULL};
+    static const char *const binds[] = {"core", "package", "none", "auto", NULL};
     static const char *const maps[] = {"slot", "node", NULL};
     int idx;
 
@@ -306,7 +311,7 @@ void enc_run_print_info(const struct enc_run_opts *o)
     printf("encore %s\n\n", PACKAGE_VERSION);
     enc_tunables_print(stdout);
     printf("\nencore-run defaults:\n"
-           "  --max-restarts %d   --policy retry-one   --bind-to none   --timeout none\n"
+           "  --max-restarts %d   --policy retry-one   --bind-to auto   --timeout none\n"
            "  restart backoff %d ms doubling, capped at %d ms; MPI_Abort grace %d ms\n",
            ENC_RUN_DEFAULT_RESTARTS, ENC_RUN_BACKOFF_MIN_MS, ENC_RUN_BACKOFF_MAX_MS,
            ENC_RUN_ABORT_GRACE_MS);

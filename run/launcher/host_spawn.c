@@ -24,6 +24,16 @@ static int slot_on_host(const int *host_of, int rank)
     return slot;
 }
 
+/* The job's ranks on host. */
+static int ranks_on_host(const int *host_of, int np, int host)
+{
+    int n = 0;
+
+    for (int r = 0; r < np; r++)
+        n += host_of[r] == host;
+    return n;
+}
+
 /* env plus "ENCORE_HOST=name" (a new array sharing env's strings). */
 static char **with_host(char **env, const char *kv)
 {
@@ -40,8 +50,9 @@ static char **with_host(char **env, const char *kv)
 }
 
 static enc_status_t spawn_here(const struct enc_run_opts *o, const char *host, int slot,
-                               const char *path, char **env, struct enc_run_stream *out,
-                               struct enc_run_stream *err, pid_t *pid, int rank)
+                               const char *bind, const char *path, char **env,
+                               struct enc_run_stream *out, struct enc_run_stream *err, pid_t *pid,
+                               int rank)
 {
     char kv[ENC_RUN_HOST_NAME_MAX + 16];
     char **v;
@@ -50,7 +61,7 @@ static enc_status_t spawn_here(const struct enc_run_opts *o, const char *host, i
     snprintf(kv, sizeof(kv), "ENCORE_HOST=%s", host);
     if ((v = with_host(env, kv)) == NULL)
         return ENC_ERR_NOMEM;
-    rv = enc_run_spawn(path, o->argv, v, o->bind_to, slot, o->tag_output, out, err, pid);
+    rv = enc_run_spawn(path, o->argv, v, bind, slot, o->tag_output, out, err, pid);
     out->rank = err->rank = rank; /* enc_run_spawn tagged them with the slot */
     free(v);
     return rv;
@@ -69,11 +80,14 @@ enc_status_t enc_run_spawn_on_host(const struct enc_run_opts *o, const struct en
                                 .tag_output = o->tag_output, .path = (char *)path,
                                 .argv = o->argv, .env = env, .cwd = cwd};
 
+    const char *bind = enc_run_bind_policy(o, ranks_on_host(host_of, o->np, host_of[rank]),
+                                           h->slots);
+
     if (h->local)
-        return spawn_here(o, h->name, (int)m.bind_index, path, env, out, err, pid, rank);
+        return spawn_here(o, h->name, (int)m.bind_index, bind, path, env, out, err, pid, rank);
     if (getcwd(cwd, sizeof(cwd)) == NULL)
         return ENC_ERR_SYS;
-    snprintf(m.bind_to, sizeof(m.bind_to), "%s", o->bind_to ? o->bind_to : "");
+    snprintf(m.bind_to, sizeof(m.bind_to), "%s", bind != NULL ? bind : "");
     *pid = 0;
     return enc_run_remote_spawn(rm, host_of[rank], &m);
 }

@@ -172,7 +172,9 @@ enc_status_t job_spawn_fresh(struct job *j, int rank)
         rv = enc_run_spawn_on_host(j->o, j->hl, j->host_of, j->rm, rank, p->incarnation, j->path,
                                    env, &p->out, &p->err, &p->pid);
     else
-        rv = enc_run_spawn(j->path, j->o->argv, env, j->o->bind_to, rank, j->o->tag_output,
+        rv = enc_run_spawn(j->path, j->o->argv, env,
+                           enc_run_bind_policy(j->o, j->o->np, enc_run_local_cores()), rank,
+                           j->o->tag_output,
                            &p->out, &p->err, &p->pid);
     p->remote_live = rv == ENC_OK && job_remote(j, rank);
     enc_run_env_free(env);

@@ -52,7 +52,7 @@ struct enc_run_opts {
     double random_every_s;        /* 0: no random injection */
     uint64_t random_seed;
     uint64_t random_count;        /* at most this many random kills (0: no limit) */
-    const char *bind_to;          /* NULL or "none": no binding */
+    const char *bind_to;          /* NULL or "auto": enc_run_bind_policy; "none": no binding */
     bool info;
     bool summary;                 /* --summary: always print the job summary */
     struct enc_run_hostlist *hosts; /* -H/--hostfile/Slurm; NULL: every rank local */
@@ -115,5 +115,10 @@ int64_t enc_run_backoff_ms(int restarts);
 
 /* job.c: runs the job to its end; returns encore-run's exit status. */
 int enc_run_job(const struct enc_run_opts *o, const char *path);
+
+/* binding.c: what --bind-to means for a rank on a host running ranks_here
+ * of the job's ranks in slots_here slots: "core", "package", or NULL (no
+ * binding). */
+const char *enc_run_bind_policy(const struct enc_run_opts *o, int ranks_here, int slots_here);
 
 #endif

@@ -3,6 +3,7 @@ noinst_HEADERS += run/launcher/launcher.h
 encore_run_SOURCES += \
 	run/launcher/encore_run.c \
 	run/launcher/args.c \
+	run/launcher/binding.c \
 	run/launcher/inject_plan.c \
 	run/launcher/elf_links.c \
 	run/launcher/preload.c \

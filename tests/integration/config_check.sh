@@ -68,7 +68,7 @@ run 2 "$R --timeout '5s': expected seconds, a number > 0" -n 2 --timeout 5s "$FA
 run 2 "$R --max-restarts '-1': expected an integer in 0..1000000" -n 2 --max-restarts -1 "$FAKE"
 run 2 "$R --max-restarts 'two': expected an integer in 0..1000000" -n 2 --max-restarts two "$FAKE"
 run 2 "$R --policy 'retry-all': expected retry-one or fail-all" -n 2 --policy retry-all "$FAKE"
-run 2 "$R --bind-to 'socket': expected core, package or none" -n 2 --bind-to socket "$FAKE"
+run 2 "$R --bind-to 'socket': expected core, package, none or auto" -n 2 --bind-to socket "$FAKE"
 run 2 "$R --openmp 'intel': expected gnu or llvm" -n 2 --openmp intel "$FAKE"
 run 2 "$R -x '1X=2': expected VAR or VAR=value with VAR a variable name" -n 2 -x 1X=2 "$FAKE"
 run 2 "$R -x '=2': expected VAR or VAR=value with VAR a variable name" -n 2 -x =2 "$FAKE"

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "enc.h"
+#include "launcher/launcher.h"
 #include "launcher/placement.h"
 
 static struct enc_run_hostlist hl;
@@ -210,4 +211,24 @@ Test(placement, slurm_tasks_per_node)
     cr_assert_eq(s[3], 1);
     cr_assert_eq(enc_run_slurm_tasks("2(x3)", s, 4), ENC_ERR_INVAL, "too few counts");
     cr_assert_eq(enc_run_slurm_tasks("2(x3", s, 3), ENC_ERR_INVAL);
+}
+
+/* --bind-to auto is mpirun's default: nothing on an oversubscribed host,
+ * else a core each for one or two ranks, a package each for more; an
+ * explicit policy stays, "none" is no binding. */
+Test(placement, bind_policy_as_mpirun)
+{
+    struct enc_run_opts o = {.np = 2};
+
+    cr_assert_str_eq(enc_run_bind_policy(&o, 2, 2), "core");
+    cr_assert_null(enc_run_bind_policy(&o, 2, 1), "2 ranks on 1 slot: oversubscribed");
+    o.np = 4;
+    cr_assert_null(enc_run_bind_policy(&o, 4, 2), "4 ranks on 2 slots: oversubscribed");
+    cr_assert_str_eq(enc_run_bind_policy(&o, 2, 2), "package");
+    o.bind_to = "auto";
+    cr_assert_str_eq(enc_run_bind_policy(&o, 4, 8), "package");
+    o.bind_to = "core";
+    cr_assert_str_eq(enc_run_bind_policy(&o, 4, 2), "core", "explicit: even oversubscribed");
+    o.bind_to = "none";
+    cr_assert_null(enc_run_bind_policy(&o, 1, 8));
 }
