@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "engine/engine.h"
 
@@ -34,9 +35,27 @@ void enc_p2p_wake_waiters(void)
 
 
 
+/* A payload this small lives in the message's own allocation: one
+ * malloc and one free per small message instead of two of each. */
+#define INLINE_MAX 256
+
+struct enc_p2p_msg *enc_p2p_msg_new(size_t bytes)
+{
+    size_t extra = bytes > 0 && bytes <= INLINE_MAX ? bytes : 0;
+    struct enc_p2p_msg *m = malloc(sizeof(*m) + extra);
+
+    if (m == NULL)
+        return NULL;
+    memset(m, 0, sizeof(*m));
+    if (extra > 0)
+        m->data = (uint8_t *)(m + 1);
+    return m;
+}
+
 void enc_p2p_msg_free(struct enc_p2p_msg *m)
 {
-    if (m != NULL && m->direct_to == NULL) /* else the receive's own buffer */
+    /* else the receive's own buffer, or the message's inline bytes */
+    if (m != NULL && m->direct_to == NULL && m->data != (uint8_t *)(m + 1))
         enc_p2p_pool_put(m->data);
     free(m);
 }
