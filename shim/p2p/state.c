@@ -35,29 +35,43 @@ void enc_p2p_wake_waiters(void)
 
 
 
-/* A payload this small lives in the message's own allocation: one
- * malloc and one free per small message instead of two of each. */
+/* A payload this small lives in the message's own allocation, and such
+ * allocations freed by a thread are kept (MSG_KEPT at most) for its next
+ * messages: an arriving small message costs no malloc nor free. */
 #define INLINE_MAX 256
+#define MSG_KEPT 8
+
+static __thread struct {
+    struct enc_p2p_msg *m[MSG_KEPT];
+    int n;
+} kept;
 
 struct enc_p2p_msg *enc_p2p_msg_new(size_t bytes)
 {
-    size_t extra = bytes > 0 && bytes <= INLINE_MAX ? bytes : 0;
-    struct enc_p2p_msg *m = malloc(sizeof(*m) + extra);
+    bool small = bytes <= INLINE_MAX;
+    struct enc_p2p_msg *m;
 
-    if (m == NULL)
+    if (small && kept.n > 0)
+        m = kept.m[--kept.n];
+    else if ((m = malloc(sizeof(*m) + (small ? INLINE_MAX : 0))) == NULL)
         return NULL;
     memset(m, 0, sizeof(*m));
-    if (extra > 0)
+    if (small && bytes > 0)
         m->data = (uint8_t *)(m + 1);
     return m;
 }
 
 void enc_p2p_msg_free(struct enc_p2p_msg *m)
 {
+    if (m == NULL)
+        return;
     /* else the receive's own buffer, or the message's inline bytes */
-    if (m != NULL && m->direct_to == NULL && m->data != (uint8_t *)(m + 1))
+    if (m->direct_to == NULL && m->data != (uint8_t *)(m + 1))
         enc_p2p_pool_put(m->data);
-    free(m);
+    if (m->bytes <= INLINE_MAX && kept.n < MSG_KEPT)
+        kept.m[kept.n++] = m;
+    else
+        free(m);
 }
 
 void enc_p2p_peer_lost(int peer, const char *what)
