@@ -27,6 +27,7 @@
 #include "mpi/inter/inter.h"
 #include "mpi/p2p/p2p_mpi.h"
 #include "p2p/det_store.h"
+#include "p2p/kept.h"
 #include "mpi/coll/turn_queue.h"
 #include "recovery/recovery.h"
 
@@ -214,34 +215,23 @@ int enc_mpi_p2p_hold_type(MPI_Datatype t, MPI_Datatype *held)
     return PMPI_Type_dup(t, held); /* the application may free its handle meanwhile */
 }
 
-/* Requests freed by this thread, kept for its next ones: a receive's
- * request is allocated and zeroed, then freed, once per message (a third
- * of a small blocking receive's own instructions in calloc and free).
- * At most PREQ_KEPT per thread; a thread that ends leaves its few. */
-#define PREQ_KEPT 4
-static __thread struct {
-    struct enc_mpi_preq *r[PREQ_KEPT];
-    int n;
-} kept;
+/* Requests freed by this thread, kept for its next ones (p2p/kept.h): a
+ * receive's request is allocated and zeroed, then freed, once per message
+ * (a third of a small blocking receive's own instructions were calloc
+ * and free). */
+static __thread struct enc_p2p_kept kept;
 
 static struct enc_mpi_preq *preq_alloc(void)
 {
-    struct enc_mpi_preq *r;
+    struct enc_mpi_preq *r = enc_p2p_kept_get(&kept);
 
-    if (kept.n == 0)
+    if (r == NULL)
         return calloc(1, sizeof(*r));
-    r = kept.r[--kept.n];
     memset(r, 0, sizeof(*r));
     return r;
 }
 
-static void preq_release(struct enc_mpi_preq *r)
-{
-    if (kept.n < PREQ_KEPT)
-        kept.r[kept.n++] = r;
-    else
-        free(r);
-}
+static void preq_release(struct enc_mpi_preq *r) { enc_p2p_kept_put(&kept, r); }
 
 struct enc_mpi_preq *enc_mpi_preq_new(const char *fn, MPI_Comm comm, void *buf, int count,
                                       MPI_Datatype type)
