@@ -108,15 +108,6 @@ static int settle(const char *fn, int n, const MPI_Request *reqs, bool foreign_t
     bool attending = false;
 
     for (int i = 0; i < n; i++) {
-        int done = 1;
-
-        /* complete already (a buffered send's request, a message that came
-         * while it was posted): nothing to settle, and no need to ask
-         * whose it is (the lock and a search of the pending requests) */
-        if (reqs[i] == MPI_REQUEST_NULL ||
-            (enc_real_Request_get_status(reqs[i], &done, MPI_STATUS_IGNORE) == MPI_SUCCESS &&
-             done))
-            continue;
         if (!foreign_too && foreign(reqs[i]))
             continue;
         bool icoll = enc_mpi_icoll_owns(reqs[i]); /* sleeps where its worker wakes it */
