@@ -20,6 +20,7 @@ libencore_la_SOURCES += \
 	shim/mpi/comm/group_ops.c \
 	shim/mpi/request.c \
 	shim/mpi/p2p/p2p_ops.c \
+	shim/mpi/p2p/p2p_types.c \
 	shim/mpi/p2p/p2p_send.c \
 	shim/mpi/p2p/p2p_recv.c \
 	shim/mpi/p2p/p2p_probe.c \

@@ -45,6 +45,10 @@ void enc_chanseq_fini(struct enc_chanseq *cs)
 
 static struct enc_chanseq_slot *lookup(const struct enc_chanseq *cs, uint64_t cid, int peer)
 {
+    /* a message's send or arrival asks for the same channel two to four
+     * times, and a program talks to few peers at a time */
+    if (cs->last != NULL && cs->last->cid == cid && cs->last->peer == peer)
+        return cs->last;
     if (cs->cap == 0)
         return NULL;
     for (size_t i = mix(cid, peer) & (cs->cap - 1);; i = (i + 1) & (cs->cap - 1)) {
@@ -88,6 +92,7 @@ static enc_status_t rebuild(struct enc_chanseq *cs, size_t cap, uint64_t skip_ci
     cs->slot = tab;
     cs->cap = cap;
     cs->n = n;
+    cs->last = NULL;
     return ENC_OK;
 }
 
@@ -97,12 +102,12 @@ static struct enc_chanseq_slot *get(struct enc_chanseq *cs, uint64_t cid, int pe
     struct enc_chanseq_slot *s = lookup(cs, cid, peer);
 
     if (s != NULL)
-        return s;
+        return cs->last = s;
     if ((cs->n + 1) * 4 > cs->cap * 3 &&
         rebuild(cs, cs->cap ? cs->cap * 2 : 64, 0, false) != ENC_OK)
         return NULL;
     cs->n++;
-    return place(cs->slot, cs->cap, cid, peer);
+    return cs->last = place(cs->slot, cs->cap, cid, peer);
 }
 
 uint64_t enc_chan_link(uint64_t chain, int tag, uint64_t bytes, bool sync)

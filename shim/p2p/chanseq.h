@@ -50,6 +50,7 @@ struct enc_chanseq_slot;
 struct enc_chanseq {
     struct enc_chanseq_slot *slot; /* open addressing, cap a power of two */
     size_t n, cap;
+    struct enc_chanseq_slot *last; /* the slot used last (NULL: none), looked at first */
 };
 
 /* What to do with a message that arrives with a given number. */

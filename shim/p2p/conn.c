@@ -533,12 +533,12 @@ static enc_status_t begin_frame(int peer, struct p2p_rx *in)
         enc_p2p_shm_bell_heard();
         return ENC_OK;
     }
-    if ((m = calloc(1, sizeof(*m))) == NULL)
+    if ((m = enc_p2p_msg_new(h.bytes)) == NULL) /* a small payload inline */
         return ENC_ERR_NOMEM;
     if (h.kind == ENC_P2P_DATA &&
         (m->direct_to = enc_p2p_direct_target(h.cid, h.src, h.tag, h.seq, h.bytes)) != NULL)
         m->data = m->direct_to->direct;
-    else if (h.bytes > 0 && (m->data = enc_p2p_pool_get(h.bytes)) == NULL) {
+    else if (h.bytes > 0 && m->data == NULL && (m->data = enc_p2p_pool_get(h.bytes)) == NULL) {
         free(m);
         return ENC_ERR_NOMEM;
     }
@@ -662,7 +662,8 @@ static bool read_ring(int peer, struct p2p_in *in, bool ring_back)
 {
     bool moved = false;
 
-    if (in->fd < 0 || !in->ring_on)
+    if (in->fd < 0 || !in->ring_on ||
+        enc_p2p_ring_used(enc_p2p_shm_ring(peer, enc_p2p.rank)) == 0) /* the usual look */
         return false;
     if (read_rx(peer, in, &in->ring, ring_rx, &moved) != ENC_OK)
         enc_p2p_peer_lost(peer, "sent a malformed point-to-point frame through shared memory");

@@ -14,7 +14,8 @@ libencore_la_SOURCES += \
 	shim/p2p/shm_wait.c \
 	shim/p2p/conn_trim.c \
 	shim/p2p/checkpoint.c \
-	shim/p2p/pool.c
+	shim/p2p/pool.c \
+	shim/p2p/kept.c
 noinst_HEADERS += \
 	shim/p2p/match.h \
 	shim/p2p/chanseq.h \
@@ -24,4 +25,5 @@ noinst_HEADERS += \
 	shim/p2p/p2p_int.h \
 	shim/p2p/shm_ring.h \
 	shim/p2p/shm_link.h \
-	shim/p2p/pool.h
+	shim/p2p/pool.h \
+	shim/p2p/kept.h

@@ -288,9 +288,10 @@ static void deliver_ack(uint64_t id)
 /* A message to this rank itself: no connection, a copy. */
 static enc_status_t send_self(const struct enc_p2p_hdr *h, const void *data)
 {
-    struct enc_p2p_msg *m = calloc(1, sizeof(*m));
+    struct enc_p2p_msg *m = enc_p2p_msg_new(h->bytes);
 
-    if (m == NULL || (h->bytes > 0 && (m->data = enc_p2p_pool_get(h->bytes)) == NULL)) {
+    if (m == NULL ||
+        (h->bytes > 0 && m->data == NULL && (m->data = enc_p2p_pool_get(h->bytes)) == NULL)) {
         free(m);
         return ENC_ERR_NOMEM;
     }

@@ -109,6 +109,10 @@ struct p2p_state {
 
 extern struct p2p_state enc_p2p;
 
+/* state.c: a message (zeroed) with room for its payload inline when it
+ * is small (then data points there), freed by enc_p2p_msg_free. */
+struct enc_p2p_msg *enc_p2p_msg_new(size_t bytes);
+
 /* p2p.c (the lock held) */
 enc_status_t enc_p2p_make_state(void);
 enc_status_t enc_p2p_start_locked(void);

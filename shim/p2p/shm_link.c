@@ -25,7 +25,7 @@ struct p2p_shm_line {
     _Atomic uint32_t attentive; /* threads polling this rank's rings now */
     _Atomic uint32_t bell;      /* a bell is on its way to this rank */
     _Atomic uint32_t sleepers;  /* threads asleep on `wake` */
-    _Atomic uint32_t wake;      /* the futex they sleep on */
+    _Atomic uint32_t wake;      /* the futex they sleep on: 1 while one may sleep */
     uint8_t pad[48];
 };
 _Static_assert(sizeof(struct p2p_shm_line) == 64, "one cache line per rank");
@@ -153,13 +153,18 @@ void enc_p2p_shm_attend(int delta)
 }
 
 /* Wakes the threads of rank that sleep in enc_p2p_shm_sleep (the futex
- * is in the shared mapping: not a private one). */
+ * is in the shared mapping: not a private one).  The first writer after a
+ * sleeper set the word takes it back to 0 and makes the system call; the
+ * writers after it, until the sleeper has run again (a stream of small
+ * messages to a rank woken but not yet scheduled), find 0 and make none:
+ * a sleeper not yet in FUTEX_WAIT finds 0 there and returns, and one that
+ * sleeps again sets the word first and looks at the rings after. */
 static void wake(int rank)
 {
     struct p2p_shm_line *l = &ps.lines[rank];
 
-    atomic_fetch_add(&l->wake, 1);
-    (void)syscall(SYS_futex, &l->wake, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+    if (atomic_exchange(&l->wake, 0) != 0)
+        (void)syscall(SYS_futex, &l->wake, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
 /* How long a writer watches a peer that neither polls nor sleeps before
@@ -214,8 +219,9 @@ void enc_p2p_shm_wake_self(void)
 
 uint32_t enc_p2p_shm_sleep_begin(void)
 {
-    uint32_t seen = atomic_load(&ps.lines[ps.me].wake);
+    uint32_t seen = 1;
 
+    atomic_store(&ps.lines[ps.me].wake, seen); /* a writer from now on wakes */
     atomic_store(&ps.lines[ps.me].bell, 0); /* rung from now on */
     atomic_fetch_add(&ps.lines[ps.me].sleepers, 1);
     atomic_thread_fence(memory_order_seq_cst); /* announced, then the last look */

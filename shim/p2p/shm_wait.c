@@ -67,6 +67,27 @@ static void spin_learned(uint64_t spin, bool spun, bool moved, bool preempted)
         sw.budget = ENC_MIN(spin, ENC_MAX(2 * sw.budget, SPIN_MIN_NS));
 }
 
+/* This thread's attentive calls, nested (a blocking receive's post and
+ * its wait, a send inside a wait's follow): only the outermost one marks
+ * the rank's line (a fetch-and-add and a full fence on a line the
+ * writers read) and takes the last look when it ends. */
+static __thread unsigned attending;
+
+static void attend_up(void)
+{
+    if (attending++ == 0)
+        enc_p2p_shm_attend(1);
+}
+
+/* true when this thread is no longer attentive: look once more */
+static bool attend_down(void)
+{
+    if (attending == 0 || --attending > 0)
+        return false;
+    enc_p2p_shm_attend(-1);
+    return true;
+}
+
 bool enc_p2p_conn_spin(void)
 {
     uint64_t spin, limit, t0, t, events;
@@ -82,7 +103,7 @@ bool enc_p2p_conn_spin(void)
         return false;
     t0 = t = now_ns();
     events = enc_p2p.events; /* a completion elsewhere (icoll.c) ends the spin too */
-    enc_p2p_shm_attend(1);
+    attend_up();
     while (!moved && t - t0 < limit && enc_p2p.events == events) {
         uint64_t was = t;
 
@@ -99,7 +120,7 @@ bool enc_p2p_conn_spin(void)
             break;
         }
     }
-    enc_p2p_shm_attend(-1); /* writers ring from now on: look once more */
+    (void)attend_down(); /* writers may ring from now on: look once more (below) */
     spin_learned(enc_p2p_shm_spin_ns(), spin > 0, moved, preempted);
     return moved || enc_p2p.events != events || enc_p2p_conn_shm_progress();
 }
@@ -124,15 +145,13 @@ enc_status_t enc_p2p_conn_sleep(uint64_t deadline)
 void enc_p2p_attend_begin(void)
 {
     if (enc_p2p_shm_any())
-        enc_p2p_shm_attend(1);
+        attend_up();
 }
 
 void enc_p2p_attend_end(void)
 {
-    if (!enc_p2p_shm_any())
-        return;
-    enc_p2p_shm_attend(-1); /* writers ring from now on: look once more */
-    (void)enc_p2p_conn_shm_progress();
+    if (enc_p2p_shm_any() && attend_down()) /* writers ring from now on: look once more */
+        (void)enc_p2p_conn_shm_progress();
 }
 
 /* The layer's lock held: peers of this host are polled a while, then the

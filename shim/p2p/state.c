@@ -8,9 +8,11 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "engine/engine.h"
 
+#include "p2p/kept.h"
 #include "p2p/p2p_int.h"
 #include "p2p/pool.h"
 #include "p2p/shm_link.h"
@@ -34,11 +36,37 @@ void enc_p2p_wake_waiters(void)
 
 
 
+/* A payload this small lives in the message's own allocation, and such
+ * allocations freed by a thread are kept for its next messages (kept.h):
+ * an arriving small message costs no malloc nor free. */
+#define INLINE_MAX 256
+
+static __thread struct enc_p2p_kept kept;
+
+struct enc_p2p_msg *enc_p2p_msg_new(size_t bytes)
+{
+    bool small = bytes <= INLINE_MAX;
+    struct enc_p2p_msg *m = small ? enc_p2p_kept_get(&kept) : NULL;
+
+    if (m == NULL && (m = malloc(sizeof(*m) + (small ? INLINE_MAX : 0))) == NULL)
+        return NULL;
+    memset(m, 0, sizeof(*m));
+    if (small && bytes > 0)
+        m->data = (uint8_t *)(m + 1);
+    return m;
+}
+
 void enc_p2p_msg_free(struct enc_p2p_msg *m)
 {
-    if (m != NULL && m->direct_to == NULL) /* else the receive's own buffer */
+    if (m == NULL)
+        return;
+    /* else the receive's own buffer, or the message's inline bytes */
+    if (m->direct_to == NULL && m->data != (uint8_t *)(m + 1))
         enc_p2p_pool_put(m->data);
-    free(m);
+    if (m->bytes <= INLINE_MAX) /* it has the inline room */
+        enc_p2p_kept_put(&kept, m);
+    else
+        free(m);
 }
 
 void enc_p2p_peer_lost(int peer, const char *what)

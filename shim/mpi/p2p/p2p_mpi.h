@@ -47,6 +47,8 @@ struct enc_mpi_preq {
     int source, tag, error;
     int peer_off;                /* union rank of source 0 (intercommunicator), else 0 */
     size_t bytes;                /* received */
+    struct enc_mpi_layout layout; /* of (type, count), asked once per receive */
+    bool has_layout;
 };
 
 /* Checks shared by every point-to-point entry: the world is up, this
@@ -80,6 +82,11 @@ int enc_mpi_p2p_recv_clock(struct enc_mpi_preq *r, uint64_t cid);
  * match in a replay ends the job with both printed. */
 void enc_mpi_p2p_matched(const char *fn, uint64_t clock, uint64_t cid,
                          const struct enc_p2p_msg *m);
+
+/* p2p_types.c: enc_mpi_type_layout, kept for the common predefined
+ * types after their first use; whether t is one of them. */
+int enc_mpi_p2p_layout(const char *fn, MPI_Datatype t, int count, struct enc_mpi_layout *l);
+bool enc_mpi_p2p_type_predefined(MPI_Datatype t);
 
 /* A derived datatype duplicated (the application may free its handle
  * while an operation or a persistent request uses it); others as they are. */

@@ -27,6 +27,7 @@
 #include "mpi/inter/inter.h"
 #include "mpi/p2p/p2p_mpi.h"
 #include "p2p/det_store.h"
+#include "p2p/kept.h"
 #include "mpi/coll/turn_queue.h"
 #include "recovery/recovery.h"
 
@@ -182,7 +183,7 @@ int enc_mpi_p2p_pack(const char *fn, const void *buf, int count, MPI_Datatype ty
     int rv, size = 0, pos = 0;
 
     *owned = NULL;
-    if ((rv = enc_mpi_type_layout(fn, type, count, &l)) != MPI_SUCCESS)
+    if ((rv = enc_mpi_p2p_layout(fn, type, count, &l)) != MPI_SUCCESS)
         return rv;
     *bytes = l.size * (size_t)count;
     if (l.contiguous || *bytes == 0) {
@@ -207,17 +208,35 @@ int enc_mpi_p2p_hold_type(MPI_Datatype t, MPI_Datatype *held)
     int ni, na, nd, combiner;
 
     *held = t;
-    if (t == MPI_DATATYPE_NULL ||
+    if (t == MPI_DATATYPE_NULL || enc_mpi_p2p_type_predefined(t) ||
         PMPI_Type_get_envelope(t, &ni, &na, &nd, &combiner) != MPI_SUCCESS ||
         combiner == MPI_COMBINER_NAMED)
         return MPI_SUCCESS;
     return PMPI_Type_dup(t, held); /* the application may free its handle meanwhile */
 }
 
+/* Requests freed by this thread, kept for its next ones (p2p/kept.h): a
+ * receive's request is allocated and zeroed, then freed, once per message
+ * (a third of a small blocking receive's own instructions were calloc
+ * and free). */
+static __thread struct enc_p2p_kept kept;
+
+static struct enc_mpi_preq *preq_alloc(void)
+{
+    struct enc_mpi_preq *r = enc_p2p_kept_get(&kept);
+
+    if (r == NULL)
+        return calloc(1, sizeof(*r));
+    memset(r, 0, sizeof(*r));
+    return r;
+}
+
+static void preq_release(struct enc_mpi_preq *r) { enc_p2p_kept_put(&kept, r); }
+
 struct enc_mpi_preq *enc_mpi_preq_new(const char *fn, MPI_Comm comm, void *buf, int count,
                                       MPI_Datatype type)
 {
-    struct enc_mpi_preq *r = calloc(1, sizeof(*r));
+    struct enc_mpi_preq *r = preq_alloc();
 
     if (r == NULL)
         return NULL;
@@ -232,7 +251,7 @@ struct enc_mpi_preq *enc_mpi_preq_new(const char *fn, MPI_Comm comm, void *buf, 
     r->tag = MPI_ANY_TAG;
     r->recv.deliver = enc_mpi_preq_deliver;
     if (enc_mpi_p2p_hold_type(type, &r->type) != MPI_SUCCESS) {
-        free(r);
+        preq_release(r);
         return NULL;
     }
     return r;
@@ -244,7 +263,7 @@ void enc_mpi_preq_unref(struct enc_mpi_preq *r)
         return;
     if (r->type != r->user_type)
         PMPI_Type_free(&r->type);
-    free(r);
+    preq_release(r);
 }
 
 static int query(void *extra, MPI_Status *status)
@@ -368,14 +387,31 @@ void enc_mpi_preq_finish(struct enc_mpi_preq *r)
     enc_mpi_preq_unref(r);
 }
 
+/* The layout of r's (type, count), asked of the real MPI (three calls)
+ * once per receive: at its post, for the direct read, and kept for its
+ * delivery.  An error is raised each time it is asked. */
+static int req_layout(struct enc_mpi_preq *r, struct enc_mpi_layout *l)
+{
+    int rv;
+
+    if (r->has_layout) {
+        *l = r->layout;
+        return MPI_SUCCESS;
+    }
+    if ((rv = enc_mpi_p2p_layout(r->fn, r->type, r->count, l)) != MPI_SUCCESS)
+        return rv;
+    r->layout = *l;
+    r->has_layout = true;
+    return MPI_SUCCESS;
+}
+
 void enc_mpi_p2p_direct(struct enc_mpi_preq *r)
 {
     struct enc_mpi_layout l;
 
     r->recv.direct = NULL;
     r->recv.direct_cap = 0;
-    if (r->buf == NULL || r->count <= 0 ||
-        enc_mpi_type_layout(r->fn, r->type, r->count, &l) != MPI_SUCCESS || !l.contiguous)
+    if (r->buf == NULL || r->count <= 0 || req_layout(r, &l) != MPI_SUCCESS || !l.contiguous)
         return;
     r->recv.direct = (char *)r->buf + l.lb;
     r->recv.direct_cap = l.size * (size_t)r->count;
@@ -389,7 +425,7 @@ static int unpack(struct enc_mpi_preq *r, const struct enc_p2p_msg *m, size_t n)
 
     if (n == 0 || m->direct_to == &r->recv) /* read into the buffer already */
         return MPI_SUCCESS;
-    if (enc_mpi_type_layout(r->fn, r->type, r->count, &l) != MPI_SUCCESS)
+    if (req_layout(r, &l) != MPI_SUCCESS)
         return MPI_ERR_TYPE;
     if (l.contiguous) {
         memcpy((char *)r->buf + l.lb, m->data, n);
@@ -408,7 +444,7 @@ void enc_mpi_preq_deliver(struct enc_p2p_recv *rv, struct enc_p2p_msg *m)
     struct enc_mpi_layout l;
     size_t cap = 0;
 
-    if (enc_mpi_type_layout(r->fn, r->type, r->count, &l) == MPI_SUCCESS)
+    if (req_layout(r, &l) == MPI_SUCCESS)
         cap = l.size * (size_t)r->count;
     enc_mpi_p2p_matched(r->fn, r->clock, r->recv.cid, m);
     r->source = m->mm.src - r->peer_off;
