@@ -65,6 +65,12 @@
 #                   (default none: the defaults; "ENCORE_SNAPSHOT_S=0" or
 #                   "ENCORE_RECOVERY=0" attribute a cost to snapshots or to
 #                   the log); printed with the tables
+#   IMB_ENCORE_BIND encore-run's --bind-to on one host (default: core when
+#                   the ranks fit the cores, else none: what native mpirun
+#                   does by default, which binds up to 2 ranks to cores and
+#                   none when oversubscribed; encore-run's own default is
+#                   none, and unbound ranks on a loaded host share a core:
+#                   bench/README.md, "IMB attribution")
 #   ENCORE_RUN      the launcher (default _install/bin/encore-run of this
 #                   checkout, else encore-run on PATH)
 #
@@ -134,12 +140,23 @@ build() {
 
 # --- runs ----------------------------------------------------------------------
 
+# bind_of N: encore-run's --bind-to for N ranks on one host
+bind_of() {
+    if [ -n "${IMB_ENCORE_BIND:-}" ]; then
+        echo "$IMB_ENCORE_BIND"
+    elif [ "$1" -le "$(nproc)" ]; then
+        echo core
+    else
+        echo none
+    fi
+}
+
 # command_of PLACE N MODE BENCHMARK: the command line of one run in CMD
 command_of() {
     local hosts="${H1:-}:$(($2 / 2)),${H2:-}:$(($2 / 2))"
     case $1.$3 in
     host.native) CMD=(mpirun -n "$2" --oversubscribe) ;;
-    host.encore) CMD=(env "${ENCORE_ENV[@]}" "$ENCORE_RUN" -n "$2") ;;
+    host.encore) CMD=(env "${ENCORE_ENV[@]}" "$ENCORE_RUN" --bind-to "$(bind_of "$2")" -n "$2") ;;
     netns.native)
         CMD=(mpirun -n "$2" --host "$hosts" --bind-to none --mca plm_rsh_agent "$WORK/nsrsh"
             --mca pml ob1 --mca btl "tcp,vader,self" --mca oob_tcp_if_include "$NETNS_NET.0/24"
@@ -298,7 +315,7 @@ echo "IMB $(git --git-dir="$GITDIR" rev-parse --short=12 "$REV"), $(mpirun --ver
 echo "encore-run $ENCORE_RUN${IMB_ENCORE_ENV:+ with $IMB_ENCORE_ENV}; $start, $(nproc) cores, load average $load0 at the start,"
 echo "$(cut -d' ' -f1-3 /proc/loadavg) at the end, $((SECONDS - t0)) s."
 echo "IMB-MPI1 -msglog $MSGLOG -npmin N -time $SECS -iter $ITER BENCHMARK, $REPS run(s) per benchmark"
-echo "and mode (the fastest t_avg of each size);"
+echo "and mode (the fastest t_avg of each size); encore-run on one host --bind-to$(for n in $RANKS; do printf ' %s at %s ranks' "$(bind_of "$n")" "$n"; done);"
 sep=' '
 printf 'address space per process (ulimit -v):'
 for n in $RANKS; do
