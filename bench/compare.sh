@@ -18,7 +18,9 @@
 #   native   mpirun -n N (default transports: shared memory)
 #   tcp      mpirun -n N --mca pml ob1 --mca btl tcp,self (TCP on loopback)
 # and for the other variants in those of BENCH_VARIANT_MODES (default
-# "encore native").  Every run is bounded by BENCH_TIMEOUT seconds (600).
+# "encore native").  encore-run runs with --bind-to core when the ranks fit
+# the cores, else none (BENCH_ENCORE_BIND overrides): what native mpirun does
+# by default (bench/README.md, "IMB attribution").  Every run is bounded by BENCH_TIMEOUT seconds (600).
 # Prints a table of median times with the ratios per variant (enc/world:
 # encore in this variant over encore in the same placement on the world),
 # then the issues' targets, each "met" or "MISSED" in this run ("-" where a
@@ -61,13 +63,22 @@ dat() {
     if [ "$2" = world ]; then echo "$out/$1.dat"; else echo "$out/$1.$2.dat"; fi
 }
 
+# bind RANKS: encore-run's --bind-to
+bind() {
+    if [ -n "${BENCH_ENCORE_BIND:-}" ]; then echo "$BENCH_ENCORE_BIND"
+    elif [ "$1" -le "$(nproc)" ]; then echo core
+    else echo none
+    fi
+}
+
 # shellcheck disable=SC2086 # $sizes and $a are lists of words
 measure() { # mode ranks variant
     a=$(args "$3")
+    bt=$(bind "$2")
     case $1 in
-    encore) timeout "$limit" "$run" -n "$2" "$prog" $a $sizes ;;
-    norec) ENCORE_RECOVERY=0 timeout "$limit" "$run" -n "$2" "$prog" $a $sizes ;;
-    noshm) ENCORE_SHM=0 timeout "$limit" "$run" -n "$2" "$prog" $a $sizes ;;
+    encore) timeout "$limit" "$run" --bind-to "$bt" -n "$2" "$prog" $a $sizes ;;
+    norec) ENCORE_RECOVERY=0 timeout "$limit" "$run" --bind-to "$bt" -n "$2" "$prog" $a $sizes ;;
+    noshm) ENCORE_SHM=0 timeout "$limit" "$run" --bind-to "$bt" -n "$2" "$prog" $a $sizes ;;
     native) timeout "$limit" mpirun -n "$2" --oversubscribe "$prog" $a $sizes ;;
     tcp) timeout "$limit" mpirun -n "$2" --oversubscribe --mca pml ob1 --mca btl tcp,self \
         "$prog" $a $sizes ;;
@@ -100,7 +111,7 @@ for v in world world-inplace dup dup-inplace; do
 done
 {
     echo "# allreduce_bench (doubles, MPI_SUM), median of iterations; $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-    echo "# command: top_builddir=$b sh bench/compare.sh  (BENCH_RANKS='$ranks' BENCH_SIZES='$sizes' BENCH_MODES='$modes' BENCH_VARIANTS='$variants' BENCH_VARIANT_MODES='$vmodes')"
+    echo "# command: top_builddir=$b sh bench/compare.sh  (BENCH_RANKS='$ranks' BENCH_SIZES='$sizes' BENCH_MODES='$modes' BENCH_VARIANTS='$variants' BENCH_VARIANT_MODES='$vmodes'); encore-run --bind-to$(for n in $ranks; do printf ' %s at %s ranks' "$(bind "$n")" "$n"; done)"
     # shellcheck disable=SC2086 # $files is a list of paths without blanks
     awk 'function r(a, b) { return (a > 0 && b > 0) ? sprintf("%.2f", a / b) : "-" }
          function v(a) { return a > 0 ? sprintf("%.2f", a) : "-" }

@@ -55,8 +55,22 @@
 #                   (default 100: IMB's 40 MB, 2 repetitions of 16 MiB)
 #   IMB_VMEM_MB     address space per process in MiB (default above)
 #   IMB_TIMEOUT     seconds per run (default 600)
+#   IMB_REPS        runs of each benchmark and mode (default 1), native and
+#                   encore alternating; the tables keep each size's fastest
+#                   t_avg of each mode (on a shared machine a run that lost
+#                   its cores to another program says nothing of either)
 #   IMB_KEEP=1      keep the temporary directory (IMB's outputs; its path is
 #                   printed)
+#   IMB_ENCORE_ENV  environment of the encore runs, as NAME=VALUE words
+#                   (default none: the defaults; "ENCORE_SNAPSHOT_S=0" or
+#                   "ENCORE_RECOVERY=0" attribute a cost to snapshots or to
+#                   the log); printed with the tables
+#   IMB_ENCORE_BIND encore-run's --bind-to on one host (default: core when
+#                   the ranks fit the cores, else none: what native mpirun
+#                   does by default, which binds up to 2 ranks to cores and
+#                   none when oversubscribed; encore-run's own default is
+#                   none, and unbound ranks on a loaded host share a core:
+#                   bench/README.md, "IMB attribution")
 #   ENCORE_RUN      the launcher (default _install/bin/encore-run of this
 #                   checkout, else encore-run on PATH)
 #
@@ -74,6 +88,8 @@ MSGLOG=${IMB_MSGLOG:-3:24}
 SECS=${IMB_TIME:-1}
 ITER=${IMB_ITER:-100}
 LIMIT=${IMB_TIMEOUT:-600}
+REPS=${IMB_REPS:-1}
+read -ra ENCORE_ENV <<<"${IMB_ENCORE_ENV:-}"
 ENCORE_RUN=${ENCORE_RUN:-$ROOT/_install/bin/encore-run}
 [ -x "$ENCORE_RUN" ] || ENCORE_RUN=$(command -v encore-run) || {
     echo "imb.sh: no encore-run (build with ./dev.sh build, or set ENCORE_RUN)" >&2
@@ -124,18 +140,29 @@ build() {
 
 # --- runs ----------------------------------------------------------------------
 
+# bind_of N: encore-run's --bind-to for N ranks on one host
+bind_of() {
+    if [ -n "${IMB_ENCORE_BIND:-}" ]; then
+        echo "$IMB_ENCORE_BIND"
+    elif [ "$1" -le "$(nproc)" ]; then
+        echo core
+    else
+        echo none
+    fi
+}
+
 # command_of PLACE N MODE BENCHMARK: the command line of one run in CMD
 command_of() {
     local hosts="${H1:-}:$(($2 / 2)),${H2:-}:$(($2 / 2))"
     case $1.$3 in
     host.native) CMD=(mpirun -n "$2" --oversubscribe) ;;
-    host.encore) CMD=("$ENCORE_RUN" -n "$2") ;;
+    host.encore) CMD=(env "${ENCORE_ENV[@]}" "$ENCORE_RUN" --bind-to "$(bind_of "$2")" -n "$2") ;;
     netns.native)
         CMD=(mpirun -n "$2" --host "$hosts" --bind-to none --mca plm_rsh_agent "$WORK/nsrsh"
             --mca pml ob1 --mca btl "tcp,vader,self" --mca oob_tcp_if_include "$NETNS_NET.0/24"
             --mca btl_tcp_if_include "$NETNS_NET.0/24")
         [ "$2" -le "$(nproc)" ] || CMD+=(--mca mpi_yield_when_idle 1) ;;
-    netns.encore) CMD=("$ENCORE_RUN" -n "$2" --rsh "ip netns exec" --host "$hosts") ;;
+    netns.encore) CMD=(env "${ENCORE_ENV[@]}" "$ENCORE_RUN" -n "$2" --rsh "ip netns exec" --host "$hosts") ;;
     esac
     CMD+=("$IMB" -msglog "$MSGLOG" -npmin "$2" -time "$SECS" -iter "$ITER" "$4")
 }
@@ -155,7 +182,7 @@ vmem() {
 # bytes t_avg|timeout" to $WORK/results, and a line to $WORK/failed if it
 # failed
 run() {
-    local o=$WORK/out/$1-$2-$3-$4.txt rc t0=$SECONDS
+    local o=$WORK/out/$1-$2-$3-$4-$rep.txt rc t0=$SECONDS
     command_of "$@"
     (ulimit -v "$(vmem "$2")" && exec timeout "$LIMIT" "${CMD[@]}") >"$o" 2>&1
     rc=$?
@@ -205,7 +232,9 @@ report() {
         }
         function worse(a, b) { return a == "-" ? b : b == "-" ? a : a == "fail" || b == "fail" ? "fail" : (a + 0 > b + 0 ? a : b) }
         function verdict(w, bound) { return w == "-" ? "-" : (w != "fail" && w + 0 <= bound ? "met" : "MISSED") }
-        { t[$1, $2, $3, $4, $5] = $6
+        { k5 = $1 SUBSEP $2 SUBSEP $3 SUBSEP $4 SUBSEP $5 # the fastest of the reps
+          if (!(k5 in t) || t[k5] == "timeout" || ($6 != "timeout" && $6 + 0 < t[k5] + 0))
+              t[k5] = $6
           k = key($1, $2); if (!(k in seenk)) { seenk[k] = 1; ks[++nk] = k }
           if (!(($4, $5) in seens)) { seens[$4, $5] = 1; sz[$4, ++ns[$4]] = $5 } }
         END {
@@ -272,8 +301,10 @@ for place in $PLACES; do
             continue
         fi
         for bench in $BENCHMARKS; do
-            run "$place" "$n" native "$bench"
-            run "$place" "$n" encore "$bench"
+            for rep in $(seq "$REPS"); do
+                run "$place" "$n" native "$bench"
+                run "$place" "$n" encore "$bench"
+            done
         done
     done
 done
@@ -281,9 +312,10 @@ done
 echo "## IMB-MPI1 under encore-run against native Open MPI"
 echo
 echo "IMB $(git --git-dir="$GITDIR" rev-parse --short=12 "$REV"), $(mpirun --version 2>/dev/null | head -1),"
-echo "encore-run $ENCORE_RUN; $start, $(nproc) cores, load average $load0 at the start,"
+echo "encore-run $ENCORE_RUN${IMB_ENCORE_ENV:+ with $IMB_ENCORE_ENV}; $start, $(nproc) cores, load average $load0 at the start,"
 echo "$(cut -d' ' -f1-3 /proc/loadavg) at the end, $((SECONDS - t0)) s."
-echo "IMB-MPI1 -msglog $MSGLOG -npmin N -time $SECS -iter $ITER BENCHMARK, one run per benchmark;"
+echo "IMB-MPI1 -msglog $MSGLOG -npmin N -time $SECS -iter $ITER BENCHMARK, $REPS run(s) per benchmark"
+echo "and mode (the fastest t_avg of each size); encore-run on one host --bind-to$(for n in $RANKS; do printf ' %s at %s ranks' "$(bind_of "$n")" "$n"; done);"
 sep=' '
 printf 'address space per process (ulimit -v):'
 for n in $RANKS; do

@@ -21,7 +21,8 @@
  * after its last reads a rank posts a "done" ticket, and the next
  * collective that writes the slot first waits for every peer's done (it is
  * normally there already, so this costs no latency).  Waits spin for
- * ENCORE_SPIN_US, yield the CPU for ENCORE_SHM_YIELD_US (with more ranks
+ * ENCORE_SPIN_US (auto: 2 ms when every rank of the job has a core of this
+ * host, membership.c), yield the CPU for ENCORE_SHM_YIELD_US (with more ranks
  * than cores the awaited rank runs at once instead of after a wake-up),
  * then sleep on the rank's eventfd while the engine keeps
  * serving the tracker and the log service; a death notice interrupts them
@@ -202,14 +203,14 @@ enc_status_t enc_coll_shm_wait(int ch, const int *set, int n, uint64_t t, bool l
         bool others = enc_turn_wanted() || enc_turn_shared();
 
         if (yield_until == 0 && !others) { /* spinning */
-            if (enc_eng.spin_ns > 0 && ++polls % SPIN_BATCH != 0) {
+            if (enc_eng.shm_spin_ns > 0 && ++polls % SPIN_BATCH != 0) {
                 cpu_relax();
                 continue;
             }
             uint64_t now = enc_now_ns();
 
             if (spin_until == 0)
-                spin_until = now + enc_eng.spin_ns;
+                spin_until = now + enc_eng.shm_spin_ns;
             if (now < spin_until) {
                 /* the rank we wait for may share this core (a loaded
                  * host; the scheduler wakes a rank beside its waker):

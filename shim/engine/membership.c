@@ -127,7 +127,15 @@ static uint64_t auto_us(enum enc_tunable_id id, uint64_t auto_value_us)
  * oversubscribed host steals the CPU the peer we wait for needs); when it
  * cannot, yield for a millisecond before sleeping, so that the peer we
  * wait for runs at once instead of after our sleep and its wake-up (the
- * figures are in bench/README.md). */
+ * figures are in bench/README.md).
+ * A job whose every rank has a core of this host spins longer in its
+ * shared-memory collectives: a peer that is late there was mostly
+ * preempted by another process, for a slice of a few milliseconds, and a
+ * waiter that sleeps then gives its own core away and is woken behind that
+ * process (IMB Barrier, 2 ranks on a loaded host: 10303 sleeps in 10000
+ * barriers at 68 us each with a 50 us spin, 47 sleeps at 0.8-1.3 us with
+ * 2 ms; bench/README.md, "IMB attribution").  Native Open MPI never sleeps. */
+#define SHM_SPIN_ALONE_US 2000
 static void spin_configure(void)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -136,10 +144,13 @@ static void spin_configure(void)
     for (int i = 0; i < enc_eng.size; i++)
         local += strcmp(enc_eng.peers[i].addr, enc_eng.peers[enc_eng.rank].addr) == 0;
     bool oversubscribed = cores <= 0 || local > cores;
+    bool alone = !oversubscribed && local == enc_eng.size;
 
     enc_eng.ranks_per_core = cores > 0 ? ENC_MAX((double)local / (double)cores, 1.0) : 1.0;
 
     enc_eng.spin_ns = auto_us(ENC_TUNE_SPIN_US, oversubscribed ? 0 : 50);
+    enc_eng.shm_spin_ns =
+        auto_us(ENC_TUNE_SPIN_US, oversubscribed ? 0 : alone ? SHM_SPIN_ALONE_US : 50);
     enc_eng.yield_ns = auto_us(ENC_TUNE_SHM_YIELD_US, oversubscribed ? 1000 : 0);
 }
 

@@ -89,6 +89,7 @@ struct enc_engine {
     size_t bcast_segment;
     int coll_timeout_ms;
     uint64_t spin_ns;         /* busy-poll before sleeping in poll(2) */
+    uint64_t shm_spin_ns;     /* the same in shared-memory collective waits */
     uint64_t yield_ns;        /* then sched_yield() polls (shared memory) */
     double ranks_per_core;    /* this host's ranks / its online cores, >= 1 */
     int connect_timeout_ms;
