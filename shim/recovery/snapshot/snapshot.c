@@ -56,6 +56,7 @@
 #define SNAP_FIRST_S 1.0
 #define CALIB_PAGES 16
 #define SNAP_LOG_SHARE 8
+#define SNAP_CLOCK_STEP_S 2048.0 /* beyond auto's longest period (600 s rounded up) */
 
 static struct {
     bool on, adaptive, force;
@@ -268,6 +269,10 @@ static void maybe_take(uint64_t seq)
 {
     double now = enc_coarse_wall_s(); /* every call: seconds-scale interval */
 
+    /* The wall clock stepped back (an operator, NTP): its lines start again
+     * from now rather than waiting for the old one to come round. */
+    if (sn.next_at - now > ENC_MAX(SNAP_CLOCK_STEP_S, 3.0 * sn.interval))
+        sn.next_at = next_line(now);
     if (!due(now) || !enc_snap_guard_prepare())
         return;
     sn.log_at = enc_log_recorded();
