@@ -106,6 +106,7 @@ unit_tests = \
 	tests/unit/test_p2p_det_store \
 	tests/unit/test_p2p_shm_ring \
 	tests/unit/test_p2p_pool \
+	tests/unit/test_p2p_wire \
 	tests/unit/test_threads
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
@@ -136,6 +137,7 @@ tests_unit_test_p2p_det_store_SOURCES = tests/unit/test_p2p_det_store.c shim/p2p
 	shim/p2p/chanseq.c
 tests_unit_test_p2p_shm_ring_SOURCES = tests/unit/test_p2p_shm_ring.c shim/p2p/shm_ring.c
 tests_unit_test_p2p_pool_SOURCES = tests/unit/test_p2p_pool.c shim/p2p/pool.c
+tests_unit_test_p2p_wire_SOURCES = tests/unit/test_p2p_wire.c shim/p2p/wire.c
 # with OpenMP when the compiler has it: GCC's workers are libgomp's pool
 tests_unit_test_threads_CFLAGS = $(AM_CFLAGS) $(OPENMP_CFLAGS)
 tests_unit_test_threads_LDFLAGS = $(OPENMP_CFLAGS)

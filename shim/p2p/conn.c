@@ -44,6 +44,7 @@
 #include "p2p/shm_link.h"
 #include "proto/auth.h"
 #include "proto/wire.h"
+#include "shm/shm.h"
 
 #define READ_CHUNK (1u << 20) /* payload bytes read per turn, so sends interleave */
 
@@ -69,6 +70,8 @@ static void rx_forget(struct p2p_rx *rx)
     rx->msg = NULL;
     rx->hgot = 0;
     rx->got = 0;
+    rx->remote = false;
+    rx->lgot = 0;
 }
 
 /* Forgets the frames half read from a peer (they come again; a dead
@@ -192,13 +195,13 @@ static ssize_t ring_tx(int peer, int fd, const void *src, size_t n)
     return (ssize_t)k;
 }
 
-/* Writes part of frame f from *off: ENC_OK when it is all written,
+/* Writes part of len bytes from *off: ENC_OK when they are all written,
  * ENC_INPROGRESS when the stream is full, or the peer is gone. */
-static enc_status_t write_frame(tx_fn tx, int peer, int fd, const struct p2p_frame *f,
+static enc_status_t write_bytes(tx_fn tx, int peer, int fd, const uint8_t *buf, size_t len,
                                 size_t *off)
 {
-    while (*off < f->len) {
-        ssize_t n = tx(peer, fd, f->buf + *off, f->len - *off);
+    while (*off < len) {
+        ssize_t n = tx(peer, fd, buf + *off, len - *off);
 
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             return ENC_INPROGRESS;
@@ -212,6 +215,12 @@ static enc_status_t write_frame(tx_fn tx, int peer, int fd, const struct p2p_fra
     return ENC_OK;
 }
 
+static enc_status_t write_frame(tx_fn tx, int peer, int fd, const struct p2p_frame *f,
+                                size_t *off)
+{
+    return write_bytes(tx, peer, fd, f->buf, f->len, off);
+}
+
 /* Without recovery (ENCORE_RECOVERY=0) a lost peer ends the job, so
  * nothing is ever sent again: a frame leaves the log once written. */
 static bool keeps_log(void)
@@ -221,6 +230,47 @@ static bool keeps_log(void)
     if (keep < 0)
         keep = enc_tunable_ll(ENC_TUNE_RECOVERY) != 0;
     return keep;
+}
+
+/* Payloads from which a peer of this host copies DATA straight out of
+ * our log frame (cross-memory attach) instead of both of us copying it
+ * through the ring: a ring holds 1 MiB at most, so a large message went
+ * through it in pieces, each waiting for the reader to free room and
+ * ringing it.  Only with the log kept: the frame then stays where it is
+ * until the reader's image has it (trimmed, spilled or released only
+ * below that), and MPI_Finalize's barrier comes after every matched
+ * receive.  0: never (also where the kernel does not let us be read). */
+static int64_t cma_min = -1;
+
+static size_t remote_min(void)
+{
+    if (cma_min < 0)
+        cma_min = keeps_log() && enc_shm_cma_usable()
+                      ? (int64_t)enc_tunable_ll(ENC_TUNE_P2P_CMA_MIN) : 0;
+    return (size_t)cma_min;
+}
+
+/* Writes the cursor's DATA frame: whole, or into a ring as its header
+ * flagged REMOTE and a locator when its payload is large enough. */
+static enc_status_t write_data(tx_fn tx, int peer, struct p2p_out *o)
+{
+    const struct p2p_frame *f = o->cursor;
+    size_t payload = f->len - ENC_P2P_HDR_BYTES, min = tx == ring_tx ? remote_min() : 0;
+
+    if (min == 0 || payload < min || f->spilled)
+        return write_frame(tx, peer, o->fd, f, &o->off);
+    if (o->off == 0) {
+        struct enc_p2p_loc l = {.addr = (uintptr_t)(f->buf + ENC_P2P_HDR_BYTES),
+                                .pid = (int32_t)getpid()};
+        struct enc_p2p_hdr h;
+
+        if (enc_p2p_hdr_decode(&h, f->buf, ENC_P2P_HDR_BYTES) != ENC_OK)
+            return ENC_ERR_PROTO; /* our own frame: never */
+        h.flags |= ENC_P2P_REMOTE;
+        enc_p2p_hdr_encode(&h, o->remote);
+        enc_p2p_loc_encode(&l, o->remote + ENC_P2P_HDR_BYTES);
+    }
+    return write_bytes(tx, peer, o->fd, o->remote, sizeof(o->remote), &o->off);
 }
 
 /* The cursor's frame was written: on to the next (and the written one
@@ -274,7 +324,7 @@ static enc_status_t write_log(tx_fn tx, int peer, struct p2p_out *o)
         if (o->off == 0 && o->cursor->spilled && !enc_p2p_skipped(o, o->cursor))
             (void)enc_p2p_unspill_cursor(o);
         if (o->off > 0 || !enc_p2p_skipped(o, o->cursor)) {
-            if ((rv = write_frame(tx, peer, o->fd, o->cursor, &o->off)) != ENC_OK)
+            if ((rv = write_data(tx, peer, o)) != ENC_OK)
                 break;
             enc_p2p.shm_sent += tx == ring_tx;
         }
@@ -533,6 +583,9 @@ static enc_status_t begin_frame(int peer, struct p2p_rx *in)
         enc_p2p_shm_bell_heard();
         return ENC_OK;
     }
+    /* a locator comes only through a ring, where the writer is on this host */
+    if ((h.flags & ENC_P2P_REMOTE) && in != &enc_p2p.in[peer].ring)
+        return ENC_ERR_PROTO;
     if ((m = enc_p2p_msg_new(h.bytes)) == NULL) /* a small payload inline */
         return ENC_ERR_NOMEM;
     if (h.kind == ENC_P2P_DATA &&
@@ -555,7 +608,23 @@ static enc_status_t begin_frame(int peer, struct p2p_rx *in)
     m->bytes = h.bytes;
     in->msg = m;
     in->got = 0;
+    in->remote = (h.flags & ENC_P2P_REMOTE) != 0;
+    in->lgot = 0;
     return ENC_OK;
+}
+
+/* A REMOTE frame's locator is read: copies its payload out of the
+ * writer's log frame.  ENC_ERR_PEER_RESET: the writer is gone. */
+static enc_status_t fetch_remote(struct p2p_rx *in)
+{
+    struct enc_p2p_loc l;
+    enc_status_t rv;
+
+    if (enc_p2p_loc_decode(&l, in->loc) != ENC_OK)
+        return ENC_ERR_PROTO;
+    if ((rv = enc_shm_cma_read(l.pid, l.addr, in->msg->data, in->msg->bytes)) == ENC_OK)
+        in->got = in->msg->bytes;
+    return rv;
 }
 
 bool enc_p2p_conn_streaming_into(const struct enc_p2p_recv *r)
@@ -615,9 +684,13 @@ static enc_status_t read_rx(int peer, struct p2p_in *pin, struct p2p_rx *in, rx_
                             bool *moved)
 {
     for (size_t budget = READ_CHUNK; pin->fd >= 0;) {
-        bool hdr = in->msg == NULL;
-        uint8_t *dst = hdr ? in->hdr + in->hgot : in->msg->data + in->got;
-        size_t want = hdr ? sizeof(in->hdr) - in->hgot : in->msg->bytes - in->got;
+        bool hdr = in->msg == NULL, loc = !hdr && in->remote;
+        uint8_t *dst = hdr   ? in->hdr + in->hgot
+                       : loc ? in->loc + in->lgot
+                             : in->msg->data + in->got;
+        size_t want = hdr   ? sizeof(in->hdr) - in->hgot
+                      : loc ? sizeof(in->loc) - in->lgot
+                            : in->msg->bytes - in->got;
         ssize_t n = want > 0 ? rx(peer, pin->fd, dst, ENC_MIN(want, budget)) : 0;
         enc_status_t rv;
 
@@ -632,7 +705,20 @@ static enc_status_t read_rx(int peer, struct p2p_in *pin, struct p2p_rx *in, rx_
             in->hgot = 0;
             if ((rv = begin_frame(peer, in)) != ENC_OK)
                 return rv;
-        } else if (!hdr) {
+        } else if (loc && (in->lgot += (size_t)n) == sizeof(in->loc)) {
+            in->remote = false;
+            if ((rv = fetch_remote(in)) == ENC_ERR_PEER_RESET) {
+                /* its writer is gone, and what else it wrote with it: the
+                 * ring is read again once its restored incarnation resets it */
+                rx_forget(in);
+                pin->ring_on = false;
+                return ENC_OK;
+            }
+            if (rv != ENC_OK)
+                return rv;
+            n += (ssize_t)in->got; /* the copy counts against the turn */
+            enc_p2p.shm_remote++;
+        } else if (!hdr && !loc) {
             in->got += (size_t)n;
         }
         if (in->msg != NULL && in->got == in->msg->bytes) {
@@ -912,6 +998,7 @@ void enc_p2p_conn_fork_child(void)
     if (enc_p2p.wake_fd >= 0)
         close(enc_p2p.wake_fd);
     enc_p2p.wake_fd = -1;
+    cma_min = -1; /* a restored image asks the kernel again to be readable */
     __atomic_store_n(&enc_p2p.tid, 0, __ATOMIC_RELEASE);
 }
 
@@ -966,8 +1053,9 @@ void enc_p2p_finalize(void)
     enc_p2p_unlock();
     wake_thread();
     pthread_join(enc_p2p.thread, NULL);
-    ENC_DEBUG("p2p", "messages through shared memory: %llu sent, %llu received",
-              (unsigned long long)enc_p2p.shm_sent, (unsigned long long)enc_p2p.shm_recvd);
+    ENC_DEBUG("p2p", "messages through shared memory: %llu sent, %llu received (%llu of them "
+              "read from the sender's log)", (unsigned long long)enc_p2p.shm_sent,
+              (unsigned long long)enc_p2p.shm_recvd, (unsigned long long)enc_p2p.shm_remote);
     enc_p2p_pool_stats(&ps);
     ENC_DEBUG("p2p", "payload memory: %zu chunks of %zu bytes held (%zu kept free, %zu bytes), "
               "%zu mapped in all, %zu dropped after a fork", ps.chunks, ps.bytes, ps.kept_chunks,

@@ -56,6 +56,9 @@ struct p2p_out {
     uint64_t shm_base;
     struct p2p_skip *skip;  /* the restored peer's positions: frames below are not sent */
     size_t nskip;
+    /* The cursor's frame as written into the ring when its payload is read
+     * by the peer from the log (REMOTE: header, then locator). */
+    uint8_t remote[ENC_P2P_HDR_BYTES + ENC_P2P_LOC_BYTES];
 };
 
 /* A stream of frames being read: the frame at hand. */
@@ -64,6 +67,9 @@ struct p2p_rx {
     size_t hgot;            /* header bytes read */
     struct enc_p2p_msg *msg; /* DATA being read, payload got bytes so far */
     size_t got;
+    bool remote;            /* REMOTE DATA: its locator, lgot bytes so far, then the copy */
+    uint8_t loc[ENC_P2P_LOC_BYTES];
+    size_t lgot;
 };
 
 /* The connection a peer made to us, and its ring to us (a peer of this
@@ -96,6 +102,7 @@ struct p2p_state {
     uint64_t next_sync;
     uint64_t events;        /* enc_p2p_wake_waiters calls: a spinning wait's signal */
     uint64_t shm_sent, shm_recvd; /* messages through the rings (the finalize line) */
+    uint64_t shm_remote;          /* of those received, copied out of the sender's log */
     int wake_fd;            /* eventfd: the progress thread polls anew */
     pthread_t thread;
     int tid;

@@ -17,7 +17,7 @@
  * does: every chunk taken can serve every frame up to that size. */
 #define FULL_CHUNK (ENC_P2P_POOL_CHUNK + ((size_t)64 << 10))
 #define BUDGET_MIN ((size_t)64 << 10)
-#define BUDGET_MAX ((size_t)256 << 20)
+#define BUDGET_MAX ((size_t)512 << 20)
 #define ALIGN_UP(x, a) (((x) + (a) - 1) & ~((a) - 1))
 #define NO_LANE SIZE_MAX
 #define LANE_MISC 0
@@ -74,7 +74,7 @@ static uint64_t gen_now(void) { return __atomic_load_n(&pl.gen, __ATOMIC_ACQUIRE
 static size_t budget(void)
 {
     if (pl.budget == 0)
-        pl.budget = ENC_MAX(ENC_MIN((size_t)enc_tunable_uint(ENC_TUNE_LOG_MEM_MAX) / 4,
+        pl.budget = ENC_MAX(ENC_MIN((size_t)enc_tunable_uint(ENC_TUNE_LOG_MEM_MAX) / 2,
                                     BUDGET_MAX), BUDGET_MIN);
     return pl.budget;
 }

@@ -12,10 +12,11 @@
  * for: a fresh chunk is one fault, not 512), whatever their size; a block
  * larger than a chunk gets a chunk of its own size.  A chunk whose blocks
  * are all given back is kept for reuse, already faulted in, up to a byte
- * budget (ENCORE_LOG_MEM_MAX / 4, at most 256 MiB: a receiver's snapshot
- * is due after ENCORE_LOG_MEM_MAX / 8 received, and its trim arrives
- * while the sender logs the next share, so the log swings over about two
- * shares).  A kept chunk is MADV_DONTFORK: a snapshot image never shares
+ * budget (ENCORE_LOG_MEM_MAX / 2, at most 512 MiB: a receiver's snapshot
+ * is due after a share of ENCORE_LOG_MEM_MAX / 8 to / 2 received, grown
+ * while snapshots would cost more than their budget, and its trim
+ * arrives while the sender logs the next share, so the log swings over
+ * about two shares).  A kept chunk is MADV_DONTFORK: a snapshot image never shares
  * it, so reusing it costs no copy-on-write fault; a chunk in use is in
  * the image, as the log must be.  A chunk that was in use when an image
  * was forked shares its pages with that image, and a block written there

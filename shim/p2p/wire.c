@@ -58,7 +58,7 @@ void enc_p2p_hdr_encode(const struct enc_p2p_hdr *h, uint8_t out[ENC_P2P_HDR_BYT
     put32(out, ENC_P2P_MAGIC);
     out[4] = (uint8_t)h->kind;
     out[5] = (uint8_t)h->mode;
-    put16(out + 6, 0);
+    put16(out + 6, h->flags);
     put64(out + 8, h->cid);
     put32(out + 16, (uint32_t)h->src);
     put32(out + 20, (uint32_t)h->tag);
@@ -68,9 +68,12 @@ void enc_p2p_hdr_encode(const struct enc_p2p_hdr *h, uint8_t out[ENC_P2P_HDR_BYT
     put64(out + 48, h->chain);
 }
 
-static bool hdr_valid(const struct enc_p2p_hdr *h, uint32_t magic, uint16_t zero)
+static bool hdr_valid(const struct enc_p2p_hdr *h, uint32_t magic)
 {
-    if (magic != ENC_P2P_MAGIC || zero != 0 || h->kind < ENC_P2P_DATA || h->kind > ENC_P2P_BELL)
+    if (magic != ENC_P2P_MAGIC || h->kind < ENC_P2P_DATA || h->kind > ENC_P2P_BELL)
+        return false;
+    if ((h->flags & ~ENC_P2P_REMOTE) != 0 ||
+        (h->flags != 0 && (h->kind != ENC_P2P_DATA || h->bytes == 0)))
         return false;
     if (h->kind != ENC_P2P_DATA && h->chain != 0)
         return false;
@@ -94,6 +97,7 @@ enc_status_t enc_p2p_hdr_decode(struct enc_p2p_hdr *h, const uint8_t *in, size_t
         return ENC_ERR_PROTO;
     h->kind = (enum enc_p2p_kind)in[4];
     h->mode = (enum enc_p2p_mode)in[5];
+    h->flags = get16(in + 6);
     h->cid = get64(in + 8);
     h->src = (int32_t)get32(in + 16);
     h->tag = (int32_t)get32(in + 20);
@@ -101,5 +105,19 @@ enc_status_t enc_p2p_hdr_decode(struct enc_p2p_hdr *h, const uint8_t *in, size_t
     h->bytes = get64(in + 32);
     h->ack = get64(in + 40);
     h->chain = get64(in + 48);
-    return hdr_valid(h, get32(in), get16(in + 6)) ? ENC_OK : ENC_ERR_PROTO;
+    return hdr_valid(h, get32(in)) ? ENC_OK : ENC_ERR_PROTO;
+}
+
+void enc_p2p_loc_encode(const struct enc_p2p_loc *l, uint8_t out[ENC_P2P_LOC_BYTES])
+{
+    put64(out, l->addr);
+    put32(out + 8, (uint32_t)l->pid);
+    put32(out + 12, 0);
+}
+
+enc_status_t enc_p2p_loc_decode(struct enc_p2p_loc *l, const uint8_t in[ENC_P2P_LOC_BYTES])
+{
+    l->addr = get64(in);
+    l->pid = (int32_t)get32(in + 8);
+    return l->addr != 0 && l->pid > 0 && get32(in + 12) == 0 ? ENC_OK : ENC_ERR_PROTO;
 }

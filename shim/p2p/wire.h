@@ -47,6 +47,10 @@ enum enc_p2p_kind {
     ENC_P2P_BELL = 5, /* look at the sender's shared-memory ring (shm_link.h) */
 };
 
+/* Header flags. */
+#define ENC_P2P_REMOTE 1u /* DATA through a ring: a locator, not the payload, follows */
+#define ENC_P2P_LOC_BYTES 16
+
 enum enc_p2p_mode {
     ENC_P2P_STANDARD = 0, /* standard, buffered and ready sends */
     ENC_P2P_SYNC = 1,     /* MPI_Ssend: complete when the receiver matched it */
@@ -55,6 +59,7 @@ enum enc_p2p_mode {
 struct enc_p2p_hdr {
     enum enc_p2p_kind kind;
     enum enc_p2p_mode mode;
+    uint16_t flags;   /* ENC_P2P_REMOTE or 0 */
     uint64_t cid;
     int32_t src;      /* the sender's rank in the communicator */
     int32_t tag;
@@ -64,7 +69,7 @@ struct enc_p2p_hdr {
     uint64_t chain;   /* DATA: the channel's chain after this message */
 };
 
-/* Big-endian: u32 magic, u8 kind, u8 mode, u16 0, u64 cid, i32 src,
+/* Big-endian: u32 magic, u8 kind, u8 mode, u16 flags, u64 cid, i32 src,
  * i32 tag, u64 seq, u64 bytes, u64 ack, u64 chain (0 but on DATA). */
 void enc_p2p_hdr_encode(const struct enc_p2p_hdr *h, uint8_t out[ENC_P2P_HDR_BYTES]);
 /* ENC_OK, or ENC_ERR_PROTO for a header no encoder makes (magic, kind,
@@ -72,5 +77,15 @@ void enc_p2p_hdr_encode(const struct enc_p2p_hdr *h, uint8_t out[ENC_P2P_HDR_BYT
  * that has none, a payload above ENC_P2P_MAX_BYTES, POSITIONS that are not
  * whole pairs or more than ENC_P2P_MAX_POS of them). */
 enc_status_t enc_p2p_hdr_decode(struct enc_p2p_hdr *h, const uint8_t *in, size_t len);
+
+/* Where a REMOTE frame's payload is: an address in process pid. */
+struct enc_p2p_loc {
+    uint64_t addr;
+    int32_t pid;
+};
+void enc_p2p_loc_encode(const struct enc_p2p_loc *l, uint8_t out[ENC_P2P_LOC_BYTES]);
+/* ENC_OK, or ENC_ERR_PROTO (a null address, a pid that is not positive,
+ * reserved bits set). */
+enc_status_t enc_p2p_loc_decode(struct enc_p2p_loc *l, const uint8_t in[ENC_P2P_LOC_BYTES]);
 
 #endif

@@ -10,9 +10,11 @@
  * scope 1 does not need a parent-child relation).  A read that still fails
  * is reported with the way to turn it off, never hidden.
  *
- * Off by default: on the paravirtualised machines measured, pinning the
- * peer's pages for each read costs more than the staging copy it saves
- * (bench/README.md has the figures).
+ * Off by default for collectives: on the paravirtualised machines
+ * measured, pinning the peer's pages for each read costs more than the
+ * staging copy it saves (bench/README.md has the figures).  Large
+ * point-to-point messages use it by default (shim/p2p/conn.c): there it
+ * replaces a copy through a ring of bounded size and its flow control.
  */
 #include "enc.h"
 
@@ -41,12 +43,14 @@ static bool yama_allows(void)
     return scope <= 1;
 }
 
-bool enc_shm_cma_setup(void)
+bool enc_shm_cma_setup(void) { return enc_tunable_bool(ENC_TUNE_SHM_CMA) && enc_shm_cma_usable(); }
+
+bool enc_shm_cma_usable(void)
 {
     uint64_t probe = 1, copy = 0;
     struct iovec l = {&copy, sizeof(copy)}, r = {&probe, sizeof(probe)};
 
-    if (!enc_tunable_bool(ENC_TUNE_SHM_CMA) || !yama_allows())
+    if (!yama_allows())
         return false;
     if (process_vm_readv(getpid(), &l, 1, &r, 1, 0) != (ssize_t)sizeof(copy) || copy != 1)
         return false; /* ENOSYS: a kernel without CONFIG_CROSS_MEMORY_ATTACH */
@@ -75,7 +79,8 @@ enc_status_t enc_shm_cma_read(pid_t pid, uint64_t remote, void *local, size_t by
         if (got < 0 && errno == ESRCH)
             return ENC_ERR_PEER_RESET; /* it died after posting: a regroup follows */
         ENC_ERROR("shm", "cross-memory read of %zu bytes from pid %d failed: %s "
-                  "(ENCORE_SHM_CMA=0 stages data in the segment instead)",
+                  "(ENCORE_SHM_CMA=0 for collectives, ENCORE_P2P_CMA_MIN=0 for messages "
+                  "stage data in the segment instead)",
                   bytes, (int)pid, got < 0 ? strerror(errno) : "no progress");
         return ENC_ERR_SYS;
     }

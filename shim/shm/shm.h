@@ -265,8 +265,9 @@ void enc_shm_sleep_end(struct enc_shm *s);
 
 /* Cross-memory attach (cma.c).  True when this job's ranks can read each
  * other's memory (the same answer on every rank of a host); prepares this
- * process to be read. */
+ * process to be read.  _setup: for collectives, also ENCORE_SHM_CMA on. */
 bool enc_shm_cma_setup(void);
+bool enc_shm_cma_usable(void);
 /* bytes of pid's memory at remote into local; ENC_ERR_PEER_RESET when pid
  * is gone. */
 enc_status_t enc_shm_cma_read(pid_t pid, uint64_t remote, void *local, size_t bytes);

@@ -5,7 +5,10 @@
  * encoding per header), and what it announces is within the limits the
  * reader allocates by (a payload only on DATA, RESUME and POSITIONS,
  * within ENC_P2P_MAX_BYTES, ENC_P2P_MAX_ADDR and ENC_P2P_MAX_POS pairs), and
- * only DATA carries a chain.
+ * only DATA carries a chain; only DATA with a payload is flagged REMOTE.
+ * The 16 bytes after a header are decoded as a REMOTE frame's locator,
+ * which must re-encode the same too and name a non-null address in a
+ * positive pid.
  */
 #include "enc.h"
 #include "p2p/wire.h"
@@ -16,11 +19,22 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct enc_p2p_hdr h;
+    struct enc_p2p_loc l;
     uint8_t again[ENC_P2P_HDR_BYTES];
 
-    if (enc_p2p_hdr_decode(&h, data, size) != ENC_OK)
+    if (size >= ENC_P2P_HDR_BYTES + ENC_P2P_LOC_BYTES &&
+        enc_p2p_loc_decode(&l, data + ENC_P2P_HDR_BYTES) == ENC_OK) {
+        enc_p2p_loc_encode(&l, again);
+        FUZZ_CHECK(memcmp(again, data + ENC_P2P_HDR_BYTES, ENC_P2P_LOC_BYTES) == 0);
+        FUZZ_CHECK(l.addr != 0 && l.pid > 0);
+    }
+    if (enc_p2p_hdr_decode(&h, data, size) != ENC_OK &&
+        (size < ENC_P2P_HDR_BYTES || enc_p2p_hdr_decode(&h, data, ENC_P2P_HDR_BYTES) != ENC_OK))
         return 0;
-    FUZZ_CHECK(size == ENC_P2P_HDR_BYTES);
+    FUZZ_CHECK(size >= ENC_P2P_HDR_BYTES);
+    FUZZ_CHECK(enc_p2p_hdr_decode(&h, data, size) != ENC_OK || size == ENC_P2P_HDR_BYTES);
+    FUZZ_CHECK(h.flags == 0 ||
+               (h.flags == ENC_P2P_REMOTE && h.kind == ENC_P2P_DATA && h.bytes > 0));
     enc_p2p_hdr_encode(&h, again);
     FUZZ_CHECK(memcmp(again, data, ENC_P2P_HDR_BYTES) == 0);
     FUZZ_CHECK(h.bytes <= ENC_P2P_MAX_BYTES);
@@ -47,12 +61,19 @@ void fuzz_seeds(fuzz_emit_fn emit)
         {.kind = ENC_P2P_POSITIONS, .bytes = 32},
         {.kind = ENC_P2P_BELL},
     };
-    uint8_t buf[ENC_P2P_HDR_BYTES];
+    const struct enc_p2p_hdr remote = {.kind = ENC_P2P_DATA, .flags = ENC_P2P_REMOTE, .cid = 0,
+                                       .src = 1, .tag = 7, .seq = 4, .bytes = 1 << 20,
+                                       .chain = 0x1f2e3d4c5b6a7980ull};
+    const struct enc_p2p_loc loc = {.addr = 0x7f0a12345010ull, .pid = 4242};
+    uint8_t buf[ENC_P2P_HDR_BYTES + ENC_P2P_LOC_BYTES];
     char name[16];
 
     for (size_t i = 0; i < sizeof(hdrs) / sizeof(hdrs[0]); i++) {
         enc_p2p_hdr_encode(&hdrs[i], buf);
         snprintf(name, sizeof(name), "kind-%u-%zu", (unsigned)hdrs[i].kind, i);
-        emit(name, buf, sizeof(buf));
+        emit(name, buf, ENC_P2P_HDR_BYTES);
     }
+    enc_p2p_hdr_encode(&remote, buf);
+    enc_p2p_loc_encode(&loc, buf + ENC_P2P_HDR_BYTES);
+    emit("remote", buf, sizeof(buf));
 }

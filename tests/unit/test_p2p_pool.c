@@ -4,7 +4,7 @@
  * chunks grow from 64 KiB to the full size); blocks given back in any
  * order free their chunk once all are back, and a freed chunk serves the
  * next blocks without a new mapping; kept chunks stay within the budget
- * (ENCORE_LOG_MEM_MAX / 4); one lane's blocks (a receiver's log, lasting
+ * (ENCORE_LOG_MEM_MAX / 2); one lane's blocks (a receiver's log, lasting
  * blocks) never pin another's chunk;
  * a block larger than a chunk gets one of its own size; a chunk in use
  * at a fork is reused after the next fork (its pages dropped if it is
@@ -41,7 +41,7 @@ static void after_fork(void)
     cr_assert_eq(waitpid(pid, &status, 0), pid);
 }
 
-/* A budget of 1 GiB / 4 (the default), or the one a test sets first. */
+/* A budget of 1 GiB / 2 (the default), or the one a test sets first. */
 static void budget_of(const char *log_mem_max) { setenv("ENCORE_LOG_MEM_MAX", log_mem_max, 1); }
 
 Test(p2p_pool, blocks_distinct_aligned_and_appended)
@@ -117,14 +117,14 @@ Test(p2p_pool, kept_chunks_stay_within_the_budget)
     void *b[N];
     size_t chunks;
 
-    budget_of("1M"); /* kept at most 256 KiB */
+    budget_of("1M"); /* kept at most 512 KiB */
     for (int i = 0; i < N; i++)
         cr_assert((b[i] = enc_p2p_pool_get(200 << 10)) != NULL);
     chunks = st().chunks;
     cr_assert_geq(chunks, 6, "3.2 MB in chunks of 64 KiB to 2 MiB");
     for (int i = 0; i < N; i++)
         enc_p2p_pool_put(b[i]);
-    cr_assert_leq(st().kept_bytes, 256 << 10);
+    cr_assert_leq(st().kept_bytes, 512 << 10);
     cr_assert_geq(st().kept_chunks, 1);
     cr_assert_eq(st().chunks, st().kept_chunks + 1, "the rest unmapped but the lane's current");
     cr_assert_lt(st().chunks, chunks);

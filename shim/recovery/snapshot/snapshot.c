@@ -31,6 +31,16 @@
  * in the buffer are log too: counting them against the same share keeps
  * the peak log of a job whose results all stay on the host near one
  * interval's results, not half the buffer (1 GiB by default).
+ *
+ * The share follows the same 3 %: a stream of messages fills a share in
+ * milliseconds, and a receiver that rewrites its buffers between two
+ * snapshots pays a copy-on-write fault per page each time (a 2 MiB
+ * bandwidth window of 128 MiB: every page of it at every share, so the
+ * receiver ran at a fifth of its speed).  When a snapshot made due by the
+ * log came sooner after the previous one than that one's cost / 0.03, the
+ * share grows in proportion, up to SNAP_LOG_SHARE_MAX of the budget (the
+ * log then still stays well within one interval's traffic); when it came
+ * four times later than needed, it halves, down to its start.
  */
 #include "enc.h"
 
@@ -55,14 +65,17 @@
 #define SNAP_MAX_S 600.0
 #define SNAP_FIRST_S 1.0
 #define CALIB_PAGES 16
-#define SNAP_LOG_SHARE 8
+#define SNAP_LOG_SHARE 8     /* the share at start: ENCORE_LOG_MEM_MAX / 8 */
+#define SNAP_LOG_SHARE_MAX 2 /* at most ENCORE_LOG_MEM_MAX / 2 */
 #define SNAP_CLOCK_STEP_S 2048.0 /* beyond auto's longest period (600 s rounded up) */
 
 static struct {
     bool on, adaptive, force;
     double interval;
     double next_at;           /* wall clock (enc_coarse_wall_s) */
-    uint64_t log_share;       /* ENCORE_LOG_MEM_MAX / SNAP_LOG_SHARE */
+    uint64_t log_share;       /* ENCORE_LOG_MEM_MAX / SNAP_LOG_SHARE, grown by cost */
+    uint64_t log_share_min, log_share_max;
+    double taken_at;          /* wall clock (enc_coarse_wall_s) of the last snapshot */
     double fault_s;           /* one copy-on-write fault, measured */
     long flt_after;           /* minor faults right after the last snapshot */
     double stall_s;           /* the last snapshot's stall */
@@ -109,7 +122,9 @@ enc_status_t enc_snapshot_init(void)
     sn.interval = sn.adaptive ? SNAP_FIRST_S : s;
     if (sn.on)
         sn.next_at = next_line(enc_coarse_wall_s() + sn.interval);
-    sn.log_share = enc_tunable_uint(ENC_TUNE_LOG_MEM_MAX) / SNAP_LOG_SHARE;
+    sn.log_share_min = enc_tunable_uint(ENC_TUNE_LOG_MEM_MAX) / SNAP_LOG_SHARE;
+    sn.log_share_max = enc_tunable_uint(ENC_TUNE_LOG_MEM_MAX) / SNAP_LOG_SHARE_MAX;
+    sn.log_share = sn.log_share_min;
     return ENC_OK;
 }
 
@@ -134,7 +149,21 @@ static void kill_parked(void)
 
 /* The cost of the last snapshot so far, and the interval that keeps it
  * at SNAP_BUDGET of the run. */
-static void adapt(void)
+/* A snapshot due by the log's growth, dt seconds after the previous one
+ * whose cost spread over `need` seconds keeps to the budget: the share
+ * grows so that the next such one comes no sooner, or halves when it came
+ * four times later (between the start share and SNAP_LOG_SHARE_MAX). */
+static void adapt_share(double dt, double need)
+{
+    double grown = (double)sn.log_share * need / ENC_MAX(dt, 1e-3);
+
+    if (dt < need)
+        sn.log_share = (uint64_t)ENC_MIN(grown, (double)sn.log_share_max);
+    else if (dt > 4.0 * need)
+        sn.log_share = ENC_MAX(sn.log_share / 2, sn.log_share_min);
+}
+
+static void adapt(double now, bool by_log)
 {
     long faults = minor_faults() - sn.flt_after;
     double cost = sn.stall_s + (double)ENC_MAX(faults, 0) * sn.fault_s;
@@ -142,9 +171,11 @@ static void adapt(void)
 
     if (sn.adaptive)
         sn.interval = ENC_MIN(ENC_MAX(cost * sharing / SNAP_BUDGET, SNAP_MIN_S), SNAP_MAX_S);
+    if (sn.adaptive && by_log)
+        adapt_share(now - sn.taken_at, cost * sharing / SNAP_BUDGET);
     ENC_DEBUG("snapshot", "last snapshot cost %.6f s (stall %.6f s, %ld faults of %.2f us, "
-              "%.2f ranks per core): interval %.2f s", cost, sn.stall_s, faults, sn.fault_s * 1e6,
-              sharing, sn.interval);
+              "%.2f ranks per core): interval %.2f s, log share %llu bytes", cost, sn.stall_s,
+              faults, sn.fault_s * 1e6, sharing, sn.interval, (unsigned long long)sn.log_share);
 }
 
 /* Says once why snapshots are skipped (until they work again). */
@@ -206,6 +237,7 @@ static void become_rank(uint64_t seq)
     if (sn.pidfd >= 0)
         close(sn.pidfd);
     sn = (typeof(sn)){.on = sn.on, .adaptive = sn.adaptive, .log_share = sn.log_share,
+                      .log_share_min = sn.log_share_min, .log_share_max = sn.log_share_max,
                       .interval = sn.interval, .pidfd = -1, .log_at = sn.log_at, .resbuf_at = sn.resbuf_at,
                       .next_at = 0};
     sn.next_at = next_line(enc_coarse_wall_s());
@@ -273,12 +305,16 @@ static void maybe_take(uint64_t seq)
      * from now rather than waiting for the old one to come round. */
     if (sn.next_at - now > ENC_MAX(SNAP_CLOCK_STEP_S, 3.0 * sn.interval))
         sn.next_at = next_line(now);
+    bool by_log;
+
     if (!due(now) || !enc_snap_guard_prepare())
         return;
+    by_log = !sn.force && now < sn.next_at;
     sn.log_at = enc_log_recorded();
     sn.resbuf_at = enc_log_resbuf_recorded();
     if (sn.taken > 0)
-        adapt();
+        adapt(now, by_log);
+    sn.taken_at = now;
     sn.next_at = next_line(now);
     sn.force = false;
     if (feasible())
