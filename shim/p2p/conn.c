@@ -260,8 +260,7 @@ static enc_status_t write_data(tx_fn tx, int peer, struct p2p_out *o)
     if (min == 0 || payload < min || f->spilled)
         return write_frame(tx, peer, o->fd, f, &o->off);
     if (o->off == 0) {
-        struct enc_p2p_loc l = {.addr = (uintptr_t)(f->buf + ENC_P2P_HDR_BYTES),
-                                .pid = (int32_t)getpid()};
+        struct enc_p2p_loc l = {.addr = (uintptr_t)f->buf, .pid = (int32_t)getpid()};
         struct enc_p2p_hdr h;
 
         if (enc_p2p_hdr_decode(&h, f->buf, ENC_P2P_HDR_BYTES) != ENC_OK)
@@ -613,18 +612,32 @@ static enc_status_t begin_frame(int peer, struct p2p_rx *in)
     return ENC_OK;
 }
 
-/* A REMOTE frame's locator is read: copies its payload out of the
- * writer's log frame.  ENC_ERR_PEER_RESET: the writer is gone. */
-static enc_status_t fetch_remote(struct p2p_rx *in)
+/* A REMOTE frame's locator is read: copies the frame out of the writer's
+ * log, its header too, which must be the ring's but for the flag (else
+ * the locator did not lead into the writer's log: a rank in another pid
+ * namespace, memory overwritten; never delivered).  ENC_ERR_PEER_RESET:
+ * the writer is gone. */
+static enc_status_t fetch_remote(int peer, struct p2p_rx *in)
 {
+    uint8_t logged[ENC_P2P_HDR_BYTES], ring[ENC_P2P_HDR_BYTES];
     struct enc_p2p_loc l;
     enc_status_t rv;
 
     if (enc_p2p_loc_decode(&l, in->loc) != ENC_OK)
         return ENC_ERR_PROTO;
-    if ((rv = enc_shm_cma_read(l.pid, l.addr, in->msg->data, in->msg->bytes)) == ENC_OK)
-        in->got = in->msg->bytes;
-    return rv;
+    rv = enc_shm_cma_read2(l.pid, l.addr, logged, sizeof(logged), in->msg->data, in->msg->bytes);
+    if (rv != ENC_OK)
+        return rv;
+    memcpy(ring, in->hdr, sizeof(ring));
+    ring[6] = ring[7] = 0; /* the flags, big-endian: 0 in the log */
+    if (memcmp(logged, ring, sizeof(ring)) != 0) {
+        ENC_ERROR("p2p", "rank %d's locator (pid %d, address %#llx) does not lead to the "
+                  "message its ring announced; ENCORE_P2P_CMA_MIN=0 sends every payload "
+                  "through the ring", peer, (int)l.pid, (unsigned long long)l.addr);
+        return ENC_ERR_PROTO;
+    }
+    in->got = in->msg->bytes;
+    return ENC_OK;
 }
 
 bool enc_p2p_conn_streaming_into(const struct enc_p2p_recv *r)
@@ -707,7 +720,7 @@ static enc_status_t read_rx(int peer, struct p2p_in *pin, struct p2p_rx *in, rx_
                 return rv;
         } else if (loc && (in->lgot += (size_t)n) == sizeof(in->loc)) {
             in->remote = false;
-            if ((rv = fetch_remote(in)) == ENC_ERR_PEER_RESET) {
+            if ((rv = fetch_remote(peer, in)) == ENC_ERR_PEER_RESET) {
                 /* its writer is gone, and what else it wrote with it: the
                  * ring is read again once its restored incarnation resets it */
                 rx_forget(in);

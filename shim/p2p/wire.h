@@ -21,6 +21,11 @@
  *         next message it needs), so the peer re-sends from there on;
  *   BELL  no payload: look at the sender's shared-memory ring to us (a
  *         peer of this host, whose DATA frames go through the ring).
+ * A DATA frame in a ring may carry the flag REMOTE: then a locator
+ * follows the header instead of the payload (u64 address, u32 pid, u32
+ * 0), and the reader copies the frame from that address of the sender's
+ * process (its log frame, conn.c: the same header without the flag, then
+ * the `bytes` of payload) by cross-memory attach.
  */
 #ifndef ENC_P2P_WIRE_H
 #define ENC_P2P_WIRE_H
@@ -78,7 +83,7 @@ void enc_p2p_hdr_encode(const struct enc_p2p_hdr *h, uint8_t out[ENC_P2P_HDR_BYT
  * whole pairs or more than ENC_P2P_MAX_POS of them). */
 enc_status_t enc_p2p_hdr_decode(struct enc_p2p_hdr *h, const uint8_t *in, size_t len);
 
-/* Where a REMOTE frame's payload is: an address in process pid. */
+/* Where a REMOTE frame is in its sender's log: an address in process pid. */
 struct enc_p2p_loc {
     uint64_t addr;
     int32_t pid;

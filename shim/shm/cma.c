@@ -62,16 +62,33 @@ bool enc_shm_cma_usable(void)
 
 enc_status_t enc_shm_cma_read(pid_t pid, uint64_t remote, void *local, size_t bytes)
 {
-    uint8_t *to = local;
+    return enc_shm_cma_read2(pid, remote, local, bytes, NULL, 0);
+}
+
+enc_status_t enc_shm_cma_read2(pid_t pid, uint64_t remote, void *first, size_t first_len,
+                               void *then, size_t then_len)
+{
+    struct iovec l[2] = {{first, first_len}, {then, then_len}};
+    int at = 0;
+    size_t bytes = first_len + then_len;
 
     while (bytes > 0) {
-        struct iovec l = {to, bytes}, r = {(void *)(uintptr_t)remote, bytes};
-        ssize_t got = process_vm_readv(pid, &l, 1, &r, 1, 0);
+        struct iovec r = {(void *)(uintptr_t)remote, bytes};
+        ssize_t got;
 
+        while (l[at].iov_len == 0) /* bytes > 0: one of the two has some left */
+            at++;
+        got = process_vm_readv(pid, l + at, (unsigned long)(2 - at), &r, 1, 0);
         if (got > 0) {
-            to += got;
             remote += (uint64_t)got;
             bytes -= (size_t)got;
+            for (size_t k = (size_t)got; k > 0; at += l[at].iov_len == 0) {
+                size_t take = ENC_MIN(k, l[at].iov_len);
+
+                l[at].iov_base = (uint8_t *)l[at].iov_base + take;
+                l[at].iov_len -= take;
+                k -= take;
+            }
             continue;
         }
         if (got < 0 && errno == EINTR)

@@ -271,5 +271,9 @@ bool enc_shm_cma_usable(void);
 /* bytes of pid's memory at remote into local; ENC_ERR_PEER_RESET when pid
  * is gone. */
 enc_status_t enc_shm_cma_read(pid_t pid, uint64_t remote, void *local, size_t bytes);
+/* The same into two places: first_len bytes into first, the next then_len
+ * into then (a frame's header and its payload). */
+enc_status_t enc_shm_cma_read2(pid_t pid, uint64_t remote, void *first, size_t first_len,
+                               void *then, size_t then_len);
 
 #endif
