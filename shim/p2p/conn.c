@@ -723,6 +723,9 @@ static enc_status_t read_rx(int peer, struct p2p_in *pin, struct p2p_rx *in, rx_
             if ((rv = fetch_remote(peer, in)) == ENC_ERR_PEER_RESET) {
                 /* its writer is gone, and what else it wrote with it: the
                  * ring is read again once its restored incarnation resets it */
+                ENC_INFO("p2p", "rank %d ended before its message %llu could be read from "
+                         "its log: dropped, its restored incarnation sends it again", peer,
+                         (unsigned long long)in->msg->mm.seq);
                 rx_forget(in);
                 pin->ring_on = false;
                 return ENC_OK;

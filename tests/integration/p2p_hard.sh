@@ -20,14 +20,23 @@
 #             ring with Isend/Irecv/Waitall): the receiver SIGKILLed while
 #             the transfers stream, and at a collective: the same distinct
 #             lines as the fault-free run, whose sums equal native's.
+#   late      tests/programs/p2p_late_reader (2 ranks, 1 MiB messages read
+#             by the receiver straight out of the sender's log): the
+#             receiver SIGSTOPped, the sender SIGKILLed once it has written
+#             a round's messages (their locators wait in the stopped
+#             receiver's ring), the receiver continued: it drops what it
+#             cannot read any more (and says so), the restored sender sends
+#             it again, and the lines are native's.
 set -eu
 ENC_LIMIT=150
 . "${top_srcdir:-.}/tests/integration/lib.sh"
 
 poll="$ENC_PROGRAMS/p2p_poll"
 big="$ENC_PROGRAMS/p2p_big"
+late="$ENC_PROGRAMS/p2p_late_reader"
 enc_require_program "$poll"
 enc_require_program "$big"
+enc_require_program "$late"
 enc_require_launchers
 enc_tmpdir
 
@@ -120,4 +129,32 @@ kill_at big.sig 3 1 KILL '^iter' 4 "$big" "$iters" "$mib"
 sort -u "$ENC_TMP/big.sig.out" >"$ENC_TMP/big.sig.uniq"
 enc_expect_same "$ENC_TMP/big.free.uniq" "$ENC_TMP/big.sig.uniq" "big: receiver SIGKILLed mid-transfer"
 enc_log "ok: big, rank 1 SIGKILLed while $mib MiB messages stream"
+
+# -- late ------------------------------------------------------------------------
+go="$ENC_TMP/late.go"
+: >"$go"
+enc_run_ok late.native enc_mpirun 2 "$late" "$go"
+sort -u "$ENC_TMP/late.native.out" >"$ENC_TMP/late.native.uniq"
+[ "$ENC_NATIVE_ONLY" = 1 ] && enc_finish
+rm -f "$go"
+(export ENCORE_LOG=info && enc_encore 2 "$late" "$go") >"$ENC_TMP/late.raw" 2>"$ENC_TMP/late.err" &
+late_bg=$!
+enc_wait_lines "$ENC_TMP/late.raw" '^round 1 waiting' 1 60 late
+late_run=$(enc_bounded_pid "$late_bg")
+reader=$(enc_rank_pid "$late_run" 1)
+writer=$(enc_rank_pid "$late_run" 0)
+[ -n "$reader" ] && [ -n "$writer" ] || enc_fail "late: ranks not found"
+kill -STOP "$reader"
+: >"$go"
+enc_wait_lines "$ENC_TMP/late.raw" '^round 1 sent' 1 60 late
+kill -KILL "$writer"
+kill -CONT "$reader"
+ENC_RC=0
+wait "$late_bg" || ENC_RC=$?
+enc_expect_status late 0
+sort -u "$ENC_TMP/late.raw" >"$ENC_TMP/late.uniq"
+enc_expect_same "$ENC_TMP/late.native.uniq" "$ENC_TMP/late.uniq" "late: sender killed before its stopped receiver read"
+enc_expect_grep "$ENC_TMP/late.err" "rank 0 ended before its message [0-9]* could be read from its log" \
+    "late: the receiver did not find the sender's messages unreadable"
+enc_log "ok: late, sender SIGKILLed with 1 MiB messages its stopped receiver had not read"
 enc_finish
