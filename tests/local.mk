@@ -309,4 +309,5 @@ EXTRA_DIST += $(integration_tests) \
 	tests/programs/fortran_coll.F90 \
 	tests/programs/fortran_ckpt.f90 \
 	tests/programs/rank_lines.h \
+	tests/programs/xorshift_fill.h \
 	tests/programs/mpi_check.h

@@ -15,18 +15,8 @@
 
 #include <mpi.h>
 
-static uint64_t fill(uint64_t *b, size_t n, int rank, int it)
-{
-    uint64_t x = (uint64_t)rank * 1000003u + (uint64_t)it * 7919u + 1;
+#include "xorshift_fill.h"
 
-    for (size_t i = 0; i < n; i++) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        b[i] = x;
-    }
-    return x;
-}
 
 int main(int argc, char **argv)
 {
@@ -52,11 +42,11 @@ int main(int argc, char **argv)
     for (int it = 0; it < iters; it++) {
         uint64_t last, sum = 0, total = 0, expect[1];
 
-        fill(out, n, rank, it);
+        xorshift_fill(out, n, rank, it);
         MPI_Irecv(in, (int)n, MPI_UINT64_T, left, it, MPI_COMM_WORLD, &q[0]);
         MPI_Isend(out, (int)n, MPI_UINT64_T, right, it, MPI_COMM_WORLD, &q[1]);
         MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
-        last = fill(out, n, left, it); /* what the left neighbour sent */
+        last = xorshift_fill(out, n, left, it); /* what the left neighbour sent */
         expect[0] = last;
         if (in[n - 1] != expect[0]) {
             fprintf(stderr, "p2p_big: rank %d iteration %d: wrong data\n", rank, it);

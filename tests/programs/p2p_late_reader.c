@@ -19,19 +19,10 @@
 
 #include <mpi.h>
 
+#include "xorshift_fill.h"
+
 #define MSGS 4
 
-static void fill(uint64_t *b, size_t n, int round, int k)
-{
-    uint64_t x = (uint64_t)round * 1000003u + (uint64_t)k * 7919u + 1;
-
-    for (size_t i = 0; i < n; i++) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        b[i] = x;
-    }
-}
 
 static void wait_for(const char *path)
 {
@@ -79,7 +70,7 @@ int main(int argc, char **argv)
             for (int k = 0; k < MSGS; k++) {
                 uint64_t *want = malloc(n * sizeof(*want));
 
-                fill(want, n, r, k);
+                xorshift_fill(want, n, r, k);
                 for (size_t i = 0; i < n; i++) {
                     if (buf[k * n + i] != want[i]) {
                         fprintf(stderr, "round %d message %d word %zu wrong\n", r, k, i);
@@ -95,7 +86,7 @@ int main(int argc, char **argv)
             if (r > 0)
                 wait_for(go);
             for (int k = 0; k < MSGS; k++) {
-                fill(buf + k * n, n, r, k);
+                xorshift_fill(buf + k * n, n, r, k);
                 MPI_Isend(buf + k * n, (int)(n * sizeof(*buf)), MPI_BYTE, 1, 2, MPI_COMM_WORLD,
                           &q[k]);
             }
