@@ -41,10 +41,10 @@
 #include "net/sock.h"
 #include "p2p/p2p_int.h"
 #include "p2p/pool.h"
+#include "p2p/remote.h"
 #include "p2p/shm_link.h"
 #include "proto/auth.h"
 #include "proto/wire.h"
-#include "shm/shm.h"
 
 #define READ_CHUNK (1u << 20) /* payload bytes read per turn, so sends interleave */
 
@@ -232,43 +232,20 @@ static bool keeps_log(void)
     return keep;
 }
 
-/* Payloads from which a peer of this host copies DATA straight out of
- * our log frame (cross-memory attach) instead of both of us copying it
- * through the ring: a ring holds 1 MiB at most, so a large message went
- * through it in pieces, each waiting for the reader to free room and
- * ringing it.  Only with the log kept: the frame then stays where it is
- * until the reader's image has it (trimmed, spilled or released only
- * below that), and MPI_Finalize's barrier comes after every matched
- * receive.  0: never (also where the kernel does not let us be read). */
-static int64_t cma_min = -1;
-
-static size_t remote_min(void)
-{
-    if (cma_min < 0)
-        cma_min = keeps_log() && enc_shm_cma_usable()
-                      ? (int64_t)enc_tunable_ll(ENC_TUNE_P2P_CMA_MIN) : 0;
-    return (size_t)cma_min;
-}
-
 /* Writes the cursor's DATA frame: whole, or into a ring as its header
- * flagged REMOTE and a locator when its payload is large enough. */
+ * flagged REMOTE and a locator when its payload is large enough (the
+ * reader copies it out of our log, remote.h). */
 static enc_status_t write_data(tx_fn tx, int peer, struct p2p_out *o)
 {
     const struct p2p_frame *f = o->cursor;
-    size_t payload = f->len - ENC_P2P_HDR_BYTES, min = tx == ring_tx ? remote_min() : 0;
+    size_t payload = f->len - ENC_P2P_HDR_BYTES;
+    size_t min = tx == ring_tx ? enc_p2p_remote_min(keeps_log()) : 0;
+    enc_status_t rv;
 
     if (min == 0 || payload < min || f->spilled)
         return write_frame(tx, peer, o->fd, f, &o->off);
-    if (o->off == 0) {
-        struct enc_p2p_loc l = {.addr = (uintptr_t)f->buf, .pid = (int32_t)getpid()};
-        struct enc_p2p_hdr h;
-
-        if (enc_p2p_hdr_decode(&h, f->buf, ENC_P2P_HDR_BYTES) != ENC_OK)
-            return ENC_ERR_PROTO; /* our own frame: never */
-        h.flags |= ENC_P2P_REMOTE;
-        enc_p2p_hdr_encode(&h, o->remote);
-        enc_p2p_loc_encode(&l, o->remote + ENC_P2P_HDR_BYTES);
-    }
+    if (o->off == 0 && (rv = enc_p2p_remote_encode(f, o->remote)) != ENC_OK)
+        return rv;
     return write_bytes(tx, peer, o->fd, o->remote, sizeof(o->remote), &o->off);
 }
 
@@ -612,34 +589,6 @@ static enc_status_t begin_frame(int peer, struct p2p_rx *in)
     return ENC_OK;
 }
 
-/* A REMOTE frame's locator is read: copies the frame out of the writer's
- * log, its header too, which must be the ring's but for the flag (else
- * the locator did not lead into the writer's log: a rank in another pid
- * namespace, memory overwritten; never delivered).  ENC_ERR_PEER_RESET:
- * the writer is gone. */
-static enc_status_t fetch_remote(int peer, struct p2p_rx *in)
-{
-    uint8_t logged[ENC_P2P_HDR_BYTES], ring[ENC_P2P_HDR_BYTES];
-    struct enc_p2p_loc l;
-    enc_status_t rv;
-
-    if (enc_p2p_loc_decode(&l, in->loc) != ENC_OK)
-        return ENC_ERR_PROTO;
-    rv = enc_shm_cma_read2(l.pid, l.addr, logged, sizeof(logged), in->msg->data, in->msg->bytes);
-    if (rv != ENC_OK)
-        return rv;
-    memcpy(ring, in->hdr, sizeof(ring));
-    ring[6] = ring[7] = 0; /* the flags, big-endian: 0 in the log */
-    if (memcmp(logged, ring, sizeof(ring)) != 0) {
-        ENC_ERROR("p2p", "rank %d's locator (pid %d, address %#llx) does not lead to the "
-                  "message its ring announced; ENCORE_P2P_CMA_MIN=0 sends every payload "
-                  "through the ring", peer, (int)l.pid, (unsigned long long)l.addr);
-        return ENC_ERR_PROTO;
-    }
-    in->got = in->msg->bytes;
-    return ENC_OK;
-}
-
 bool enc_p2p_conn_streaming_into(const struct enc_p2p_recv *r)
 {
     for (int p = 0; p < enc_p2p.size; p++) {
@@ -720,7 +669,7 @@ static enc_status_t read_rx(int peer, struct p2p_in *pin, struct p2p_rx *in, rx_
                 return rv;
         } else if (loc && (in->lgot += (size_t)n) == sizeof(in->loc)) {
             in->remote = false;
-            if ((rv = fetch_remote(peer, in)) == ENC_ERR_PEER_RESET) {
+            if ((rv = enc_p2p_remote_fetch(peer, in)) == ENC_ERR_PEER_RESET) {
                 /* its writer is gone, and what else it wrote with it: the
                  * ring is read again once its restored incarnation resets it */
                 ENC_INFO("p2p", "rank %d ended before its message %llu could be read from "
@@ -1014,7 +963,7 @@ void enc_p2p_conn_fork_child(void)
     if (enc_p2p.wake_fd >= 0)
         close(enc_p2p.wake_fd);
     enc_p2p.wake_fd = -1;
-    cma_min = -1; /* a restored image asks the kernel again to be readable */
+    enc_p2p_remote_forget(); /* a restored image asks the kernel again to be readable */
     __atomic_store_n(&enc_p2p.tid, 0, __ATOMIC_RELEASE);
 }
 

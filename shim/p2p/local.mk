@@ -13,6 +13,7 @@ libencore_la_SOURCES += \
 	shim/p2p/shm_link.c \
 	shim/p2p/shm_wait.c \
 	shim/p2p/conn_trim.c \
+	shim/p2p/remote.c \
 	shim/p2p/checkpoint.c \
 	shim/p2p/pool.c \
 	shim/p2p/kept.c
@@ -26,4 +27,5 @@ noinst_HEADERS += \
 	shim/p2p/shm_ring.h \
 	shim/p2p/shm_link.h \
 	shim/p2p/pool.h \
+	shim/p2p/remote.h \
 	shim/p2p/kept.h

@@ -58,7 +58,7 @@ struct p2p_out {
     size_t nskip;
     /* The cursor's frame as written into the ring when its payload is read
      * by the peer from the log (REMOTE: header, then locator). */
-    uint8_t remote[ENC_P2P_HDR_BYTES + ENC_P2P_LOC_BYTES];
+    uint8_t remote[ENC_P2P_HDR_BYTES + ENC_P2P_LOC_BYTES]; /* remote.h */
 };
 
 /* A stream of frames being read: the frame at hand. */
