@@ -51,7 +51,7 @@
  * so it never needs to wake itself (that made it spin on the eventfd
  * while a ring was full).  shm_retry (the lock's): it sleeps at most
  * SHM_RETRY_MS, so a ring waiting for room needs no wake-up either. */
-static __thread bool on_progress_thread;
+static ENC_HOT_TLS bool on_progress_thread;
 static bool shm_retry;
 
 static void wake_thread(void)
@@ -455,6 +455,41 @@ static void append(struct p2p_frame **head, struct p2p_frame **tail, struct p2p_
     *tail = f;
 }
 
+/* Frames up to this long may go into the ring at once (ring_at_once). */
+#define RING_AT_ONCE_MAX 4096
+
+/* A small DATA frame to a peer of this host, nothing queued before it and
+ * room for all of it in the ready ring: written whole now (true), without
+ * the cursor's walk; the caller logs it as written and rings the reader.
+ * Else false: it is queued and pushed as any frame. */
+static bool ring_at_once(int peer, struct p2p_out *o, const struct p2p_frame *f)
+{
+    if (!o->shm || o->fd < 0 || o->cursor != NULL || o->ctrl != NULL || o->nskip != 0 ||
+        f->len > RING_AT_ONCE_MAX || !ring_ready(peer, o) ||
+        !enc_p2p_ring_put_all(enc_p2p_shm_ring(enc_p2p.rank, peer), enc_p2p_shm_cap(), f->buf,
+                              f->len))
+        return false;
+    enc_p2p.shm_sent++;
+    return true;
+}
+
+/* After ring_at_once: f kept in the log as written (its cursor stays
+ * past it), or freed when no log is kept; the reader rung unless it looks. */
+static void wrote_at_once(int peer, struct p2p_out *o, struct p2p_frame *f)
+{
+    if (keeps_log()) {
+        append(&o->log, &o->log_tail, f);
+        o->logged += f->len;
+        enc_p2p_log_added(f);
+    } else {
+        enc_p2p_pool_put(f);
+    }
+    if (enc_p2p_shm_bell_needed(peer, !on_progress_thread)) {
+        (void)ring_bell(peer, o);
+        push(peer); /* what the socket did not take, or a broken connection */
+    }
+}
+
 enc_status_t enc_p2p_conn_queue(int peer, const struct enc_p2p_hdr *h, const void *payload)
 {
     struct p2p_out *o = &enc_p2p.out[peer];
@@ -462,10 +497,15 @@ enc_status_t enc_p2p_conn_queue(int peer, const struct enc_p2p_hdr *h, const voi
 
     if (f == NULL)
         return ENC_ERR_NOMEM;
+    if (h->kind == ENC_P2P_DATA)
+        f->key = enc_p2p_key(h->cid, h->src, peer);
+    if (h->kind == ENC_P2P_DATA && ring_at_once(peer, o, f)) {
+        wrote_at_once(peer, o, f);
+        return ENC_OK;
+    }
     if (h->kind != ENC_P2P_DATA) {
         append(&o->ctrl, &o->ctrl_tail, f);
     } else {
-        f->key = enc_p2p_key(h->cid, h->src, peer);
         append(&o->log, &o->log_tail, f);
         o->logged += f->len;
         enc_p2p_log_added(f);

@@ -110,7 +110,9 @@ struct p2p_state {
 extern struct p2p_state enc_p2p;
 
 /* state.c: a message (zeroed) with room for its payload inline when it
- * is small (then data points there), freed by enc_p2p_msg_free. */
+ * is small (at most ENC_P2P_INLINE_MAX bytes: then data points there),
+ * freed by enc_p2p_msg_free. */
+#define ENC_P2P_INLINE_MAX 256
 struct enc_p2p_msg *enc_p2p_msg_new(size_t bytes);
 
 /* p2p.c (the lock held) */

@@ -38,6 +38,8 @@ static struct {
     size_t cap;
     int me, size;
     bool *local;          /* per world rank: reached through the rings */
+    struct enc_p2p_ring **in; /* their rings to this rank, npeers of them */
+    int npeers;
     bool any;
     uint64_t spin_ns, yield_ns;
 } ps;
@@ -113,6 +115,13 @@ void enc_p2p_shm_open(int me, int size)
     for (int i = 0; i < size; i++)
         nlocal += ps.local[i];
     ps.local[me] = false; /* a message to oneself never leaves the layer */
+    if ((ps.in = calloc((size_t)size, sizeof(*ps.in))) == NULL) {
+        memset(ps.local, 0, (size_t)size * sizeof(bool));
+        return;
+    }
+    for (int i = 0; i < size; i++)
+        if (ps.local[i])
+            ps.in[ps.npeers++] = enc_p2p_shm_ring(i, me);
     ps.any = nlocal > 1;
     ps.spin_ns = auto_ns(ENC_TUNE_SPIN_US, cores <= 0 || nlocal > cores ? 0 : 50);
     ps.yield_ns = auto_ns(ENC_TUNE_SHM_YIELD_US, cores <= 0 || nlocal > cores ? 1000 : 0);
@@ -145,6 +154,21 @@ struct enc_p2p_ring *enc_p2p_shm_ring(int from, int to)
 }
 
 size_t enc_p2p_shm_cap(void) { return ps.cap; }
+
+bool enc_p2p_shm_unread(void)
+{
+    for (int i = 0; i < ps.npeers; i++)
+        if (atomic_load_explicit(&ps.in[i]->wpos, memory_order_relaxed) !=
+            atomic_load_explicit(&ps.in[i]->rpos, memory_order_relaxed))
+            return true;
+    return false;
+}
+
+bool enc_p2p_shm_look_needed(void)
+{
+    return ps.any && (atomic_load_explicit(&ps.lines[ps.me].bell, memory_order_relaxed) != 0 ||
+                      enc_p2p_shm_unread());
+}
 
 void enc_p2p_shm_attend(int delta)
 {

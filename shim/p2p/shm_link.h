@@ -35,6 +35,15 @@ bool enc_p2p_shm_any(void);
 /* Ring from -> to; the bytes of its data. */
 struct enc_p2p_ring *enc_p2p_shm_ring(int from, int to);
 size_t enc_p2p_shm_cap(void);
+/* Whether a ring to this rank holds bytes not read yet: one load of each
+ * peer's write position, without the layer's lock (a spinning wait's
+ * look; what it finds is read under the lock). */
+bool enc_p2p_shm_unread(void);
+/* Whether a look under the lock (enc_p2p_conn_shm_progress) has anything
+ * to do for this rank's side: a ring to it holds unread bytes, or its
+ * bell is set (a writer that watched it: only a look clears it, and
+ * while it is set no writer rings). */
+bool enc_p2p_shm_look_needed(void);
 
 /* A thread of this rank starts (+1) or stops (-1) polling its rings. */
 void enc_p2p_shm_attend(int delta);

@@ -71,7 +71,7 @@ static void spin_learned(uint64_t spin, bool spun, bool moved, bool preempted)
  * its wait, a send inside a wait's follow): only the outermost one marks
  * the rank's line (a fetch-and-add and a full fence on a line the
  * writers read) and takes the last look when it ends. */
-static __thread unsigned attending;
+static ENC_HOT_TLS unsigned attending;
 
 static void attend_up(void)
 {
@@ -86,6 +86,25 @@ static bool attend_down(void)
         return false;
     enc_p2p_shm_attend(-1);
     return true;
+}
+
+/* Between two looks under the layer's lock, a spinning wait watches the
+ * rings' write positions without it (enc_p2p_shm_unread), up to this many
+ * pauses (each about 17 ns here): a look under the lock (the lock, a scan
+ * of every ring to and from the peers, the clock) took 4-5 times as long
+ * as the pause it followed, and an arriving message waited for it. */
+#define WATCH_PAUSES 32
+
+/* Pauses until a ring to this rank has unread bytes, this rank's events
+ * moved (a completion elsewhere), or WATCH_PAUSES passed (then the caller
+ * looks under the lock anyway: a ring to a peer may wait for room). */
+static void watch_rings(uint64_t events)
+{
+    for (int i = 0; i < WATCH_PAUSES; i++) {
+        if (enc_p2p_shm_unread() || __atomic_load_n(&enc_p2p.events, __ATOMIC_RELAXED) != events)
+            return;
+        __builtin_ia32_pause();
+    }
 }
 
 bool enc_p2p_conn_spin(void)
@@ -109,7 +128,7 @@ bool enc_p2p_conn_spin(void)
 
         enc_p2p_unlock();
         if (t - t0 < spin)
-            __builtin_ia32_pause();
+            watch_rings(events);
         else
             sched_yield();
         enc_p2p_lock();
@@ -150,7 +169,10 @@ void enc_p2p_attend_begin(void)
 
 void enc_p2p_attend_end(void)
 {
-    if (enc_p2p_shm_any() && attend_down()) /* writers ring from now on: look once more */
+    /* writers ring from now on: look once more (a full look only when a
+     * ring holds something or the bell is set: the usual call just read
+     * its message) */
+    if (enc_p2p_shm_any() && attend_down() && enc_p2p_shm_look_needed())
         (void)enc_p2p_conn_shm_progress();
 }
 
