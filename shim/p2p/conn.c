@@ -455,54 +455,66 @@ static void append(struct p2p_frame **head, struct p2p_frame **tail, struct p2p_
     *tail = f;
 }
 
-/* Frames up to this long may go into the ring at once (ring_at_once). */
+/* Payloads up to this long may go into the ring at once (ring_at_once). */
 #define RING_AT_ONCE_MAX 4096
 
-/* A small DATA frame to a peer of this host, nothing queued before it and
- * room for all of it in the ready ring: written whole now (true), without
- * the cursor's walk; the caller logs it as written and rings the reader.
- * Else false: it is queued and pushed as any frame. */
-static bool ring_at_once(int peer, struct p2p_out *o, const struct p2p_frame *f)
+/* A small DATA message to a peer of this host, nothing queued before it
+ * and room for all of its frame in the ready ring: its frame (the header
+ * encoded here, then the payload) written whole now, before its log copy
+ * is made, so the receiver's wait ends sooner; true, then the caller logs
+ * it as written.  Else false: it is queued and pushed as any frame. */
+static bool ring_at_once(int peer, struct p2p_out *o, const struct enc_p2p_hdr *h,
+                         const void *payload)
 {
+    uint8_t hdr[ENC_P2P_HDR_BYTES];
+
     if (!o->shm || o->fd < 0 || o->cursor != NULL || o->ctrl != NULL || o->nskip != 0 ||
-        f->len > RING_AT_ONCE_MAX || !ring_ready(peer, o) ||
-        !enc_p2p_ring_put_all(enc_p2p_shm_ring(enc_p2p.rank, peer), enc_p2p_shm_cap(), f->buf,
-                              f->len))
+        h->bytes > RING_AT_ONCE_MAX || !ring_ready(peer, o))
+        return false;
+    enc_p2p_hdr_encode(h, hdr);
+    if (!enc_p2p_ring_put_all2(enc_p2p_shm_ring(enc_p2p.rank, peer), enc_p2p_shm_cap(), hdr,
+                               sizeof(hdr), payload, h->bytes))
         return false;
     enc_p2p.shm_sent++;
     return true;
 }
 
-/* After ring_at_once: f kept in the log as written (its cursor stays
- * past it), or freed when no log is kept; the reader rung unless it looks. */
-static void wrote_at_once(int peer, struct p2p_out *o, struct p2p_frame *f)
+/* After ring_at_once: the reader rung unless it looks; the message kept
+ * in the log as written (its cursor stays past it) when a log is kept.
+ * It left already, so a log without memory for it ends the job. */
+static void wrote_at_once(int peer, struct p2p_out *o, const struct enc_p2p_hdr *h,
+                          const void *payload)
 {
-    if (keeps_log()) {
-        append(&o->log, &o->log_tail, f);
-        o->logged += f->len;
-        enc_p2p_log_added(f);
-    } else {
-        enc_p2p_pool_put(f);
-    }
+    struct p2p_frame *f;
+
     if (enc_p2p_shm_bell_needed(peer, !on_progress_thread)) {
         (void)ring_bell(peer, o);
         push(peer); /* what the socket did not take, or a broken connection */
     }
+    if (!keeps_log())
+        return;
+    if ((f = frame_new(peer, h, payload)) == NULL)
+        enc_p2p_peer_lost(enc_p2p.rank, "ran out of memory for its payload log (a message "
+                          "it sent could not be kept for the receiver's restart)");
+    f->key = enc_p2p_key(h->cid, h->src, peer);
+    append(&o->log, &o->log_tail, f);
+    o->logged += f->len;
+    enc_p2p_log_added(f);
 }
 
 enc_status_t enc_p2p_conn_queue(int peer, const struct enc_p2p_hdr *h, const void *payload)
 {
     struct p2p_out *o = &enc_p2p.out[peer];
-    struct p2p_frame *f = frame_new(h->kind == ENC_P2P_DATA ? peer : -1, h, payload);
+    struct p2p_frame *f;
 
-    if (f == NULL)
+    if (h->kind == ENC_P2P_DATA && ring_at_once(peer, o, h, payload)) {
+        wrote_at_once(peer, o, h, payload);
+        return ENC_OK;
+    }
+    if ((f = frame_new(h->kind == ENC_P2P_DATA ? peer : -1, h, payload)) == NULL)
         return ENC_ERR_NOMEM;
     if (h->kind == ENC_P2P_DATA)
         f->key = enc_p2p_key(h->cid, h->src, peer);
-    if (h->kind == ENC_P2P_DATA && ring_at_once(peer, o, f)) {
-        wrote_at_once(peer, o, f);
-        return ENC_OK;
-    }
     if (h->kind != ENC_P2P_DATA) {
         append(&o->ctrl, &o->ctrl_tail, f);
     } else {

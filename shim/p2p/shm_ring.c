@@ -49,14 +49,17 @@ size_t enc_p2p_ring_put(struct enc_p2p_ring *r, size_t cap, const void *src, siz
     return n;
 }
 
-bool enc_p2p_ring_put_all(struct enc_p2p_ring *r, size_t cap, const void *src, size_t n)
+bool enc_p2p_ring_put_all2(struct enc_p2p_ring *r, size_t cap, const void *a, size_t na,
+                           const void *b, size_t nb)
 {
     uint64_t w = atomic_load_explicit(&r->wpos, memory_order_relaxed);
 
-    if (n == 0 || room_for(r, cap, w, n) < n)
+    if (na + nb == 0 || room_for(r, cap, w, na + nb) < na + nb)
         return false;
-    ring_copy(r->data, cap, w, (uint8_t *)src, n, 1);
-    atomic_store_explicit(&r->wpos, w + n, memory_order_release);
+    ring_copy(r->data, cap, w, (uint8_t *)a, na, 1);
+    if (nb > 0)
+        ring_copy(r->data, cap, w + na, (uint8_t *)b, nb, 1);
+    atomic_store_explicit(&r->wpos, w + na + nb, memory_order_release);
     return true;
 }
 

@@ -43,9 +43,10 @@ _Static_assert(sizeof(struct enc_p2p_ring) == ENC_P2P_RING_HDR, "the ring's head
 
 /* Copies up to n bytes of src in: the bytes written (0: full). */
 size_t enc_p2p_ring_put(struct enc_p2p_ring *r, size_t cap, const void *src, size_t n);
-/* Copies all n bytes of src in and publishes them, or nothing when they
- * do not fit: true when written. */
-bool enc_p2p_ring_put_all(struct enc_p2p_ring *r, size_t cap, const void *src, size_t n);
+/* Copies all na bytes of a, then all nb bytes of b, in and publishes
+ * them at once, or nothing when they do not fit: true when written. */
+bool enc_p2p_ring_put_all2(struct enc_p2p_ring *r, size_t cap, const void *a, size_t na,
+                           const void *b, size_t nb);
 /* Copies up to n published bytes out into dst: the bytes read (0: none). */
 size_t enc_p2p_ring_get(struct enc_p2p_ring *r, size_t cap, void *dst, size_t n);
 /* Published bytes not read yet. */
