@@ -814,6 +814,9 @@ static int poll_set(struct pollfd *p, int *who, bool *is_in, int *timeout)
         if (o->shm && o->fd >= 0 && o->cursor != NULL)
             *timeout = *timeout < 0 ? SHM_RETRY_MS : ENC_MIN(*timeout, SHM_RETRY_MS);
     }
+    /* a held attentive count (shm_link.h) is let go when idle */
+    if (enc_p2p_shm_holding())
+        *timeout = *timeout < 0 ? ENC_P2P_HOLD_MS : ENC_MIN(*timeout, ENC_P2P_HOLD_MS);
     shm_retry = *timeout >= 0 && *timeout <= SHM_RETRY_MS;
     return n;
 }
@@ -824,6 +827,7 @@ static void *progress_main(void *arg)
     struct pollfd *p = calloc((size_t)cap, sizeof(*p));
     int *who = calloc((size_t)cap, sizeof(int));
     bool *is_in = calloc((size_t)cap, sizeof(bool));
+    uint64_t held_seen = UINT64_MAX;
 
     (void)arg;
     on_progress_thread = true;
@@ -849,6 +853,7 @@ static void *progress_main(void *arg)
         enc_p2p_lock();
         shm_retry = false;
         serve(p + 1, who + 1, is_in + 1, n - 1);
+        (void)enc_p2p_shm_expire_held(&held_seen); /* then the look below */
         (void)enc_p2p_conn_shm_progress();
         if (timeout >= 0)
             retry_resumes();

@@ -74,19 +74,21 @@ static void spin_learned(uint64_t spin, bool spun, bool moved, bool preempted)
 /* This thread's attentive calls, nested (a blocking receive's post and
  * its wait, a send inside a wait's follow): only the outermost one marks
  * the rank's line (a fetch-and-add and a full fence on a line the
- * writers read) and takes the last look when it ends. */
+ * writers read), or takes over the count an earlier call left held
+ * (shm_link.h), and leaves it held when it ends. */
 static ENC_HOT_TLS unsigned attending;
 
 static void attend_up(void)
 {
-    if (attending++ == 0)
+    if (attending++ == 0 && !enc_p2p_shm_take_held())
         enc_p2p_shm_attend(1);
 }
 
-/* true when this thread is no longer attentive: look once more */
+/* true when this thread is no longer attentive: look once more (not when
+ * its count stays held: the rank still counts as polling) */
 static bool attend_down(void)
 {
-    if (attending == 0 || --attending > 0)
+    if (attending == 0 || --attending > 0 || enc_p2p_shm_leave_held())
         return false;
     enc_p2p_shm_attend(-1);
     return true;
