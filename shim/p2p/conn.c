@@ -63,6 +63,12 @@ static void wake_thread(void)
 }
 
 
+void enc_p2p_conn_wake(void)
+{
+    if (enc_p2p.wake_fd >= 0)
+        wake_thread();
+}
+
 static void rx_forget(struct p2p_rx *rx)
 {
     enc_p2p_msg_free(rx->msg);
@@ -815,7 +821,7 @@ static int poll_set(struct pollfd *p, int *who, bool *is_in, int *timeout)
             *timeout = *timeout < 0 ? SHM_RETRY_MS : ENC_MIN(*timeout, SHM_RETRY_MS);
     }
     /* a held attentive count (shm_link.h) is let go when idle */
-    if (enc_p2p_shm_holding())
+    if (enc_p2p_shm_hold_timer())
         *timeout = *timeout < 0 ? ENC_P2P_HOLD_MS : ENC_MIN(*timeout, ENC_P2P_HOLD_MS);
     shm_retry = *timeout >= 0 && *timeout <= SHM_RETRY_MS;
     return n;

@@ -129,6 +129,8 @@ bool enc_p2p_conn_streaming_into(const struct enc_p2p_recv *r);
 /* conn.c: the connection tables and the eventfd; the progress thread. */
 enc_status_t enc_p2p_conn_alloc(void);
 enc_status_t enc_p2p_conn_start(void);
+/* The progress thread computes its poll set anew (any thread). */
+void enc_p2p_conn_wake(void);
 /* A restored rank tells every peer where it is now (RESUME): each sends
  * it its log again.  Once, from the program's thread (the world adopted). */
 void enc_p2p_announce(void);

@@ -144,6 +144,7 @@ void enc_p2p_shm_open(int me, int size)
  */
 static _Atomic uint32_t held;      /* 1: the line counts a thread that left */
 static _Atomic uint64_t held_gen;  /* calls that left it held, so far */
+static _Atomic bool held_timer;    /* the progress thread polls HOLD_MS apart */
 
 bool enc_p2p_shm_take_held(void)
 {
@@ -151,13 +152,25 @@ bool enc_p2p_shm_take_held(void)
            atomic_exchange(&held, 0) != 0;
 }
 
-bool enc_p2p_shm_leave_held(void)
+bool enc_p2p_shm_leave_held(bool *wake)
 {
     atomic_fetch_add_explicit(&held_gen, 1, memory_order_relaxed);
-    return atomic_exchange(&held, 1) == 0;
+    if (atomic_exchange(&held, 1) != 0)
+        return false;
+    /* held, then the look: a progress thread that saw nothing held set
+     * no timer before it looked (enc_p2p_shm_hold_timer) */
+    *wake = !atomic_load(&held_timer);
+    return true;
 }
 
-bool enc_p2p_shm_holding(void) { return atomic_load_explicit(&held, memory_order_relaxed) != 0; }
+bool enc_p2p_shm_hold_timer(void)
+{
+    atomic_store(&held_timer, false);
+    if (atomic_load(&held) == 0)
+        return false;
+    atomic_store(&held_timer, true);
+    return true;
+}
 
 bool enc_p2p_shm_expire_held(uint64_t *seen)
 {

@@ -48,16 +48,17 @@ bool enc_p2p_shm_look_needed(void);
 /* A thread of this rank starts (+1) or stops (-1) polling its rings. */
 void enc_p2p_shm_attend(int delta);
 /* The held count (shm_link.c): an attentive call that ends leaves its
- * count in the line (leave: true; false when one is held already, then
- * the caller takes its own away), the next one takes it over (take: true
- * when it did, no write to the line); the progress thread lets it go
- * when no call left it since its last look (expire: true when it did,
- * then the caller looks at the rings), and polls at most HOLD_MS apart
- * while one is held (holding). */
+ * count in the line (leave: true, and *wake when the progress thread has
+ * no timer set for it; false when one is held already, then the caller
+ * takes its own away), the next one takes it over (take: true when it
+ * did, no write to the line); the progress thread, before it sleeps,
+ * sets its timer of HOLD_MS while one is held (hold_timer: true then),
+ * and lets it go when no call left it since its last look (expire: true
+ * when it did, then the caller looks at the rings). */
 #define ENC_P2P_HOLD_MS 1
 bool enc_p2p_shm_take_held(void);
-bool enc_p2p_shm_leave_held(void);
-bool enc_p2p_shm_holding(void);
+bool enc_p2p_shm_leave_held(bool *wake);
+bool enc_p2p_shm_hold_timer(void);
 bool enc_p2p_shm_expire_held(uint64_t *seen);
 /* After writing into (or freeing room in) a ring of peer's: wakes its
  * sleeping threads, or true when a bell must go to it (nothing of it polls

@@ -88,8 +88,15 @@ static void attend_up(void)
  * its count stays held: the rank still counts as polling) */
 static bool attend_down(void)
 {
-    if (attending == 0 || --attending > 0 || enc_p2p_shm_leave_held())
+    bool wake = false;
+
+    if (attending == 0 || --attending > 0)
         return false;
+    if (enc_p2p_shm_leave_held(&wake)) {
+        if (wake) /* its timer lets the count go if no call takes it */
+            enc_p2p_conn_wake();
+        return false;
+    }
     enc_p2p_shm_attend(-1);
     return true;
 }
@@ -183,6 +190,15 @@ void enc_p2p_attend_end(void)
      * its message) */
     if (enc_p2p_shm_any() && attend_down() && enc_p2p_shm_look_needed())
         (void)enc_p2p_conn_shm_progress();
+}
+
+void enc_p2p_poll(void)
+{
+    if (!enc_p2p_shm_any() || !enc_p2p_shm_look_needed())
+        return;
+    enc_p2p_lock();
+    (void)enc_p2p_conn_shm_progress();
+    enc_p2p_unlock();
 }
 
 /* The layer's lock held: peers of this host are polled a while, then the
