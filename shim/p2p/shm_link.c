@@ -134,9 +134,10 @@ void enc_p2p_shm_open(int me, int size)
  * The held count.  A thread that ends an attentive call leaves its count
  * in the line, held, and the next attentive call of any thread takes it
  * over: a program that calls again soon (a ping-pong, a halo exchange)
- * never writes its line, which every writer reads after each message (on
- * this VM a line written by one core and read by the other costs about
- * 400 ns each way, as much as native Open MPI's whole 8-byte latency).
+ * never writes its line, which every writer reads after each message (a
+ * line written by one core after the other read it is a transfer between
+ * the cores, as long as a whole small message of native Open MPI's, and
+ * the locked add waits for it on the receiver's way to its reply).
  * The progress thread lets a held count go once no call took it for a
  * while (enc_p2p_shm_expire_held), and then looks at the rings, so a
  * rank that computes gets its messages read within HOLD_MS, as its bell

@@ -30,8 +30,9 @@
 #define SPIN_MIN_NS 1000u     /* below this, no spin at all */
 #define PREEMPTED_NS 20000u   /* a gap this long between two looks: we did not run */
 /* The same gap in time-stamp counter ticks, PREEMPTED_NS at a counter of
- * 1 GHz (2.1 GHz here: 10 us): a look that found a message reads the
- * counter (a few ns), not the clock (30-60 ns here), before the return. */
+ * 1 GHz (less at a faster counter, still far above a look's length): a
+ * look that found a message reads the counter, several times cheaper than
+ * the clock, before the return. */
 #define PREEMPTED_TICKS 20000u
 #define PROBE_EVERY 256u
 
@@ -103,9 +104,9 @@ static bool attend_down(void)
 
 /* Between two looks under the layer's lock, a spinning wait watches the
  * rings' write positions without it (enc_p2p_shm_unread), up to this many
- * pauses (each about 17 ns here): a look under the lock (the lock, a scan
- * of every ring to and from the peers, the clock) took 4-5 times as long
- * as the pause it followed, and an arriving message waited for it. */
+ * pauses: a look under the lock (the lock, a scan of every ring to and
+ * from the peers, the clock) is several times as long as a pause, and a
+ * message arriving meanwhile waited for it. */
 #define WATCH_PAUSES 32
 
 /* Pauses until a ring to this rank has unread bytes, this rank's events

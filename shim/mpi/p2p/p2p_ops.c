@@ -519,7 +519,7 @@ enc_status_t enc_mpi_p2p_sleep(uint64_t deadline)
         return ENC_ERR_TIMEOUT;
     (void)enc_p2p_wait(deadline < slice ? deadline : slice);
     /* the coarse clock (a few ms), as the slice's: a precise read costs
-     * 30-60 ns here, and a small message's wait made four of them */
+     * several coarse ones, and a small message's wait made four of them */
     if ((now = enc_coarse_now_s()) >= follow_at) {
         follow_at = now + FOLLOW_MS * 1e-3;
         enc_mpi_p2p_follow();
