@@ -219,6 +219,11 @@ bool enc_p2p_shm_unread(void)
         struct enc_p2p_ring *r = ps.in[i];
         uint64_t rd = atomic_load_explicit(&r->rpos, memory_order_relaxed);
 
+        /* the line the next frame lands in, loaded with the write
+         * position: once published, both come over together instead of
+         * the frame's line after the position's (the writer stores a
+         * small frame's line at once, enc_p2p_ring_put_all2) */
+        (void)*(volatile uint8_t *)&r->data[rd & (ps.cap - 1)];
         if (atomic_load_explicit(&r->wpos, memory_order_relaxed) != rd)
             return true;
     }
