@@ -28,6 +28,17 @@ double enc_coarse_wall_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+uint64_t enc_coarse_deadline_ms(int64_t ms)
+{
+    struct timespec ts;
+
+    if (ms < 0)
+        return ENC_NEVER;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec +
+           (uint64_t)ms * 1000000ull;
+}
+
 uint64_t enc_deadline_ms(int64_t ms)
 {
     if (ms < 0)

@@ -17,6 +17,9 @@ double enc_coarse_wall_s(void);
 
 /* A deadline ms milliseconds from now; ms < 0 means "never". */
 uint64_t enc_deadline_ms(int64_t ms);
+/* The same from the coarse clock: up to a tick (a few ms) earlier, for a
+ * wait that computes one per call (a small message's receive). */
+uint64_t enc_coarse_deadline_ms(int64_t ms);
 /* Milliseconds left until deadline, clamped to [0, INT32_MAX]; -1 if never. */
 int enc_ms_left(uint64_t deadline);
 

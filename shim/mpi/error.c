@@ -57,7 +57,7 @@ int enc_mpi_class_of(enc_status_t status)
     }
 }
 
-static __thread MPI_Comm errcomm = MPI_COMM_WORLD;
+static ENC_HOT_TLS MPI_Comm errcomm = MPI_COMM_WORLD;
 
 MPI_Comm enc_mpi_errcomm_enter(MPI_Comm c)
 {

@@ -21,7 +21,7 @@
 
 static int mode = -1;           /* -1 unknown, 0 passthrough, 1 encore */
 static int world_ready;         /* 1 between init and finalize */
-static __thread int in_real;    /* >0 while this thread runs real MPI */
+static ENC_HOT_TLS int in_real;    /* >0 while this thread runs real MPI */
 
 int enc_mpi_encore_mode(void)
 {

@@ -52,7 +52,7 @@
  * so it never needs to wake itself (that made it spin on the eventfd
  * while a ring was full).  shm_retry (the lock's): it sleeps at most
  * SHM_RETRY_MS, so a ring waiting for room needs no wake-up either. */
-static __thread bool on_progress_thread;
+static ENC_HOT_TLS bool on_progress_thread;
 static bool shm_retry;
 
 static void wake_thread(void)
@@ -63,6 +63,12 @@ static void wake_thread(void)
         ENC_WARN("p2p", "eventfd write: %m");
 }
 
+
+void enc_p2p_conn_wake(void)
+{
+    if (enc_p2p.wake_fd >= 0)
+        wake_thread();
+}
 
 static void rx_forget(struct p2p_rx *rx)
 {
@@ -481,17 +487,69 @@ static void append(struct p2p_frame **head, struct p2p_frame **tail, struct p2p_
     *tail = f;
 }
 
+/* Payloads up to this long may go into the ring at once (ring_at_once). */
+#define RING_AT_ONCE_MAX 4096
+
+/* A small DATA message to a peer of this host, nothing queued before it
+ * and room for all of its frame in the ready ring: its frame (the header
+ * encoded here, then the payload) written whole now, before its log copy
+ * is made, so the receiver's wait ends sooner; true, then the caller logs
+ * it as written.  Else false: it is queued and pushed as any frame. */
+static bool ring_at_once(int peer, struct p2p_out *o, const struct enc_p2p_hdr *h,
+                         const void *payload)
+{
+    uint8_t hdr[ENC_P2P_HDR_BYTES];
+
+    if (!o->shm || o->fd < 0 || o->cursor != NULL || o->ctrl != NULL || o->nskip != 0 ||
+        h->bytes > RING_AT_ONCE_MAX || !ring_ready(peer, o))
+        return false;
+    enc_p2p_hdr_encode(h, hdr);
+    if (!enc_p2p_ring_put_all2(enc_p2p_shm_ring(enc_p2p.rank, peer), enc_p2p_shm_cap(), hdr,
+                               sizeof(hdr), payload, h->bytes))
+        return false;
+    enc_p2p.shm_sent++;
+    return true;
+}
+
+/* After ring_at_once: the reader rung unless it looks; the message kept
+ * in the log as written (its cursor stays past it) when a log is kept.
+ * It left already, so a log without memory for it ends the job. */
+static void wrote_at_once(int peer, struct p2p_out *o, const struct enc_p2p_hdr *h,
+                          const void *payload)
+{
+    struct p2p_frame *f;
+
+    if (enc_p2p_shm_bell_needed(peer, !on_progress_thread)) {
+        (void)ring_bell(peer, o);
+        push(peer); /* what the socket did not take, or a broken connection */
+    }
+    if (!keeps_log())
+        return;
+    if ((f = frame_new(peer, h, payload)) == NULL)
+        enc_p2p_peer_lost(enc_p2p.rank, "ran out of memory for its payload log (a message "
+                          "it sent could not be kept for the receiver's restart)");
+    f->key = enc_p2p_key(h->cid, h->src, peer);
+    append(&o->log, &o->log_tail, f);
+    o->logged += f->len;
+    enc_p2p_log_added(f);
+}
+
 enc_status_t enc_p2p_conn_queue(int peer, const struct enc_p2p_hdr *h, const void *payload)
 {
     struct p2p_out *o = &enc_p2p.out[peer];
-    struct p2p_frame *f = frame_new(h->kind == ENC_P2P_DATA ? peer : -1, h, payload);
+    struct p2p_frame *f;
 
-    if (f == NULL)
+    if (h->kind == ENC_P2P_DATA && ring_at_once(peer, o, h, payload)) {
+        wrote_at_once(peer, o, h, payload);
+        return ENC_OK;
+    }
+    if ((f = frame_new(h->kind == ENC_P2P_DATA ? peer : -1, h, payload)) == NULL)
         return ENC_ERR_NOMEM;
+    if (h->kind == ENC_P2P_DATA)
+        f->key = enc_p2p_key(h->cid, h->src, peer);
     if (h->kind != ENC_P2P_DATA) {
         append(&o->ctrl, &o->ctrl_tail, f);
     } else {
-        f->key = enc_p2p_key(h->cid, h->src, peer);
         append(&o->log, &o->log_tail, f);
         o->logged += f->len;
         enc_p2p_log_added(f);
@@ -813,6 +871,9 @@ static int poll_set(struct pollfd *p, int *who, bool *is_in, int *timeout)
         if (o->shm && o->fd >= 0 && o->cursor != NULL)
             *timeout = *timeout < 0 ? SHM_RETRY_MS : ENC_MIN(*timeout, SHM_RETRY_MS);
     }
+    /* a held attentive count (shm_link.h) is let go when idle */
+    if (enc_p2p_shm_hold_timer())
+        *timeout = *timeout < 0 ? ENC_P2P_HOLD_MS : ENC_MIN(*timeout, ENC_P2P_HOLD_MS);
     shm_retry = *timeout >= 0 && *timeout <= SHM_RETRY_MS;
     return n;
 }
@@ -823,6 +884,7 @@ static void *progress_main(void *arg)
     struct pollfd *p = calloc((size_t)cap, sizeof(*p));
     int *who = calloc((size_t)cap, sizeof(int));
     bool *is_in = calloc((size_t)cap, sizeof(bool));
+    uint64_t held_seen = UINT64_MAX;
 
     (void)arg;
     on_progress_thread = true;
@@ -848,6 +910,7 @@ static void *progress_main(void *arg)
         enc_p2p_lock();
         shm_retry = false;
         serve(p + 1, who + 1, is_in + 1, n - 1);
+        (void)enc_p2p_shm_expire_held(&held_seen); /* then the look below */
         (void)enc_p2p_conn_shm_progress();
         if (timeout >= 0)
             retry_resumes();

@@ -203,6 +203,8 @@ static void unexpected_remove(struct enc_match *m, struct enc_match_msg *msg)
 static void posted_remove(struct enc_match *m, struct enc_match_recv *r)
 {
     remove_link(r->pin ? NULL : &m->posted, &r->link);
+    if (!r->pin)
+        m->nposted_pat[pat_of(r->src, r->tag)]--;
     m->nposted--;
 }
 
@@ -226,9 +228,10 @@ static struct enc_match_recv *earliest_posted(const struct enc_match *m,
     struct enc_match_recv *best = NULL;
 
     for (int p = 0; p < PAT_COUNT; p++) {
-        const struct enc_match_list *l = find(&m->posted, key_of(p, msg->src, msg->tag));
+        const struct enc_match_list *l;
         struct enc_match_recv *r;
-        if (l == NULL)
+        if (m->nposted_pat[p] == 0 ||
+            (l = find(&m->posted, key_of(p, msg->src, msg->tag))) == NULL)
             continue;
         r = LINK_OWNER(l->head, struct enc_match_recv, link);
         if (best == NULL || r->order < best->order)
@@ -330,6 +333,7 @@ enc_status_t enc_match_post(struct enc_match *m, struct enc_match_recv *r,
         return rv;
     r->order = m->next_order++;
     append(get(&m->posted, key_of(pat_of(r->src, r->tag), r->src, r->tag)), &r->link);
+    m->nposted_pat[pat_of(r->src, r->tag)]++;
     m->nposted++;
     return ENC_OK;
 }
@@ -339,7 +343,7 @@ struct enc_match_msg *enc_match_probe(const struct enc_match *m, int src, int ta
     enum pat p;
     const struct enc_match_list *l;
 
-    if (!valid_pattern(src, tag))
+    if (m->nunexpected == 0 || !valid_pattern(src, tag))
         return NULL;
     p = pat_of(src, tag);
     l = find(&m->unexpected, key_of(p, src, tag));

@@ -93,6 +93,9 @@ struct enc_match {
     struct enc_match_list *pinned;   /* pinned receives (replay only, short) */
     uint64_t next_order, next_arrival;
     size_t nposted, nunexpected;
+    /* posted receives (not pinned) per pattern, (src, tag), (src, any),
+     * (any, tag), (any, any): an arrival looks only where there are some */
+    size_t nposted_pat[4];
 };
 
 void enc_match_init(struct enc_match *m);

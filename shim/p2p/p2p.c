@@ -16,6 +16,7 @@
 #include "p2p/det_store.h"
 #include "p2p/p2p_int.h"
 #include "p2p/pool.h"
+#include "p2p/shm_link.h"
 #include "recovery/channels.h"
 #include "recovery/log/log.h"
 
@@ -199,7 +200,9 @@ struct enc_p2p_recv *enc_p2p_direct_target(uint64_t cid, int src, int tag, uint6
     struct enc_p2p_recv *r;
     struct p2p_comm *c;
 
-    if (bytes == 0)
+    /* a small payload is read into the message's inline room and copied
+     * at delivery: cheaper than finding its receive twice */
+    if (bytes == 0 || bytes <= ENC_P2P_INLINE_MAX)
         return NULL;
     for (c = enc_p2p.comms; c != NULL && c->cid != cid; c = c->next)
         ;
@@ -360,7 +363,8 @@ enc_status_t enc_p2p_post(struct enc_p2p_recv *r)
      * its message goes straight into its buffer (enc_p2p_direct_target).
      * A message still in a ring has not arrived yet, so taking it after
      * the post is an order the matching allows (channels stay FIFO). */
-    (void)enc_p2p_conn_shm_progress();
+    if (enc_p2p_shm_look_needed()) /* usually nothing there yet: no full look */
+        (void)enc_p2p_conn_shm_progress();
     return ENC_OK;
 }
 

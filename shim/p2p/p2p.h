@@ -116,6 +116,10 @@ enc_status_t enc_p2p_wait(uint64_t deadline);
  * two looks of a ping-pong's receive).  No lock needed to begin. */
 void enc_p2p_attend_begin(void);
 void enc_p2p_attend_end(void);
+/* A nonblocking call (Test*, Iprobe) found nothing (no lock held): the
+ * rings are read when they hold bytes, so a program that polls needs no
+ * bell (a rank whose attentive count is held gets none, shm_link.h). */
+void enc_p2p_poll(void);
 /* Wakes every thread in enc_p2p_wait (a delivery callback calls it). */
 void enc_p2p_wake_waiters(void);
 

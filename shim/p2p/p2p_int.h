@@ -117,7 +117,9 @@ struct p2p_state {
 extern struct p2p_state enc_p2p;
 
 /* state.c: a message (zeroed) with room for its payload inline when it
- * is small (then data points there), freed by enc_p2p_msg_free. */
+ * is small (at most ENC_P2P_INLINE_MAX bytes: then data points there),
+ * freed by enc_p2p_msg_free. */
+#define ENC_P2P_INLINE_MAX 256
 struct enc_p2p_msg *enc_p2p_msg_new(size_t bytes);
 
 /* p2p.c (the lock held) */
@@ -134,6 +136,8 @@ bool enc_p2p_conn_streaming_into(const struct enc_p2p_recv *r);
 /* conn.c: the connection tables and the eventfd; the progress thread. */
 enc_status_t enc_p2p_conn_alloc(void);
 enc_status_t enc_p2p_conn_start(void);
+/* The progress thread computes its poll set anew (any thread). */
+void enc_p2p_conn_wake(void);
 /* A restored rank tells every peer where it is now (RESUME): each sends
  * it its log again.  Once, from the program's thread (the world adopted). */
 void enc_p2p_announce(void);

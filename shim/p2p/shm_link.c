@@ -38,6 +38,8 @@ static struct {
     size_t cap;
     int me, size;
     bool *local;          /* per world rank: reached through the rings */
+    struct enc_p2p_ring **in; /* their rings to this rank, npeers of them */
+    int npeers;
     bool any;
     uint64_t spin_ns, yield_ns;
 } ps;
@@ -113,6 +115,13 @@ void enc_p2p_shm_open(int me, int size)
     for (int i = 0; i < size; i++)
         nlocal += ps.local[i];
     ps.local[me] = false; /* a message to oneself never leaves the layer */
+    if ((ps.in = calloc((size_t)size, sizeof(*ps.in))) == NULL) {
+        memset(ps.local, 0, (size_t)size * sizeof(bool));
+        return;
+    }
+    for (int i = 0; i < size; i++)
+        if (ps.local[i])
+            ps.in[ps.npeers++] = enc_p2p_shm_ring(i, me);
     ps.any = nlocal > 1;
     ps.spin_ns = auto_ns(ENC_TUNE_SPIN_US, cores <= 0 || nlocal > cores ? 0 : 50);
     ps.yield_ns = auto_ns(ENC_TUNE_SHM_YIELD_US, cores <= 0 || nlocal > cores ? 1000 : 0);
@@ -121,8 +130,66 @@ void enc_p2p_shm_open(int me, int size)
               nlocal - 1);
 }
 
+/*
+ * The held count.  A thread that ends an attentive call leaves its count
+ * in the line, held, and the next attentive call of any thread takes it
+ * over: a program that calls again soon (a ping-pong, a halo exchange)
+ * never writes its line, which every writer reads after each message (a
+ * line written by one core after the other read it is a transfer between
+ * the cores, as long as a whole small message of native Open MPI's, and
+ * the locked add waits for it on the receiver's way to its reply).
+ * The progress thread lets a held count go once no call took it for a
+ * while (enc_p2p_shm_expire_held), and then looks at the rings, so a
+ * rank that computes gets its messages read within HOLD_MS, as its bell
+ * would.
+ */
+static _Atomic uint32_t held;      /* 1: the line counts a thread that left */
+static _Atomic uint64_t held_gen;  /* calls that left it held, so far */
+static _Atomic bool held_timer;    /* the progress thread polls HOLD_MS apart */
+
+bool enc_p2p_shm_take_held(void)
+{
+    return ps.any && atomic_load_explicit(&held, memory_order_relaxed) != 0 &&
+           atomic_exchange(&held, 0) != 0;
+}
+
+bool enc_p2p_shm_leave_held(bool *wake)
+{
+    atomic_fetch_add_explicit(&held_gen, 1, memory_order_relaxed);
+    if (atomic_exchange(&held, 1) != 0)
+        return false;
+    /* held, then the look: a progress thread that saw nothing held set
+     * no timer before it looked (enc_p2p_shm_hold_timer) */
+    *wake = !atomic_load(&held_timer);
+    return true;
+}
+
+bool enc_p2p_shm_hold_timer(void)
+{
+    atomic_store(&held_timer, false);
+    if (atomic_load(&held) == 0)
+        return false;
+    atomic_store(&held_timer, true);
+    return true;
+}
+
+bool enc_p2p_shm_expire_held(uint64_t *seen)
+{
+    uint64_t gen = atomic_load_explicit(&held_gen, memory_order_relaxed);
+
+    if (gen != *seen) { /* a call left it since the last look: not idle yet */
+        *seen = gen;
+        return false;
+    }
+    if (!enc_p2p_shm_take_held())
+        return false;
+    enc_p2p_shm_attend(-1);
+    return true;
+}
+
 void enc_p2p_shm_reset_line(void)
 {
+    atomic_store(&held, 0);
     if (!ps.any)
         return;
     atomic_store(&ps.lines[ps.me].attentive, 0);
@@ -145,6 +212,29 @@ struct enc_p2p_ring *enc_p2p_shm_ring(int from, int to)
 }
 
 size_t enc_p2p_shm_cap(void) { return ps.cap; }
+
+bool enc_p2p_shm_unread(void)
+{
+    for (int i = 0; i < ps.npeers; i++) {
+        struct enc_p2p_ring *r = ps.in[i];
+        uint64_t rd = atomic_load_explicit(&r->rpos, memory_order_relaxed);
+
+        /* the line the next frame lands in, loaded with the write
+         * position: once published, both come over together instead of
+         * the frame's line after the position's (the writer stores a
+         * small frame's line at once, enc_p2p_ring_put_all2) */
+        (void)*(volatile uint8_t *)&r->data[rd & (ps.cap - 1)];
+        if (atomic_load_explicit(&r->wpos, memory_order_relaxed) != rd)
+            return true;
+    }
+    return false;
+}
+
+bool enc_p2p_shm_look_needed(void)
+{
+    return ps.any && (atomic_load_explicit(&ps.lines[ps.me].bell, memory_order_relaxed) != 0 ||
+                      enc_p2p_shm_unread());
+}
 
 void enc_p2p_shm_attend(int delta)
 {

@@ -35,9 +35,31 @@ bool enc_p2p_shm_any(void);
 /* Ring from -> to; the bytes of its data. */
 struct enc_p2p_ring *enc_p2p_shm_ring(int from, int to);
 size_t enc_p2p_shm_cap(void);
+/* Whether a ring to this rank holds bytes not read yet: one load of each
+ * peer's write position, without the layer's lock (a spinning wait's
+ * look; what it finds is read under the lock). */
+bool enc_p2p_shm_unread(void);
+/* Whether a look under the lock (enc_p2p_conn_shm_progress) has anything
+ * to do for this rank's side: a ring to it holds unread bytes, or its
+ * bell is set (a writer that watched it: only a look clears it, and
+ * while it is set no writer rings). */
+bool enc_p2p_shm_look_needed(void);
 
 /* A thread of this rank starts (+1) or stops (-1) polling its rings. */
 void enc_p2p_shm_attend(int delta);
+/* The held count (shm_link.c): an attentive call that ends leaves its
+ * count in the line (leave: true, and *wake when the progress thread has
+ * no timer set for it; false when one is held already, then the caller
+ * takes its own away), the next one takes it over (take: true when it
+ * did, no write to the line); the progress thread, before it sleeps,
+ * sets its timer of HOLD_MS while one is held (hold_timer: true then),
+ * and lets it go when no call left it since its last look (expire: true
+ * when it did, then the caller looks at the rings). */
+#define ENC_P2P_HOLD_MS 1
+bool enc_p2p_shm_take_held(void);
+bool enc_p2p_shm_leave_held(bool *wake);
+bool enc_p2p_shm_hold_timer(void);
+bool enc_p2p_shm_expire_held(uint64_t *seen);
 /* After writing into (or freeing room in) a ring of peer's: wakes its
  * sleeping threads, or true when a bell must go to it (nothing of it polls
  * or sleeps and no bell is on its way); the caller sends it.  grace: a

@@ -17,6 +17,7 @@
 #define ENC_P2P_SHM_RING_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,7 +25,12 @@
 
 struct enc_p2p_ring {
     _Atomic uint64_t wpos;        /* the writer's: bytes published */
-    uint8_t pad0[56];
+    /* The writer's own: rpos as it last read it.  The room it left stays
+     * free until the writer fills it, so the writer reads rpos (a line
+     * the reader writes: a cache miss per message) only when that room
+     * is short. */
+    uint64_t rpos_seen;
+    uint8_t pad0[48];
     _Atomic uint64_t rpos;        /* the reader's: bytes consumed */
     _Atomic uint64_t resets;      /* the reader's: connections installed */
     uint8_t pad1[48];
@@ -37,6 +43,10 @@ _Static_assert(sizeof(struct enc_p2p_ring) == ENC_P2P_RING_HDR, "the ring's head
 
 /* Copies up to n bytes of src in: the bytes written (0: full). */
 size_t enc_p2p_ring_put(struct enc_p2p_ring *r, size_t cap, const void *src, size_t n);
+/* Copies all na bytes of a, then all nb bytes of b, in and publishes
+ * them at once, or nothing when they do not fit: true when written. */
+bool enc_p2p_ring_put_all2(struct enc_p2p_ring *r, size_t cap, const void *a, size_t na,
+                           const void *b, size_t nb);
 /* Copies up to n published bytes out into dst: the bytes read (0: none). */
 size_t enc_p2p_ring_get(struct enc_p2p_ring *r, size_t cap, void *dst, size_t n);
 /* Published bytes not read yet. */

@@ -29,6 +29,11 @@
 
 #define SPIN_MIN_NS 1000u     /* below this, no spin at all */
 #define PREEMPTED_NS 20000u   /* a gap this long between two looks: we did not run */
+/* The same gap in time-stamp counter ticks, PREEMPTED_NS at a counter of
+ * 1 GHz (less at a faster counter, still far above a look's length): a
+ * look that found a message reads the counter, several times cheaper than
+ * the clock, before the return. */
+#define PREEMPTED_TICKS 20000u
 #define PROBE_EVERY 256u
 
 /* The spin that paid lately (the layer's lock held). */
@@ -70,22 +75,50 @@ static void spin_learned(uint64_t spin, bool spun, bool moved, bool preempted)
 /* This thread's attentive calls, nested (a blocking receive's post and
  * its wait, a send inside a wait's follow): only the outermost one marks
  * the rank's line (a fetch-and-add and a full fence on a line the
- * writers read) and takes the last look when it ends. */
-static __thread unsigned attending;
+ * writers read), or takes over the count an earlier call left held
+ * (shm_link.h), and leaves it held when it ends. */
+static ENC_HOT_TLS unsigned attending;
 
 static void attend_up(void)
 {
-    if (attending++ == 0)
+    if (attending++ == 0 && !enc_p2p_shm_take_held())
         enc_p2p_shm_attend(1);
 }
 
-/* true when this thread is no longer attentive: look once more */
+/* true when this thread is no longer attentive: look once more (not when
+ * its count stays held: the rank still counts as polling) */
 static bool attend_down(void)
 {
+    bool wake = false;
+
     if (attending == 0 || --attending > 0)
         return false;
+    if (enc_p2p_shm_leave_held(&wake)) {
+        if (wake) /* its timer lets the count go if no call takes it */
+            enc_p2p_conn_wake();
+        return false;
+    }
     enc_p2p_shm_attend(-1);
     return true;
+}
+
+/* Between two looks under the layer's lock, a spinning wait watches the
+ * rings' write positions without it (enc_p2p_shm_unread), up to this many
+ * pauses: a look under the lock (the lock, a scan of every ring to and
+ * from the peers, the clock) is several times as long as a pause, and a
+ * message arriving meanwhile waited for it. */
+#define WATCH_PAUSES 32
+
+/* Pauses until a ring to this rank has unread bytes, this rank's events
+ * moved (a completion elsewhere), or WATCH_PAUSES passed (then the caller
+ * looks under the lock anyway: a ring to a peer may wait for room). */
+static void watch_rings(uint64_t events)
+{
+    for (int i = 0; i < WATCH_PAUSES; i++) {
+        if (enc_p2p_shm_unread() || __atomic_load_n(&enc_p2p.events, __ATOMIC_RELAXED) != events)
+            return;
+        __builtin_ia32_pause();
+    }
 }
 
 bool enc_p2p_conn_spin(void)
@@ -105,15 +138,18 @@ bool enc_p2p_conn_spin(void)
     events = enc_p2p.events; /* a completion elsewhere (icoll.c) ends the spin too */
     attend_up();
     while (!moved && t - t0 < limit && enc_p2p.events == events) {
-        uint64_t was = t;
+        uint64_t was = t, tick = __builtin_ia32_rdtsc();
 
         enc_p2p_unlock();
         if (t - t0 < spin)
-            __builtin_ia32_pause();
+            watch_rings(events);
         else
             sched_yield();
         enc_p2p_lock();
-        moved = enc_p2p_conn_shm_progress();
+        if ((moved = enc_p2p_conn_shm_progress())) {
+            preempted = t - t0 < spin && __builtin_ia32_rdtsc() - tick > PREEMPTED_TICKS;
+            break;
+        }
         t = now_ns();
         if (t - t0 < spin && t - was > PREEMPTED_NS) {
             preempted = true;
@@ -150,8 +186,20 @@ void enc_p2p_attend_begin(void)
 
 void enc_p2p_attend_end(void)
 {
-    if (enc_p2p_shm_any() && attend_down()) /* writers ring from now on: look once more */
+    /* writers ring from now on: look once more (a full look only when a
+     * ring holds something or the bell is set: the usual call just read
+     * its message) */
+    if (enc_p2p_shm_any() && attend_down() && enc_p2p_shm_look_needed())
         (void)enc_p2p_conn_shm_progress();
+}
+
+void enc_p2p_poll(void)
+{
+    if (!enc_p2p_shm_any() || !enc_p2p_shm_look_needed())
+        return;
+    enc_p2p_lock();
+    (void)enc_p2p_conn_shm_progress();
+    enc_p2p_unlock();
 }
 
 /* The layer's lock held: peers of this host are polled a while, then the

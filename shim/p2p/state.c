@@ -29,7 +29,8 @@ bool enc_p2p_announced(void) { return __atomic_load_n(&enc_p2p.announced, __ATOM
 
 void enc_p2p_wake_waiters(void)
 {
-    enc_p2p.events++;
+    /* read without the lock by a spinning wait (shm_wait.c) */
+    __atomic_store_n(&enc_p2p.events, enc_p2p.events + 1, __ATOMIC_RELAXED);
     pthread_cond_broadcast(&enc_p2p.cv);
     enc_p2p_shm_wake_self();
 }
@@ -39,7 +40,7 @@ void enc_p2p_wake_waiters(void)
 /* A payload this small lives in the message's own allocation, and such
  * allocations freed by a thread are kept for its next messages (kept.h):
  * an arriving small message costs no malloc nor free. */
-#define INLINE_MAX 256
+#define INLINE_MAX ENC_P2P_INLINE_MAX
 
 static __thread struct enc_p2p_kept kept;
 

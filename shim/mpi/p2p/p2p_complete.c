@@ -273,6 +273,7 @@ void enc_mpi_complete_idle(void)
     static __thread uint64_t next, calls;
     uint64_t now;
 
+    enc_p2p_poll(); /* what peers of this host wrote meanwhile */
     if (++calls % 64 != 0) /* the clock is read every 64th empty poll */
         return;
     if ((now = enc_now_ns()) < next)

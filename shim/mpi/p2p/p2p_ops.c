@@ -35,7 +35,7 @@
  * two calls of the program, taken inside the MPI layer's serial section
  * (its turn, and counted as inside MPI) as a collective's is.  Not from a thread other than the one that called
  * MPI_Init when several call MPI (the snapshot's own checks skip it). */
-static __thread int boundary_held; /* inside MPI_Start(all): not a boundary */
+static ENC_HOT_TLS int boundary_held; /* inside MPI_Start(all): not a boundary */
 
 void enc_mpi_p2p_hold_boundary(bool hold) { boundary_held += hold ? 1 : -1; }
 
@@ -511,14 +511,17 @@ void enc_mpi_p2p_follow(void)
  * collectives, would take it from their workers each time. */
 enc_status_t enc_mpi_p2p_sleep(uint64_t deadline)
 {
-    static __thread uint64_t follow_at; /* enc_now_ns() of the next follow */
-    uint64_t slice = enc_deadline_ms(FOLLOW_MS), now;
+    static ENC_HOT_TLS double follow_at; /* enc_coarse_now_s() of the next follow */
+    uint64_t slice = enc_coarse_deadline_ms(FOLLOW_MS);
+    double now;
 
     if (enc_ms_left(deadline) == 0)
         return ENC_ERR_TIMEOUT;
     (void)enc_p2p_wait(deadline < slice ? deadline : slice);
-    if ((now = enc_now_ns()) >= follow_at) {
-        follow_at = now + FOLLOW_MS * 1000000ull;
+    /* the coarse clock (a few ms), as the slice's: a precise read costs
+     * several coarse ones, and a small message's wait made four of them */
+    if ((now = enc_coarse_now_s()) >= follow_at) {
+        follow_at = now + FOLLOW_MS * 1e-3;
         enc_mpi_p2p_follow();
     }
     return ENC_OK;
@@ -526,7 +529,7 @@ enc_status_t enc_mpi_p2p_sleep(uint64_t deadline)
 
 int enc_mpi_preq_wait(struct enc_mpi_preq *r)
 {
-    uint64_t deadline = enc_deadline_ms(enc_engine_coll_timeout_ms());
+    uint64_t deadline = enc_coarse_deadline_ms(enc_engine_coll_timeout_ms());
     enc_status_t st = ENC_OK;
 
     if (r->done)
