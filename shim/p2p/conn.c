@@ -103,6 +103,8 @@ static void free_frames(struct p2p_frame *f)
 /* The peer's incarnation inc is gone: its log waits for its next
  * incarnation's RESUME.  A connection to a newer incarnation (its RESUME
  * came first) stays. */
+static void append(struct p2p_frame **head, struct p2p_frame **tail, struct p2p_frame *f);
+
 static void mark_down(int peer, uint32_t inc)
 {
     struct p2p_out *o = &enc_p2p.out[peer];
@@ -113,9 +115,44 @@ static void mark_down(int peer, uint32_t inc)
         ENC_INFO("p2p", "rank %d lost; its messages wait in the log for its restart", peer);
     o->down = true;
     enc_sock_close(&o->fd);
-    free_frames(o->ctrl);
-    o->ctrl = o->ctrl_tail = NULL;
-    o->ctrl_off = 0;
+    /* its ACKs are held for this incarnation: a peer whose connection
+     * only ended while it replaced it is alive (revive), and its
+     * synchronous sends still wait for them; a new incarnation drops them */
+    while (o->ctrl != NULL) {
+        struct p2p_frame *f = o->ctrl;
+
+        o->ctrl = f->next;
+        f->next = NULL;
+        if (f->buf[4] == ENC_P2P_ACK) {
+            f->inc = o->inc;
+            append(&o->held, &o->held_tail, f);
+        } else {
+            enc_p2p_pool_put(f);
+        }
+        o->ctrl_off = 0;
+    }
+    o->ctrl_tail = NULL;
+}
+
+static enc_status_t connect_out(int peer, struct p2p_out *o);
+static void push(int peer);
+
+/* A new connection from a peer marked down, of the incarnation marked
+ * down: the peer is alive (its earlier connection ended because it
+ * replaced it, a survivor reconnecting to a restored rank, and that end
+ * was read before the new one was installed).  Not its restart (that one
+ * RESUMEs): connect to it again, which sends it the whole log again. */
+static void revive(int peer, uint32_t inc)
+{
+    struct p2p_out *o = &enc_p2p.out[peer];
+
+    if (!o->down || o->fd >= 0 || inc != o->inc)
+        return;
+    ENC_INFO("p2p", "rank %d is alive (a new connection of its incarnation %u): connecting "
+             "to it again", peer, inc);
+    o->down = false;
+    (void)connect_out(peer, o);
+    push(peer);
 }
 
 /* Connections the listener's thread authenticated, waiting for the
@@ -160,11 +197,29 @@ static void accepted(int fd, const struct enc_auth_id *id)
 /* Installs the accepted connections (the lock held): each replaces any
  * older one from that peer; also while this rank finalizes, since a peer
  * restarted meanwhile still needs this rank's log. */
+/* A connection that carries nothing and has ended already: one a peer
+ * made and closed again (it replaced it, resume_peer), whose handshake the
+ * listener may finish after the one that replaced it; installed last, it
+ * would push out the live one.  Anything it carries is read as usual. */
+static bool ended_empty(int fd)
+{
+    char c;
+
+    return recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+}
+
 static void install_accepted(void)
 {
+    int peers[16], incs[16], nrev = 0;
+
     pthread_mutex_lock(&acc.mu);
     for (size_t i = 0; i < acc.n; i++) {
         struct p2p_in *in = &enc_p2p.in[acc.q[i].rank];
+
+        if (ended_empty(acc.q[i].fd)) {
+            close(acc.q[i].fd);
+            continue;
+        }
 
         close_in(in);
         (void)enc_sock_set_nonblock(acc.q[i].fd);
@@ -174,9 +229,15 @@ static void install_accepted(void)
             enc_p2p_ring_reset(enc_p2p_shm_ring(acc.q[i].rank, enc_p2p.rank));
             in->ring_on = true;
         }
+        if (enc_p2p.out[acc.q[i].rank].down && nrev < 16) {
+            peers[nrev] = acc.q[i].rank;
+            incs[nrev++] = (int)acc.q[i].inc;
+        }
     }
     acc.n = 0;
     pthread_mutex_unlock(&acc.mu);
+    for (int i = 0; i < nrev; i++) /* connecting waits for the peer: not under acc.mu */
+        revive(peers[i], (uint32_t)incs[i]);
 }
 
 /* A byte stream to a peer (its TCP connection or our ring to it), as
@@ -361,11 +422,37 @@ static enc_status_t flush_ring(int peer, struct p2p_out *o)
     return rv == ENC_OK && o->cursor != NULL ? ENC_INPROGRESS : rv;
 }
 
+/* ACKs held for an incarnation this connection reaches now join the
+ * control frames, in the order they were made. */
+static void release_held(struct p2p_out *o)
+{
+    struct p2p_frame *keep = NULL, *keep_tail = NULL;
+
+    while (o->held != NULL) {
+        struct p2p_frame *f = o->held;
+
+        o->held = f->next;
+        f->next = NULL;
+        if (f->inc == o->inc)
+            append(&o->ctrl, &o->ctrl_tail, f);
+        else if (f->inc < o->inc) /* for an incarnation that is gone */
+            enc_p2p_pool_put(f);
+        else
+            append(&keep, &keep_tail, f);
+    }
+    o->held = keep;
+    o->held_tail = keep_tail;
+}
+
 /* Writes what the stream takes, control frames first: ENC_OK (maybe with
  * bytes left), or the peer is gone. */
 static enc_status_t flush_out(int peer, struct p2p_out *o)
 {
-    enc_status_t rv = flush_ctrl(peer, o);
+    enc_status_t rv;
+
+    if (o->held != NULL)
+        release_held(o);
+    rv = flush_ctrl(peer, o);
 
     if (rv == ENC_OK)
         rv = o->shm ? flush_ring(peer, o) : write_log(tcp_tx, peer, o);
@@ -470,6 +557,7 @@ static struct p2p_frame *frame_new(int lane, const struct enc_p2p_hdr *h, const 
     f->next = NULL;
     f->key = 0;
     f->spilled = false;
+    f->inc = 0;
     f->seq = h->seq;
     f->len = ENC_P2P_HDR_BYTES + h->bytes;
     enc_p2p_hdr_encode(h, f->buf);
@@ -534,6 +622,24 @@ static void wrote_at_once(int peer, struct p2p_out *o, const struct enc_p2p_hdr 
     enc_p2p_log_added(f);
 }
 
+enc_status_t enc_p2p_conn_queue_ack(int peer, uint32_t inc, const struct enc_p2p_hdr *h)
+{
+    struct p2p_out *o = &enc_p2p.out[peer];
+    struct p2p_frame *f;
+
+    if (inc <= o->inc)
+        return enc_p2p_conn_queue(peer, h, NULL);
+    /* its RESUME is on its way (it came first on the same connection as
+     * this message, but the rings are read apart from TCP): written to
+     * the incarnation before, or dropped by that RESUME, the ACK would
+     * leave the restored sender's MPI_Ssend waiting for ever */
+    if ((f = frame_new(-1, h, NULL)) == NULL)
+        return ENC_ERR_NOMEM;
+    f->inc = inc;
+    append(&o->held, &o->held_tail, f);
+    return ENC_OK;
+}
+
 enc_status_t enc_p2p_conn_queue(int peer, const struct enc_p2p_hdr *h, const void *payload)
 {
     struct p2p_out *o = &enc_p2p.out[peer];
@@ -580,6 +686,14 @@ static void resume_peer(int peer, const struct enc_p2p_msg *m)
     free_frames(o->ctrl);
     o->ctrl = o->ctrl_tail = NULL;
     o->ctrl_off = 0;
+    /* the connection made before (to the incarnation before, or to this
+     * one before its RESUME was read) ends before the new one starts: the
+     * peer then installs the new one after it read the old one's end (the
+     * listener may finish two handshakes in either order, and a peer that
+     * installed the old one last took the new one's end for our death);
+     * the old one's end alone makes it think us lost until the new one
+     * comes (revive) */
+    enc_sock_close(&o->fd);
     before_connect(peer, o);
     if ((rv = enc_p2p_conn_open_at(addr, (uint16_t)m->ack, &fd)) != ENC_OK) {
         ENC_WARN("p2p", "rank %d restarted but cannot be reached at %s:%llu (%s)", peer, addr,
@@ -598,7 +712,7 @@ static void resume_peer(int peer, const struct enc_p2p_msg *m)
                  "(its image had received the other %zu)", peer, again, n, n - again);
     }
     o->inc = enc_p2p.in[peer].inc; /* the RESUME came on its connection */
-    push(peer);
+    push(peer);                    /* the ACKs held for it first */
 }
 
 /* A complete header was read: start the frame. */
@@ -634,6 +748,7 @@ static enc_status_t begin_frame(int peer, struct p2p_rx *in)
     m->mm.seq = h.seq;
     m->cid = h.cid;
     m->from = peer;
+    m->inc = enc_p2p.in[peer].inc;
     m->sync = h.mode == ENC_P2P_SYNC;
     m->resume = h.kind == ENC_P2P_RESUME;
     m->positions = h.kind == ENC_P2P_POSITIONS;

@@ -131,7 +131,7 @@ static enc_status_t send_ack(const struct enc_p2p_msg *m)
         deliver_ack(m->ack);
         return ENC_OK;
     }
-    return enc_p2p_conn_queue(m->from, &h, NULL);
+    return enc_p2p_conn_queue_ack(m->from, m->inc, &h);
 }
 
 /* The receive completes before the synchronous sender's ACK goes: a

@@ -36,6 +36,8 @@ struct enc_p2p_msg {
     struct enc_match_msg mm;   /* src (rank in the communicator), tag, seq */
     uint64_t cid;
     int from;                  /* the sender's world rank */
+    uint32_t inc;              /* its incarnation (the connection it came on): the one an
+                                * ACK is for */
     bool sync;                 /* the sender waits for an ACK at the match */
     bool resume;               /* a RESUME frame (conn.c's), not a message */
     bool positions;            /* a POSITIONS frame (conn.c's), not a message */

@@ -23,6 +23,7 @@ struct p2p_frame {
     bool spilled;           /* only the header is here; the payload at spill_off */
     off_t spill_off;
     size_t len;             /* header and payload, spilled or not */
+    uint32_t inc;           /* a held ACK: the peer's incarnation it is for */
     uint8_t buf[];          /* header, then payload */
 };
 
@@ -47,6 +48,11 @@ struct p2p_out {
     size_t off;             /* bytes of cursor already written */
     struct p2p_frame *ctrl, *ctrl_tail;
     size_t ctrl_off;
+    /* ACKs for messages of a newer incarnation than the one this
+     * connection reaches (read from its ring before its RESUME came on
+     * TCP): they go once the RESUME connected us to it (a RESUME drops
+     * the control frames queued for the incarnation before). */
+    struct p2p_frame *held, *held_tail;
     uint64_t logged;        /* bytes in the log */
     uint32_t inc;           /* the incarnation it reaches (0 until a RESUME) */
     /* A peer of this host: DATA frames go through the ring to it (control
@@ -146,6 +152,9 @@ void enc_p2p_conn_listen(void);
 /* Queues a frame of header h and payload to world rank peer (connecting
  * first) and writes what the socket takes now. */
 enc_status_t enc_p2p_conn_queue(int peer, const struct enc_p2p_hdr *h, const void *payload);
+/* The same for an ACK of a message from the peer's incarnation inc:
+ * held until a connection to that incarnation exists. */
+enc_status_t enc_p2p_conn_queue_ack(int peer, uint32_t inc, const struct enc_p2p_hdr *h);
 /* The peers' rings (the lock held): reads what arrived, writes what
  * waits; true when anything moved.  A wait spins on it (spin_wait). */
 bool enc_p2p_conn_shm_progress(void);

@@ -21,7 +21,8 @@
 #             the transfers stream, and at a collective: the same distinct
 #             lines as the fault-free run, whose sums equal native's.
 #   late      tests/programs/p2p_late_reader (2 ranks, 1 MiB messages read
-#             by the receiver straight out of the sender's log): the
+#             by the receiver straight out of the sender's log,
+#             ENCORE_P2P_CMA_MIN=32K): the
 #             receiver SIGSTOPped, the sender SIGKILLed once it has written
 #             a round's messages (their locators wait in the stopped
 #             receiver's ring), the receiver continued: it drops what it
@@ -137,7 +138,8 @@ enc_run_ok late.native enc_mpirun 2 "$late" "$go"
 sort -u "$ENC_TMP/late.native.out" >"$ENC_TMP/late.native.uniq"
 [ "$ENC_NATIVE_ONLY" = 1 ] && enc_finish
 rm -f "$go"
-(export ENCORE_LOG=info && enc_encore 2 "$late" "$go") >"$ENC_TMP/late.raw" 2>"$ENC_TMP/late.err" &
+(export ENCORE_LOG=info ENCORE_P2P_CMA_MIN=32K && enc_encore 2 "$late" "$go") \
+    >"$ENC_TMP/late.raw" 2>"$ENC_TMP/late.err" &
 late_bg=$!
 enc_wait_lines "$ENC_TMP/late.raw" '^round 1 waiting' 1 60 late
 late_run=$(enc_bounded_pid "$late_bg")
