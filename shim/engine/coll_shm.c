@@ -243,7 +243,12 @@ enc_status_t enc_coll_shm_wait(int ch, const int *set, int n, uint64_t t, bool l
             deadline = enc_deadline_ms(enc_eng.coll_timeout_ms);
         bool shared = enc_turn_shared();
 
-        enc_shm_sleep_begin(s);
+        /* alone, only set[i]'s post can end this sleep; with other
+         * collectives of this process waiting, any peer's may */
+        if (shared || enc_turn_wanted())
+            enc_shm_sleep_begin(s);
+        else
+            enc_shm_sleep_for(s, set[i]);
         if (past(lines, set[i], t, later_epoch_ok)) {
             enc_shm_sleep_end(s);
             continue;
