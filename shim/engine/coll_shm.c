@@ -141,11 +141,16 @@ static bool shm_ready(const struct enc_turn_probe *base)
  * took 85 % of a 4-rank job's time; among other programs that sleep at
  * times (compilers, tests: a load of 2 to 9 on 2 cores) about 12 %, and
  * there going quiet on the first slow yield made 4-rank barriers 2-4x
- * slower than yielding on (issue 20).  The while starts at 10 ms and
- * doubles up to 1 s each time yielding is slow again soon after it, as it
- * is beside a busy program. */
+ * slower than yielding on (issue 20).  Once quiet, a slow yield within
+ * YIELD_REARM_NS of its end makes it quiet again at once (ranks of the job
+ * copying large data take whole slices too, and a waiter they wake by
+ * their post runs sooner than one that yields: re-learning the quarter
+ * every time cost 4-rank allreduces of 0.5-2 MiB a fifth more).  The
+ * while starts at 10 ms and doubles up to 1 s each time yielding is slow
+ * again soon after it, as it is beside a busy program. */
 #define YIELD_SLOW_NS 200000ull
 #define YIELD_WINDOW_NS 100000000ull
+#define YIELD_REARM_NS 1000000000ull
 #define YIELD_BACKOFF_MIN_NS 10000000ull
 #define YIELD_BACKOFF_MAX_NS 1000000000ull
 static bool yield_now(uint64_t yield_until)
@@ -161,8 +166,10 @@ static bool yield_now(uint64_t yield_until)
     t1 = enc_now_ns();
     if (t1 - t0 <= YIELD_SLOW_NS)
         return true;
-    if (quiet_until != 0 && t1 < quiet_until + 2 * backoff) {
-        backoff = ENC_MIN(2 * backoff, YIELD_BACKOFF_MAX_NS); /* slow again soon after */
+    if (quiet_until != 0 && t1 < quiet_until + YIELD_REARM_NS) {
+        /* slow again within a second of going quiet: the same cause */
+        backoff = t1 < quiet_until + 2 * backoff ? ENC_MIN(2 * backoff, YIELD_BACKOFF_MAX_NS)
+                                                 : YIELD_BACKOFF_MIN_NS;
     } else {
         if (t1 - window_start > YIELD_WINDOW_NS) {
             window_start = t0;
