@@ -146,14 +146,17 @@ static bool shm_ready(const struct enc_turn_probe *base)
  * copying large data take whole slices too, and a waiter they wake by
  * their post runs sooner than one that yields: re-learning the quarter
  * every time cost 4-rank allreduces of 0.5-2 MiB a fifth more).  The
- * while starts at 10 ms and doubles up to 1 s each time yielding is slow
+ * occasional yield of a spin (stalls_ok false: ranks with a core each)
+ * goes quiet at the first slow one, as there every yield to another
+ * program gives it this rank's core for a slice (2-rank IMB from 128 KiB
+ * took 2-3x longer on a loaded host yielding on).  The while starts at 10 ms and doubles up to 1 s each time yielding is slow
  * again soon after it, as it is beside a busy program. */
 #define YIELD_SLOW_NS 200000ull
 #define YIELD_WINDOW_NS 100000000ull
 #define YIELD_REARM_NS 1000000000ull
 #define YIELD_BACKOFF_MIN_NS 10000000ull
 #define YIELD_BACKOFF_MAX_NS 1000000000ull
-static bool yield_now(uint64_t yield_until)
+static bool yield_now(uint64_t yield_until, bool stalls_ok)
 {
     static uint64_t quiet_until;                    /* no yielding before then */
     static uint64_t backoff = YIELD_BACKOFF_MIN_NS; /* the last quiet while */
@@ -166,7 +169,7 @@ static bool yield_now(uint64_t yield_until)
     t1 = enc_now_ns();
     if (t1 - t0 <= YIELD_SLOW_NS)
         return true;
-    if (quiet_until != 0 && t1 < quiet_until + YIELD_REARM_NS) {
+    if (!stalls_ok || (quiet_until != 0 && t1 < quiet_until + YIELD_REARM_NS)) {
         /* slow again within a second of going quiet: the same cause */
         backoff = t1 < quiet_until + 2 * backoff ? ENC_MIN(2 * backoff, YIELD_BACKOFF_MAX_NS)
                                                  : YIELD_BACKOFF_MIN_NS;
@@ -239,12 +242,12 @@ enc_status_t enc_coll_shm_wait(int ch, const int *set, int n, uint64_t t, bool l
                 /* the rank we wait for may share this core (a loaded
                  * host; the scheduler wakes a rank beside its waker):
                  * let it run now, not when the spin ends */
-                (void)yield_now(spin_until);
+                (void)yield_now(spin_until, false);
                 continue;
             }
             yield_until = now + enc_eng.yield_ns;
         }
-        if (enc_eng.yield_ns > 0 && !others && yield_now(yield_until))
+        if (enc_eng.yield_ns > 0 && !others && yield_now(yield_until, true))
             continue;
         if (deadline == 0)
             deadline = enc_deadline_ms(enc_eng.coll_timeout_ms);
