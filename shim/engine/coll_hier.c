@@ -505,7 +505,7 @@ enc_algo_fn enc_coll_hier_algo(struct enc_coll *co)
     struct enc_group *g = (struct enc_group *)co->sig->grp;
     const struct enc_hier *h;
 
-    if (!enc_tunable_bool(ENC_TUNE_SHM) || co->bytes / ENC_SHM_CHUNK_MIN >= MAX_CHUNKS ||
+    if (!enc_eng.shm_on || co->bytes / ENC_SHM_CHUNK_MIN >= MAX_CHUNKS ||
         (h = enc_coll_hosts(g)) == NULL || !h->on)
         return NULL;
     co->hier = h;

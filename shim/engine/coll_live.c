@@ -110,7 +110,7 @@ static enc_algo_fn host_algo(struct enc_coll *co)
         return NULL;
     if (g == NULL)
         return enc_eng.shm_world ? enc_coll_shm_algo(co) : enc_coll_hier_algo(co);
-    if (!g->setup || !enc_tunable_bool(ENC_TUNE_SHM) || (h = enc_coll_hosts(g)) == NULL)
+    if (!g->setup || !enc_eng.shm_on || (h = enc_coll_hosts(g)) == NULL)
         return NULL;
     if (enc_coll_hosts_one(h))
         return enc_coll_hosts_chan(h) >= 1 ? enc_coll_shm_algo(co) : NULL;

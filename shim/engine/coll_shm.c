@@ -135,18 +135,32 @@ static bool shm_ready(const struct enc_turn_probe *base)
  * does not wait (a busy program beside the job, or a rank computing) takes
  * a whole time slice instead, yielding only keeps this rank runnable
  * against the one it waits for, far slower than sleeping at once
- * (bench/README.md): then this rank sleeps
- * in its waits for a while before it tries again.  The while starts at
- * 10 ms, as one slow yield may be a passing stall (a peer's snapshot
- * fork), and doubles up to 1 s each time yielding is slow again soon
- * after, as it is beside a busy program. */
+ * (bench/README.md): then this rank sleeps in its waits for a while
+ * before it tries again.  That is when slow yields took a quarter of the
+ * last YIELD_WINDOW_NS or more: beside two busy loops on 2 cores they
+ * took 85 % of a 4-rank job's time; among other programs that sleep at
+ * times (compilers, tests: a load of 2 to 9 on 2 cores) about 12 %, and
+ * there going quiet on the first slow yield made 4-rank barriers 2-4x
+ * slower than yielding on (issue 20).  Once quiet, a slow yield within
+ * YIELD_REARM_NS of its end makes it quiet again at once (ranks of the job
+ * copying large data take whole slices too, and a waiter they wake by
+ * their post runs sooner than one that yields: re-learning the quarter
+ * every time cost 4-rank allreduces of 0.5-2 MiB a fifth more).  The
+ * occasional yield of a spin (stalls_ok false: ranks with a core each)
+ * goes quiet at the first slow one, as there every yield to another
+ * program gives it this rank's core for a slice (2-rank IMB from 128 KiB
+ * took 2-3x longer on a loaded host yielding on).  The while starts at 10 ms and doubles up to 1 s each time yielding is slow
+ * again soon after it, as it is beside a busy program. */
 #define YIELD_SLOW_NS 200000ull
+#define YIELD_WINDOW_NS 100000000ull
+#define YIELD_REARM_NS 1000000000ull
 #define YIELD_BACKOFF_MIN_NS 10000000ull
 #define YIELD_BACKOFF_MAX_NS 1000000000ull
-static bool yield_now(uint64_t yield_until)
+static bool yield_now(uint64_t yield_until, bool stalls_ok)
 {
     static uint64_t quiet_until;                    /* no yielding before then */
     static uint64_t backoff = YIELD_BACKOFF_MIN_NS; /* the last quiet while */
+    static uint64_t window_start, slow_ns;          /* slow yields' time in the window */
     uint64_t t0 = enc_now_ns(), t1;
 
     if (t0 >= yield_until || t0 < quiet_until)
@@ -155,8 +169,21 @@ static bool yield_now(uint64_t yield_until)
     t1 = enc_now_ns();
     if (t1 - t0 <= YIELD_SLOW_NS)
         return true;
-    backoff = t1 < quiet_until + 2 * backoff ? ENC_MIN(2 * backoff, YIELD_BACKOFF_MAX_NS)
-                                             : YIELD_BACKOFF_MIN_NS;
+    if (!stalls_ok || (quiet_until != 0 && t1 < quiet_until + YIELD_REARM_NS)) {
+        /* slow again within a second of going quiet: the same cause */
+        backoff = t1 < quiet_until + 2 * backoff ? ENC_MIN(2 * backoff, YIELD_BACKOFF_MAX_NS)
+                                                 : YIELD_BACKOFF_MIN_NS;
+    } else {
+        if (t1 - window_start > YIELD_WINDOW_NS) {
+            window_start = t0;
+            slow_ns = 0;
+        }
+        slow_ns += t1 - t0;
+        if (slow_ns < YIELD_WINDOW_NS / 4)
+            return true; /* a passing stall */
+        backoff = YIELD_BACKOFF_MIN_NS;
+        window_start = 0;
+    }
     quiet_until = t1 + backoff;
     return false;
 }
@@ -215,18 +242,23 @@ enc_status_t enc_coll_shm_wait(int ch, const int *set, int n, uint64_t t, bool l
                 /* the rank we wait for may share this core (a loaded
                  * host; the scheduler wakes a rank beside its waker):
                  * let it run now, not when the spin ends */
-                (void)yield_now(spin_until);
+                (void)yield_now(spin_until, false);
                 continue;
             }
             yield_until = now + enc_eng.yield_ns;
         }
-        if (enc_eng.yield_ns > 0 && !others && yield_now(yield_until))
+        if (enc_eng.yield_ns > 0 && !others && yield_now(yield_until, true))
             continue;
         if (deadline == 0)
             deadline = enc_deadline_ms(enc_eng.coll_timeout_ms);
         bool shared = enc_turn_shared();
 
-        enc_shm_sleep_begin(s);
+        /* alone, only set[i]'s post can end this sleep; with other
+         * collectives of this process waiting, any peer's may */
+        if (shared || enc_turn_wanted())
+            enc_shm_sleep_begin(s);
+        else
+            enc_shm_sleep_for(s, set[i]);
         if (past(lines, set[i], t, later_epoch_ok)) {
             enc_shm_sleep_end(s);
             continue;
@@ -713,11 +745,19 @@ static enc_status_t shm_bcast(struct enc_coll *co)
     if (co->me == co->root)
         enc_coll_shm_staged(co, step); /* every peer's ack of the last chunk */
     /* On a derived communicator nobody may finish before everyone entered
-     * (group_coll.c): everyone waits for every ack of the last chunk. */
+     * (group_coll.c): the root waits for every ack of the last chunk, the
+     * others for every other non-root's (the root's data says it entered;
+     * at 2 ranks nothing more to wait for: one hop, not three). */
     if (co->sig->grp != NULL) {
+        const int *set = wset(co);
+
         if (co->me == co->root)
-            post(co, step);
-        return wait_all(co, step);
+            return wait_all(co, step);
+        if ((rv = enc_coll_shm_wait(co->chan->index, set, co->root, ticket(co, step), false)) !=
+            ENC_OK)
+            return rv;
+        return enc_coll_shm_wait(co->chan->index, set + co->root + 1, co->n - co->root - 1,
+                                 ticket(co, step), false);
     }
     return ENC_OK;
 }

@@ -48,6 +48,7 @@ static void read_tunables(void)
     enc_eng.ring_min_count = (size_t)ENC_MAX(enc_tunable_ll(ENC_TUNE_RING_MIN_COUNT_PER_RANK), 1);
     enc_eng.bcast_segment = (size_t)ENC_MAX(enc_tunable_ll(ENC_TUNE_BCAST_SEGMENT_BYTES), 4096);
     enc_eng.coll_timeout_ms = (int)enc_tunable_ll(ENC_TUNE_COLL_TIMEOUT_MS);
+    enc_eng.shm_on = enc_tunable_bool(ENC_TUNE_SHM);
     enc_eng.connect_timeout_ms = (int)enc_tunable_ll(ENC_TUNE_CONNECT_TIMEOUT_MS);
 }
 

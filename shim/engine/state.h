@@ -93,6 +93,7 @@ struct enc_engine {
     uint64_t yield_ns;        /* then sched_yield() polls (shared memory) */
     double ranks_per_core;    /* this host's ranks / its online cores, >= 1 */
     int connect_timeout_ms;
+    bool shm_on;              /* ENCORE_SHM (read per collective it cost a getenv) */
 
     enum enc_inject_kind inject_kind;
     uint64_t inject_at;       /* at this 1-based collective */

@@ -72,7 +72,8 @@ struct enc_shm_header {
  * peer.  sleeping and pid are used in channel 0's lines only. */
 struct enc_shm_flags {
     _Atomic uint64_t ticket;   /* progress, see enc_shm_ticket() */
-    _Atomic uint32_t sleeping; /* 1 while the rank waits on its eventfd */
+    _Atomic uint32_t sleeping; /* while the rank waits on its eventfd: ENC_SHM_SLEEP_ANY,
+                                * or ENC_SHM_SLEEP_FOR(r) to be woken by rank r only */
     _Atomic int32_t pid;       /* the rank process (cross-memory attach) */
     _Atomic uint64_t src;      /* its input buffer in the collective at hand (cma) */
     /* Published with the first step of a collective that uses the result buffer,
@@ -259,8 +260,15 @@ static inline unsigned enc_shm_ticket_step(uint64_t t) { return (unsigned)(t & 0
  * and wakes the peers that sleep. */
 void enc_shm_post(struct enc_shm *s, int ch, uint64_t ticket);
 /* Before sleeping on this rank's eventfd: announce it (then re-check the
- * condition); after waking: drain the eventfd and clear the flag. */
+ * condition); after waking: drain the eventfd and clear the flag.
+ * enc_shm_sleep_begin is woken by every peer's post, enc_shm_sleep_for by
+ * slot r's only (a wait that looks at one rank at a time: the posts of the
+ * others would only wake it to sleep again, a system call and two context
+ * switches each). */
+#define ENC_SHM_SLEEP_ANY 1u
+#define ENC_SHM_SLEEP_FOR(r) (2u + (uint32_t)(r))
 void enc_shm_sleep_begin(struct enc_shm *s);
+void enc_shm_sleep_for(struct enc_shm *s, int r);
 void enc_shm_sleep_end(struct enc_shm *s);
 
 /* Cross-memory attach (cma.c).  True when this job's ranks can read each

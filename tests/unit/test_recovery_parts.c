@@ -133,7 +133,7 @@ Test(bufpool, pooled_buffers_are_wiped_in_a_fork_unless_kept)
 
     enc_bufpool_set_wipe(true);
     p = enc_bufpool_get(100 << 10, &cap);          /* pooled size: its own mapping */
-    small = enc_bufpool_get(1000, &small_cap);      /* malloc: never wiped */
+    small = enc_bufpool_get(1000, &small_cap);      /* the arena: never wiped */
     cr_assert_not_null(p);
     cr_assert_not_null(small);
     cr_assert(enc_bufpool_wiped(cap));
@@ -151,4 +151,63 @@ Test(bufpool, pooled_buffers_are_wiped_in_a_fork_unless_kept)
     enc_bufpool_put(small, small_cap);
     enc_bufpool_drain();
     enc_bufpool_set_wipe(false);
+}
+
+/* Small buffers come from 2 MiB chunks: distinct lines, never overlapping,
+ * every byte of each writable, and a chunk whose buffers all came back is
+ * carved again from its start. */
+Test(bufpool, small_buffers_share_chunks_and_reuse_an_emptied_one)
+{
+    enum { N = 200 };
+    static void *p[N];
+    static size_t cap[N];
+    size_t len[N], cap_again = 0;
+    void *again;
+
+    for (int i = 0; i < N; i++) {
+        len[i] = 1 + (size_t)i * 317 % 60000;
+        p[i] = enc_bufpool_get(len[i], &cap[i]);
+        cr_assert_not_null(p[i]);
+        cr_assert_geq(cap[i], len[i]);
+        cr_assert_lt(cap[i], (size_t)64 << 10);
+        cr_assert_eq((uintptr_t)p[i] % 64, 0);
+        cr_assert(!enc_bufpool_wiped(cap[i]));
+        memset(p[i], i & 0xff, len[i]);
+    }
+    for (int i = 0; i < N; i++) /* nobody wrote over anybody */
+        for (size_t b = 0; b < len[i]; b += 97)
+            cr_assert_eq(((uint8_t *)p[i])[b], i & 0xff, "buffer %d byte %zu", i, b);
+    /* about 6 MiB were carved, in 3 or 4 chunks: once every buffer came
+     * back, half as much again lands in those chunks, no new one */
+    size_t total = 0;
+
+    for (int i = 0; i < N; i++) {
+        total += cap[i];
+        enc_bufpool_put(p[i], cap[i]);
+    }
+    for (size_t got = 0; got < total / 2; got += cap_again) {
+        uintptr_t chunk;
+        bool seen = false;
+
+        again = enc_bufpool_get(60000, &cap_again);
+        cr_assert_not_null(again);
+        chunk = (uintptr_t)again & ~(uintptr_t)((2u << 20) - 1);
+        for (int i = 0; i < N && !seen; i++)
+            seen = ((uintptr_t)p[i] & ~(uintptr_t)((2u << 20) - 1)) == chunk;
+        cr_assert(seen, "a new chunk after %zu of %zu bytes", got, total);
+        memset(again, 1, 60000);
+    }
+    enc_bufpool_drain();
+}
+
+Test(bufpool, just_below_the_pooled_size_is_its_own_mapping)
+{
+    size_t cap;
+    void *p = enc_bufpool_get((64 << 10) - 1, &cap); /* rounded up, not the arena's */
+
+    cr_assert_not_null(p);
+    cr_assert_eq(cap, (size_t)64 << 10);
+    memset(p, 1, cap);
+    enc_bufpool_put(p, cap);
+    enc_bufpool_drain();
 }

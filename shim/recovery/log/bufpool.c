@@ -1,8 +1,18 @@
-/* bufpool.c - reusable memory for result-log entries (bufpool.h). */
+/* bufpool.c - reusable memory for result-log entries (bufpool.h).
+ *
+ * Buffers of 64 KiB and more are mappings of their own, pooled for reuse.
+ * Smaller ones are carved from 2 MiB chunks on a huge page each (the
+ * arena below), not from malloc: a short job logs every result into
+ * memory it never touched, and on the VMs measured each fresh 4 KiB page
+ * cost about 2 us of faulting, zeroing and charging, more than the
+ * collective itself from 4 KiB up (bench/README.md, issue 20); a chunk
+ * costs one fault.  A chunk is reused once every buffer carved from it was
+ * given back (entries are freed roughly in the order they were logged),
+ * so a long job logs into warm memory; a buffer kept long (a bootstrap
+ * entry) keeps its chunk, at most 2 MiB each. */
 #include "enc.h"
 
 #include <stdint.h>
-#include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -10,8 +20,13 @@
 
 #define HUGE_PAGE ((size_t)2 << 20)
 #define POOL_SLOTS 64
-#define POOL_MIN_BYTES ((size_t)64 << 10) /* smaller ones: malloc is cheap */
+#define POOL_MIN_BYTES ((size_t)64 << 10) /* smaller ones: the arena */
 #define POOL_MAX_BYTES ((size_t)512 << 20)
+#define ARENA_CHUNK HUGE_PAGE
+#define ARENA_ALIGN ((size_t)64)        /* a cache line: entries never share one */
+#define ARENA_HEAD ARENA_ALIGN          /* struct chunk_head, at a chunk's start */
+#define ARENA_MAX_BYTES (POOL_MIN_BYTES - ARENA_ALIGN) /* caps below POOL_MIN_BYTES */
+#define ARENA_SPARES 4                  /* empty chunks kept for reuse */
 
 static struct {
     void *p;
@@ -20,8 +35,8 @@ static struct {
 static size_t pooled_bytes;
 static bool wipe_on_fork;
 
-/* Pooled sizes are mappings of their own (malloc's heap must never be
- * wiped in a snapshot image); smaller ones come from malloc.  At most
+/* Pooled sizes are mappings of their own (they may be wiped in a snapshot
+ * image); smaller ones come from the arena, whose chunks never are.  At most
  * ENCORE_LOG_MEM_MAX / POOL_MIN_BYTES of them live at once (16384 for
  * 1 GiB), well under the kernel's default 65530 mappings. */
 static bool mapped(size_t cap) { return cap >= POOL_MIN_BYTES; }
@@ -62,6 +77,94 @@ static void *map_aligned(size_t cap)
     return p;
 }
 
+/* ---- the arena of small buffers ---- */
+
+struct chunk_head {
+    size_t used;  /* bytes carved, the head included */
+    size_t live;  /* bytes carved and not given back */
+};
+_Static_assert(sizeof(struct chunk_head) <= ARENA_HEAD, "the head fits its line");
+
+static struct {
+    uint8_t *cur;                 /* the chunk being carved */
+    uint8_t *spare[ARENA_SPARES]; /* empty chunks */
+    int nspare;
+} arena;
+
+static struct chunk_head *head_of(uint8_t *chunk) { return (struct chunk_head *)chunk; }
+
+/* An empty chunk: a spare, else a new one on a huge page, populated at
+ * once (one system call instead of a fault per page where huge pages are
+ * off). */
+static uint8_t *chunk_take(void)
+{
+    uint8_t *c;
+
+    if (arena.nspare > 0) {
+        c = arena.spare[--arena.nspare];
+    } else {
+        if ((c = map_aligned(ARENA_CHUNK)) == NULL)
+            return NULL;
+#ifdef MADV_POPULATE_WRITE
+        (void)madvise(c, ARENA_CHUNK, MADV_POPULATE_WRITE); /* best effort */
+#endif
+    }
+    *head_of(c) = (struct chunk_head){.used = ARENA_HEAD, .live = 0};
+    return c;
+}
+
+/* Every buffer of chunk c came back: kept as a spare, or unmapped. */
+static void chunk_give(uint8_t *c)
+{
+    if (arena.nspare < ARENA_SPARES)
+        arena.spare[arena.nspare++] = c;
+    else
+        munmap(c, ARENA_CHUNK);
+}
+
+static void *arena_get(size_t len, size_t *cap)
+{
+    struct chunk_head *h;
+    uint8_t *p;
+
+    *cap = (ENC_MAX(len, (size_t)1) + ARENA_ALIGN - 1) & ~(ARENA_ALIGN - 1);
+    if (arena.cur == NULL || head_of(arena.cur)->used + *cap > ARENA_CHUNK) {
+        uint8_t *full = arena.cur;
+
+        if ((arena.cur = chunk_take()) == NULL) {
+            arena.cur = full;
+            return NULL;
+        }
+        if (full != NULL && head_of(full)->live == 0)
+            chunk_give(full);
+    }
+    h = head_of(arena.cur);
+    p = arena.cur + h->used;
+    h->used += *cap;
+    h->live += *cap;
+    return p;
+}
+
+static void arena_put(void *p, size_t cap)
+{
+    uint8_t *c = (uint8_t *)((uintptr_t)p & ~(uintptr_t)(ARENA_CHUNK - 1));
+    struct chunk_head *h = head_of(c);
+
+    h->live -= cap;
+    if (h->live == 0 && c != arena.cur)
+        chunk_give(c);
+}
+
+static void arena_drain(void)
+{
+    if (arena.cur != NULL && head_of(arena.cur)->live == 0) {
+        munmap(arena.cur, ARENA_CHUNK);
+        arena.cur = NULL;
+    }
+    while (arena.nspare > 0)
+        munmap(arena.spare[--arena.nspare], ARENA_CHUNK);
+}
+
 static void release(void *p, size_t cap)
 {
     if (p == NULL)
@@ -69,17 +172,16 @@ static void release(void *p, size_t cap)
     if (mapped(cap))
         munmap(p, cap);
     else
-        free(p);
+        arena_put(p, cap);
 }
 
 static void *fresh(size_t len, size_t *cap)
 {
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
 
-    *cap = len;
-    if (len < POOL_MIN_BYTES)
-        return malloc(len ? len : 1);
-    if (len < HUGE_PAGE) {
+    if (len <= ARENA_MAX_BYTES)
+        return arena_get(len, cap);
+    if (len < HUGE_PAGE) { /* at least POOL_MIN_BYTES once rounded to pages */
         *cap = (len + page - 1) & ~(page - 1);
         return map_pages(*cap);
     }
@@ -134,4 +236,5 @@ void enc_bufpool_drain(void)
         slots[i].p = NULL;
     }
     pooled_bytes = 0;
+    arena_drain();
 }
