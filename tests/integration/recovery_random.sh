@@ -1,10 +1,11 @@
 #!/bin/sh
 # recovery_random.sh - 8 ranks of an iterative k-means (tests/programs/
 # bench/kmeans: Allreduce + Bcast only, int64 sums)
-# under --inject random:every=2:seed=S:count=4 (a SIGKILL of a random rank
-# every 2 s, at most 4: a loaded machine stretches the run, and a kill every
-# 2 s of a run 5x slower would outpace the restarts and test the load, not
-# the recovery; the interval is times ENC_TIME_SCALE: under ASan on a loaded
+# under --inject random:every=T:seed=S:count=4 (a SIGKILL of a random rank
+# every T s, a third of the fault-free run's time, at most 4 kills: a
+# loaded machine stretches the run, and a fixed interval would either
+# outpace the restarts of a slow run or end a fast one after a single kill;
+# T is at least ENC_TIME_SCALE s: under ASan on a loaded
 # machine one recovery took 8.8 s, all 4 kills fell into it and, more
 # simultaneous failures than ENCORE_REPLICAS, ended the job with "logged
 # results lost", as it should).  The fault-free run takes about 4 s here, so
@@ -32,8 +33,12 @@ centroids=$(enc_count "$ENC_TMP/free.out" '^centroid ')
 cp "$ENC_TMP/free.out" "$ENC_TMP/free.ref" || enc_fail "cp failed"
 free_ms=$REC_MS
 
+# A kill every third of the fault-free run (at least ENC_TIME_SCALE s):
+# a fixed 2 s let a run that got faster (3.2 s fault-free) end after one.
+every=$(awk -v ms="$free_ms" -v scale="$ENC_TIME_SCALE" \
+    'BEGIN { e = ms / 3000; if (e < scale) e = scale; printf "%.2f", e }')
 # shellcheck disable=SC2086 # args is a list
-rec_run random 8 --max-restarts 30 --inject "random:every=$((2 * ENC_TIME_SCALE)):seed=$seed:count=4" "$REC_KMEANS" $args
+rec_run random 8 --max-restarts 30 --inject "random:every=$every:seed=$seed:count=4" "$REC_KMEANS" $args
 rec_ok random free
 kills=$(rec_count random 'run: warning: inject: killing rank')
 restarts=$(sed -n 's/^encore: job summary: 8 ranks, \([0-9]*\) restarts,.*/\1/p' "$ENC_TMP/random.err")
