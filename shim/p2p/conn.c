@@ -54,6 +54,11 @@
  * SHM_RETRY_MS, so a ring waiting for room needs no wake-up either. */
 static ENC_HOT_TLS bool on_progress_thread;
 static bool shm_retry;
+/* A look at a ring stopped at its turn's end with frames left in it (the
+ * lock's): nothing else would bring the reader back to them (their
+ * writer found the bell set, rung for an earlier frame, and this look
+ * cleared it), so the progress thread looks again without sleeping. */
+static bool rings_behind;
 
 static void wake_thread(void)
 {
@@ -208,6 +213,28 @@ static bool ended_empty(int fd)
     return recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
 }
 
+/* The peer has closed its end, bytes still unread before it or not. */
+static bool peer_ended(int fd)
+{
+    struct pollfd p = {.fd = fd, .events = POLLRDHUP};
+
+    return poll(&p, 1, 0) == 1 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
+}
+
+/* An accepted connection that has ended while the installed one from that
+ * peer, of its incarnation or a newer one, lives: one the peer replaced
+ * (resume_peer closes it before it makes the new one), its handshake
+ * finished after the new one's.  Installed, it would close the live one
+ * here, whose end the peer never reads (it only writes on it), and its own
+ * end would then take a live peer for lost, each side waiting for the
+ * other's RESUME.  What it carries the peer sends again on the live one
+ * (its log, from the start) and its ACKs for a new incarnation wait for
+ * that incarnation's RESUME (held). */
+static bool superseded(int fd, const struct p2p_in *in, uint32_t inc)
+{
+    return in->fd >= 0 && in->inc >= inc && peer_ended(fd) && !peer_ended(in->fd);
+}
+
 static void install_accepted(void)
 {
     int peers[16], incs[16], nrev = 0;
@@ -217,6 +244,12 @@ static void install_accepted(void)
         struct p2p_in *in = &enc_p2p.in[acc.q[i].rank];
 
         if (ended_empty(acc.q[i].fd)) {
+            close(acc.q[i].fd);
+            continue;
+        }
+        if (superseded(acc.q[i].fd, in, acc.q[i].inc)) {
+            ENC_INFO("p2p", "rank %d: a connection it has replaced already ignored",
+                     acc.q[i].rank);
             close(acc.q[i].fd);
             continue;
         }
@@ -814,9 +847,11 @@ static ssize_t ring_rx(int peer, int fd, void *dst, size_t n)
 
 /* Reads what has arrived from a peer (on its connection, or in its ring
  * while the connection is installed): ENC_OK, or the peer is gone
- * (ENC_ERR_PEER_CLOSED) or broken.  *moved: bytes were read. */
+ * (ENC_ERR_PEER_CLOSED) or broken.  *moved: bytes were read; *cut: the
+ * turn ended with more to read (a payload read out of the sender's log
+ * counts whole, so one large message can end it). */
 static enc_status_t read_rx(int peer, struct p2p_in *pin, struct p2p_rx *in, rx_fn rx,
-                            bool *moved)
+                            bool *moved, bool *cut)
 {
     for (size_t budget = READ_CHUNK; pin->fd >= 0;) {
         bool hdr = in->msg == NULL, loc = !hdr && in->remote;
@@ -863,8 +898,10 @@ static enc_status_t read_rx(int peer, struct p2p_in *pin, struct p2p_rx *in, rx_
             enc_p2p.shm_recvd += rx == ring_rx;
             frame_done(peer, in);
         }
-        if (budget <= (size_t)n)
+        if (budget <= (size_t)n) {
+            *cut = true;
             return ENC_OK;
+        }
         budget -= (size_t)n;
     }
     return ENC_OK;
@@ -872,9 +909,9 @@ static enc_status_t read_rx(int peer, struct p2p_in *pin, struct p2p_rx *in, rx_
 
 static enc_status_t read_in(int peer, struct p2p_in *in)
 {
-    bool moved = false;
+    bool moved = false, cut = false; /* a socket with more polls readable again */
 
-    return read_rx(peer, in, &in->tcp, tcp_rx, &moved);
+    return read_rx(peer, in, &in->tcp, tcp_rx, &moved, &cut);
 }
 
 /* Reads peer's ring to us; rings peer when it waits for the room freed
@@ -884,13 +921,18 @@ static enc_status_t read_in(int peer, struct p2p_in *in)
  * the writer looks again within SHM_RETRY_MS). */
 static bool read_ring(int peer, struct p2p_in *in, bool ring_back)
 {
-    bool moved = false;
+    bool moved = false, cut = false;
 
     if (in->fd < 0 || !in->ring_on ||
         enc_p2p_ring_used(enc_p2p_shm_ring(peer, enc_p2p.rank)) == 0) /* the usual look */
         return false;
-    if (read_rx(peer, in, &in->ring, ring_rx, &moved) != ENC_OK)
+    if (read_rx(peer, in, &in->ring, ring_rx, &moved, &cut) != ENC_OK)
         enc_p2p_peer_lost(peer, "sent a malformed point-to-point frame through shared memory");
+    if (cut && !rings_behind) {
+        rings_behind = true;
+        if (!on_progress_thread)
+            wake_thread();
+    }
     /* as for a write: a writer that polls needs nothing, a sleeping one
      * its futex, only one that does neither a bell on TCP */
     if (moved && ring_back && enc_p2p_announced() && enc_p2p_shm_room_asked(peer) &&
@@ -989,6 +1031,8 @@ static int poll_set(struct pollfd *p, int *who, bool *is_in, int *timeout)
     /* a held attentive count (shm_link.h) is let go when idle */
     if (enc_p2p_shm_hold_timer())
         *timeout = *timeout < 0 ? ENC_P2P_HOLD_MS : ENC_MIN(*timeout, ENC_P2P_HOLD_MS);
+    if (rings_behind)
+        *timeout = 0;
     shm_retry = *timeout >= 0 && *timeout <= SHM_RETRY_MS;
     return n;
 }
@@ -1024,6 +1068,7 @@ static void *progress_main(void *arg)
             ENC_WARN("p2p", "eventfd read: %m");
         enc_p2p_lock();
         shm_retry = false;
+        rings_behind = false; /* the look below reads on */
         serve(p + 1, who + 1, is_in + 1, n - 1);
         (void)enc_p2p_shm_expire_held(&held_seen); /* then the look below */
         (void)enc_p2p_conn_shm_progress();

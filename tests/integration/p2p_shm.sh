@@ -50,18 +50,28 @@ for n in 2 4; do
         done
     done
 done
-# Messages from ENCORE_P2P_CMA_MIN bytes (off by default) are read by the
-# receiver straight from the sender's log (cross-memory attach): with
-# 32K p2p_check's 4 MiB messages are, with 1 every message with a
-# payload is, with 0 (the default) none is, and the output is native's
-# each time.
+# Messages from ENCORE_P2P_CMA_MIN bytes are read by the receiver straight
+# from the sender's log (cross-memory attach): at the default (32K)
+# p2p_check's 4 MiB messages are, with 1 every message with a payload is,
+# with 0 none is, and the output is native's each time.
+# tests/programs/p2p_behind: a synchronous 4-byte message behind a 4 MiB
+# one, its receiver in a barrier (the large one read out of the log ends
+# the reader's turn: the small one behind it once waited for ever).
 if [ "$ENC_NATIVE_ONLY" != 1 ]; then
     remote="read from the sender's log"
     with_cma() { (export ENCORE_P2P_CMA_MIN="$1" ENCORE_P2P_SHM=1 ENCORE_LOG=debug && shift && "$@"); }
     read_n() { grep -o "([0-9]* of them $remote)" "$1" | tr -dc '0-9\n' | awk '{s += $1} END {print s + 0}'; }
-    [ "$(read_n "$ENC_TMP/check_shm1_4.err")" = 0 ] ||
-        enc_fail "check -n 4: messages were $remote with ENCORE_P2P_CMA_MIN at its default"
-    for min in 32K 1 0; do
+    [ "$(read_n "$ENC_TMP/check_shm1_4.err")" -gt 0 ] ||
+        enc_fail "check -n 4: no message $remote with ENCORE_P2P_CMA_MIN at its default"
+    behind="$ENC_PROGRAMS/p2p_behind"
+    enc_require_program "$behind"
+    enc_run_ok native_behind enc_mpirun 2 "$behind" 20 4
+    enc_run_ok behind with_shm 1 enc_second 2 "$behind" 20 4
+    enc_expect_same "$ENC_TMP/native_behind.out" "$ENC_TMP/behind.out" "p2p_behind"
+    [ "$(read_n "$ENC_TMP/behind.err")" = 20 ] ||
+        enc_fail "behind: $(read_n "$ENC_TMP/behind.err") of its 20 large messages $remote, want 20"
+    enc_log "ok p2p_behind: 20 rounds of a small synchronous message behind a large one (${ENC_MS} ms)"
+    for min in 1 0; do
         name="check_cma$min"
         enc_run_ok "$name" with_cma "$min" enc_encore 4 "$check"
         enc_expect_same "$ENC_TMP/native_check4.out" "$ENC_TMP/$name.out" "check -n 4, ENCORE_P2P_CMA_MIN=$min"
