@@ -1,6 +1,8 @@
 #!/bin/sh
-# p2p.sh - point-to-point latency, bandwidth, message rate and
-# bidirectional bandwidth of 2 ranks (bench/p2p_bench.c, 8 B to 4 MiB),
+# p2p.sh - point-to-point latency, bandwidth, message rate,
+# bidirectional bandwidth and, from 32 KiB, steady bandwidth (after 1 GiB
+# untimed: the log's memory reused, not touched the first time) of 2
+# ranks (bench/p2p_bench.c, 8 B to 4 MiB),
 # encore against native Open MPI back to back in one run, the sender's
 # log on (and, on one host, off), P2P_REPS times (default 3) in turn; each figure is the
 # best of the reps (the 2-core machine is shared: the best is the least
@@ -31,15 +33,19 @@ trap cleanup EXIT
 mpicc -O2 -o "$T/p2p_bench" "$ROOT/bench/p2p_bench.c"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-# best FILE: per size the lowest latency and the highest bandwidth, rate
-# and bidirectional bandwidth of the reps (complete lines only), sorted as
-# join(1) wants; joined rows are put back in size order with sort -n
+# best FILE: per size the lowest latency and the highest bandwidth, rate,
+# bidirectional and steady bandwidth of the reps (complete lines only),
+# sorted as join(1) wants; joined rows are put back in size order with
+# sort -n
 best() {
-    awk '$1 == "size" && NF == 10 {
+    awk '$1 == "size" && NF == 12 {
              s = $2; if (!(s in l) || $4 < l[s]) l[s] = $4
-             if ($6 > b[s]) b[s] = $6; if ($8 > r[s]) r[s] = $8; if ($10 > bb[s]) bb[s] = $10 }
-         END { for (s in l) print s, l[s], b[s], r[s], bb[s] }' "$1" | LC_ALL=C sort -k1,1
+             if ($6 > b[s]) b[s] = $6; if ($8 > r[s]) r[s] = $8; if ($10 > bb[s]) bb[s] = $10
+             if (!(s in st) || $12 > st[s]) st[s] = $12 }
+         END { for (s in l) print s, l[s], b[s], r[s], bb[s], st[s] }' "$1" | LC_ALL=C sort -k1,1
 }
+# steady N E: "N | E | E/N" for the table, "- | - | -" below 32 KiB
+steady() { if [ "$1" = 0.0 ] || [ "$1" = 0 ]; then echo "- | - | -"; else echo "$1 | $2 | $(ratio "$2" "$1")"; fi; }
 ratio() { echo "$1 $2" | awk '{ printf "%.2f", ($2 > 0 ? $1 / $2 : 0) }'; }
 
 host_runs() {
@@ -58,11 +64,11 @@ host_runs() {
     echo
     echo "One host, 2 ranks:"
     echo
-    echo "| size | latency native (us) | shm (us) | no log (us) | TCP (us) | shm/native | bandwidth native (MB/s) | shm (MB/s) | no log (MB/s) | TCP (MB/s) | shm/native | bidirectional native (MB/s) | shm (MB/s) | shm/native | rate native (k/s) | shm (k/s) | shm/native |"
-    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    echo "| size | latency native (us) | shm (us) | no log (us) | TCP (us) | shm/native | bandwidth native (MB/s) | shm (MB/s) | no log (MB/s) | TCP (MB/s) | shm/native | steady native (MB/s) | shm (MB/s) | shm/native | bidirectional native (MB/s) | shm (MB/s) | shm/native | rate native (k/s) | shm (k/s) | shm/native |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     LC_ALL=C join "$T/n" "$T/s" | LC_ALL=C join - "$T/t" | LC_ALL=C join - "$T/o" | sort -n |
-        while read -r s ln bn rn bbn ls bs rs bbs lt bt _ _ lo bo _ _; do
-            echo "| $s | $ln | $ls | $lo | $lt | $(ratio "$ls" "$ln") | $bn | $bs | $bo | $bt | $(ratio "$bs" "$bn") | $bbn | $bbs | $(ratio "$bbs" "$bbn") | $rn | $rs | $(ratio "$rs" "$rn") |"
+        while read -r s ln bn rn bbn stn ls bs rs bbs sts lt bt _ _ _ lo bo _ _ _; do
+            echo "| $s | $ln | $ls | $lo | $lt | $(ratio "$ls" "$ln") | $bn | $bs | $bo | $bt | $(ratio "$bs" "$bn") | $(steady "$stn" "$sts") | $bbn | $bbs | $(ratio "$bbs" "$bbn") | $rn | $rs | $(ratio "$rs" "$rn") |"
         done
 }
 
@@ -92,10 +98,10 @@ netns_runs() {
     echo
     echo "Two network-namespace hosts, one rank on each (TCP):"
     echo
-    echo "| size | latency native (us) | encore (us) | encore/native | bandwidth native (MB/s) | encore (MB/s) | encore/native | bidirectional native (MB/s) | encore (MB/s) | encore/native | rate native (k/s) | encore (k/s) | encore/native |"
-    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
-    LC_ALL=C join "$T/xn" "$T/xe" | sort -n | while read -r s ln bn rn bbn le be re bbe; do
-        echo "| $s | $ln | $le | $(ratio "$le" "$ln") | $bn | $be | $(ratio "$be" "$bn") | $bbn | $bbe | $(ratio "$bbe" "$bbn") | $rn | $re | $(ratio "$re" "$rn") |"
+    echo "| size | latency native (us) | encore (us) | encore/native | bandwidth native (MB/s) | encore (MB/s) | encore/native | steady native (MB/s) | encore (MB/s) | encore/native | bidirectional native (MB/s) | encore (MB/s) | encore/native | rate native (k/s) | encore (k/s) | encore/native |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    LC_ALL=C join "$T/xn" "$T/xe" | sort -n | while read -r s ln bn rn bbn stn le be re bbe ste; do
+        echo "| $s | $ln | $le | $(ratio "$le" "$ln") | $bn | $be | $(ratio "$be" "$bn") | $(steady "$stn" "$ste") | $bbn | $bbe | $(ratio "$bbe" "$bbn") | $rn | $re | $(ratio "$re" "$rn") |"
     done
 }
 
