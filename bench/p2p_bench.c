@@ -25,13 +25,21 @@
 #define STEADY_WARM ((size_t)1 << 30)
 #define STEADY_TIMED ((size_t)512 << 20)
 
-static int iters_for(size_t bytes) { return bytes <= 65536 ? 200 : bytes <= 1048576 ? 40 : 10; }
+/* Rounds timed and untimed before, as the OSU micro-benchmarks count
+ * them (osu_latency: 10000 after 100 up to 8 KiB, 1000 after 10 above;
+ * osu_bw and osu_bibw: windows 100 after 10, 20 after 2): a few hundred
+ * rounds measured mostly caches and adaptive spins still learning. */
+#define LARGE ((size_t)8 << 10)
+static int lat_iters(size_t bytes) { return bytes <= LARGE ? 10000 : 1000; }
+static int lat_warm(size_t bytes) { return bytes <= LARGE ? 100 : 10; }
+static int bw_iters(size_t bytes) { return bytes <= LARGE ? 100 : 20; }
+static int bw_warm(size_t bytes) { return bytes <= LARGE ? 10 : 2; }
 
-static double latency(int rank, char *buf, size_t bytes, int iters)
+static double latency(int rank, char *buf, size_t bytes, int warm, int iters)
 {
     double t0 = 0;
 
-    for (int i = -5; i < iters; i++) {
+    for (int i = -warm; i < iters; i++) {
         if (i == 0)
             t0 = MPI_Wtime();
         if (rank == 0) {
@@ -79,13 +87,13 @@ static double bandwidth(int rank, char *buf, size_t bytes, int warm, int iters)
 
 /* Both ranks send a half window to each other from the buffer's first
  * half and receive into its second half. */
-static double bibandwidth(int rank, char *buf, size_t bytes, int iters)
+static double bibandwidth(int rank, char *buf, size_t bytes, int warm, int iters)
 {
     MPI_Request q[WINDOW];
     int half = WINDOW / 2, peer = 1 - rank;
     double t0 = 0;
 
-    for (int i = -2; i < iters; i++) {
+    for (int i = -warm; i < iters; i++) {
         if (i == 0)
             t0 = MPI_Wtime();
         for (int w = 0; w < half; w++) {
@@ -110,10 +118,9 @@ int main(int argc, char **argv)
     buf = malloc(max * WINDOW);
     memset(buf, 1, max * WINDOW);
     for (size_t bytes = 8; bytes <= max; bytes *= 8) {
-        int iters = iters_for(bytes);
-        double lat = latency(rank, buf, bytes, iters);
-        double bw = bandwidth(rank, buf, bytes, 2, iters / 4 + 1);
-        double bibw = bibandwidth(rank, buf, bytes, iters / 4 + 1);
+        double lat = latency(rank, buf, bytes, lat_warm(bytes), lat_iters(bytes));
+        double bw = bandwidth(rank, buf, bytes, bw_warm(bytes), bw_iters(bytes));
+        double bibw = bibandwidth(rank, buf, bytes, bw_warm(bytes), bw_iters(bytes));
         double steady = 0;
 
         if (bytes >= STEADY_MIN)
