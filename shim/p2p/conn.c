@@ -267,6 +267,11 @@ static void install_accepted(void)
             incs[nrev++] = (int)acc.q[i].inc;
         }
     }
+    /* a connection replaced or dropped may have taken a BELL with it,
+     * the bell in our line still set (no writer rings while it is): look
+     * once before sleeping, which clears it */
+    if (acc.n > 0)
+        rings_behind = true;
     acc.n = 0;
     pthread_mutex_unlock(&acc.mu);
     for (int i = 0; i < nrev; i++) /* connecting waits for the peer: not under acc.mu */
