@@ -805,7 +805,10 @@ static void column_get(const struct enc_coll *co)
 
 /* Through the result buffer: every block goes to its place in the entry (packed in
  * rank order, as the log keeps it), and everyone copies the others' (an
- * alltoall's rank its column only). */
+ * alltoall's rank its column only).  An alltoall's rows go in without
+ * their diagonal block, which only its own rank wants: it takes it from
+ * its input, live (column_get) and in a replay (enc_coll_column_take);
+ * at 2 ranks that halves what each rank writes. */
 static enc_status_t allgatherv_resbuf(struct enc_coll *co)
 {
     const uint8_t *mine = co->column != NULL ? co->sendbuf
@@ -818,7 +821,14 @@ static enc_status_t allgatherv_resbuf(struct enc_coll *co)
         return rv;
     for (int j = 0; j < co->me; j++)
         at += co->recvbytes[j];
-    enc_coll_shm_resbuf_put(co, at, mine, co->recvbytes[co->me]);
+    if (co->column != NULL) { /* the row but its diagonal block: nobody reads it */
+        size_t diag = (size_t)co->me * co->block, next = diag + co->block;
+
+        enc_coll_shm_resbuf_put(co, at, mine, diag);
+        enc_coll_shm_resbuf_put(co, at + next, mine + next, co->recvbytes[co->me] - next);
+    } else {
+        enc_coll_shm_resbuf_put(co, at, mine, co->recvbytes[co->me]);
+    }
     post(co, ++step);
     if ((rv = wait_all(co, step)) != ENC_OK)
         return rv;
