@@ -21,14 +21,22 @@ void enc_coll_result_pack(const struct enc_coll *co, void *dst)
     }
 }
 
+/* This rank's own block comes from its input, not from the rows: the
+ * result buffer's entry leaves every row's diagonal block out (coll_shm.c,
+ * allgatherv_resbuf), and a replaying rank has its input again.  In place
+ * (column is sendbuf) the blocks before it were put first, over blocks of
+ * the input it no longer reads. */
 void enc_coll_column_take(const struct enc_coll *co, const void *rows)
 {
-    size_t row = (size_t)co->n * co->block;
+    size_t row = (size_t)co->n * co->block, mine = (size_t)co->me * co->block;
 
-    for (int j = 0; j < co->n; j++)
-        memmove((uint8_t *)co->column + (size_t)j * co->block,
-                (const uint8_t *)rows + (size_t)j * row + (size_t)co->me * co->block,
-                co->block);
+    for (int j = 0; j < co->n; j++) {
+        const uint8_t *from = (const uint8_t *)rows + (size_t)j * row + mine;
+
+        if (j == co->me && co->sendbuf != NULL)
+            from = (const uint8_t *)co->sendbuf + mine;
+        memmove((uint8_t *)co->column + (size_t)j * co->block, from, co->block);
+    }
 }
 
 void enc_coll_result_unpack(struct enc_coll *co, const void *src)

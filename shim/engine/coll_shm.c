@@ -488,13 +488,18 @@ static size_t slice_off(size_t c, int n, int i)
 /* Rank j's input staged for collective seq: small inputs alternate between
  * the two halves of the slot's second buffer by seq parity, larger ones
  * use the first buffer. */
-static uint8_t *staged_in(const struct enc_coll *co, int j)
+static uint8_t *small_in(const struct enc_coll *co, int j)
 {
     const struct enc_shm *s = &enc_eng.shm;
 
+    return enc_shm_in(s, co->chan->index, wrank(co, j), 1) + (co->ctx.seq & 1) * (s->chunk / 2);
+}
+
+static uint8_t *staged_in(const struct enc_coll *co, int j)
+{
     if (co->bytes <= SMALL_BYTES)
-        return enc_shm_in(s, co->chan->index, wrank(co, j), 1) + (co->ctx.seq & 1) * (s->chunk / 2);
-    return enc_shm_in(s, co->chan->index, wrank(co, j), 0);
+        return small_in(co, j);
+    return enc_shm_in(&enc_eng.shm, co->chan->index, wrank(co, j), 0);
 }
 
 /* dst = x_0 op x_1 op ... op x_{n-1} over elements [lo, lo + len) of the
@@ -690,18 +695,31 @@ static enc_status_t resbuf_meet(struct enc_coll *co, unsigned *step)
 }
 
 /* Through the result buffer: everyone meets once to place it, then the root writes
- * chunk after chunk and the others copy each as soon as it is posted. */
+ * piece after piece and the others copy each as soon as it is posted.  The
+ * entry holds the whole result, so pieces need not be the slots' chunk:
+ * smaller ones let the others' copies run beside the root's (a chunk of
+ * 1 MiB at 2 ranks made a 1 MiB broadcast two copies one after the
+ * other).  Pieces grow beyond BCAST_PIECE only where a ticket's 16 bits of
+ * steps would not count them (entries of more than 2 GiB). */
+#define BCAST_PIECE ((size_t)64 << 10)
+static size_t bcast_piece(const struct enc_coll *co)
+{
+    size_t most = (ENC_SHM_STEP_DONE - 4) / 2; /* steps of a ticket, with room */
+
+    return ENC_MAX(BCAST_PIECE, (co->bytes + most - 1) / most);
+}
+
 static enc_status_t bcast_resbuf(struct enc_coll *co)
 {
-    struct enc_shm *s = &enc_eng.shm;
+    size_t piece = bcast_piece(co);
     unsigned step, base;
     enc_status_t rv;
 
     if ((rv = resbuf_meet(co, &step)) != ENC_OK)
         return rv;
     base = step;
-    for (size_t off = 0, k = 1; off < co->bytes; off += s->chunk, k++) {
-        size_t c = ENC_MIN(s->chunk, co->bytes - off);
+    for (size_t off = 0, k = 1; off < co->bytes; off += piece, k++) {
+        size_t c = ENC_MIN(piece, co->bytes - off);
 
         if (co->me == co->root) {
             enc_coll_shm_resbuf_put(co, off, (uint8_t *)co->recvbuf + off, c);
@@ -787,7 +805,10 @@ static void column_get(const struct enc_coll *co)
 
 /* Through the result buffer: every block goes to its place in the entry (packed in
  * rank order, as the log keeps it), and everyone copies the others' (an
- * alltoall's rank its column only). */
+ * alltoall's rank its column only).  An alltoall's rows go in without
+ * their diagonal block, which only its own rank wants: it takes it from
+ * its input, live (column_get) and in a replay (enc_coll_column_take);
+ * at 2 ranks that halves what each rank writes. */
 static enc_status_t allgatherv_resbuf(struct enc_coll *co)
 {
     const uint8_t *mine = co->column != NULL ? co->sendbuf
@@ -800,7 +821,14 @@ static enc_status_t allgatherv_resbuf(struct enc_coll *co)
         return rv;
     for (int j = 0; j < co->me; j++)
         at += co->recvbytes[j];
-    enc_coll_shm_resbuf_put(co, at, mine, co->recvbytes[co->me]);
+    if (co->column != NULL) { /* the row but its diagonal block: nobody reads it */
+        size_t diag = (size_t)co->me * co->block, next = diag + co->block;
+
+        enc_coll_shm_resbuf_put(co, at, mine, diag);
+        enc_coll_shm_resbuf_put(co, at + next, mine + next, co->recvbytes[co->me] - next);
+    } else {
+        enc_coll_shm_resbuf_put(co, at, mine, co->recvbytes[co->me]);
+    }
     post(co, ++step);
     if ((rv = wait_all(co, step)) != ENC_OK)
         return rv;
@@ -818,6 +846,30 @@ static enc_status_t allgatherv_resbuf(struct enc_coll *co)
     return ENC_OK;
 }
 
+/* Blocks of SMALL_BYTES or less take one step, staged in the half of the
+ * slot's second buffer of the collective's parity as allreduce_small does
+ * (and sharing its record of who still reads which half): one meeting of
+ * the ranks, not two. */
+static enc_status_t allgatherv_small(struct enc_coll *co)
+{
+    uint64_t *done = &co->chan->small_done[co->ctx.seq & 1];
+    enc_status_t rv;
+
+    if ((rv = wait_done(co->chan->index, *done, wset(co), co->n)) != ENC_OK)
+        return rv;
+    memcpy(small_in(co, co->me), (const uint8_t *)co->recvbuf + co->displs[co->me],
+           co->recvbytes[co->me]);
+    post(co, 1);
+    if ((rv = wait_all(co, 1)) != ENC_OK)
+        return rv;
+    for (int j = 0; j < co->n; j++)
+        if (j != co->me)
+            memcpy((uint8_t *)co->recvbuf + co->displs[j], small_in(co, j), co->recvbytes[j]);
+    post(co, 2);
+    *done = ticket(co, 2);
+    return ENC_OK;
+}
+
 /* Chunk k carries bytes [k chunk, (k + 1) chunk) of every rank's block. */
 static enc_status_t shm_allgatherv(struct enc_coll *co)
 {
@@ -830,6 +882,8 @@ static enc_status_t shm_allgatherv(struct enc_coll *co)
         return allgatherv_resbuf(co);
     for (int j = 0; j < co->n; j++)
         longest = ENC_MAX(longest, co->recvbytes[j]);
+    if (longest <= SMALL_BYTES)
+        return allgatherv_small(co);
     if ((rv = slot_free(co)) != ENC_OK)
         return rv;
     for (size_t off = 0; off < longest; off += s->chunk) {

@@ -13,6 +13,7 @@
 #include "enc.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -237,4 +238,32 @@ void enc_bufpool_drain(void)
     }
     pooled_bytes = 0;
     arena_drain();
+}
+
+/* ---- growing tables ---- */
+
+#define TABLE_MAPPED HUGE_PAGE /* from here a table is a huge-page mapping */
+
+static size_t table_bytes(size_t cap, size_t elem)
+{
+    return (cap * elem + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+}
+
+void *enc_bufpool_table_new(size_t cap, size_t elem)
+{
+    if (elem != 0 && cap > SIZE_MAX / 2 / elem)
+        return NULL;
+    if (cap * elem < TABLE_MAPPED)
+        return calloc(cap, elem);
+    return map_aligned(table_bytes(cap, elem)); /* fresh pages read as zeros */
+}
+
+void enc_bufpool_table_free(void *p, size_t cap, size_t elem)
+{
+    if (p == NULL)
+        return;
+    if (cap * elem < TABLE_MAPPED)
+        free(p);
+    else
+        munmap(p, table_bytes(cap, elem));
 }

@@ -38,4 +38,12 @@ bool enc_bufpool_wiped(size_t cap);
 /* A wiped buffer is kept in images forked while keep holds. */
 void enc_bufpool_keep_on_fork(void *p, size_t cap, bool keep);
 
+/* Tables that grow with every collective (the store's windows of
+ * entries): a zeroed table of cap elements of elem bytes, on huge pages
+ * from 2 MiB (an entry per collective on fresh 4 KiB pages cost a fault
+ * every 20-odd collectives, a fifth of a small one's time); NULL when out
+ * of memory.  Free with enc_bufpool_table_free. */
+void *enc_bufpool_table_new(size_t cap, size_t elem);
+void enc_bufpool_table_free(void *p, size_t cap, size_t elem);
+
 #endif

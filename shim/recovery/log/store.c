@@ -55,9 +55,11 @@ struct comm {
     uint64_t cid;
     int n;                   /* members; the world's is the engine's size */
     int *members;            /* world ranks (NULL: the world) */
-    struct entry *e;         /* e[seq - base] */
+    struct entry *e;         /* e[seq - base], within table */
     uint64_t base, end;      /* entries [base, end) */
-    size_t cap;
+    size_t cap;              /* entries from e to the table's end */
+    struct entry *table;     /* cut entries below e are stale; from end on, zeros */
+    size_t table_cap;
     uint64_t all_done;       /* every member completed every entry below */
     uint64_t mem_oldest;     /* no held in-memory entry below this */
     uint64_t resbuf_first;   /* no entry below this is in the result buffer */
@@ -134,12 +136,34 @@ static struct entry *at(struct comm *c, uint64_t seq)
     return seq >= c->base && seq < c->end ? &c->e[seq - c->base] : NULL;
 }
 
+/* Room in c's window up to seq.  cut_below only moves e up; when the
+ * window reaches the table's end it moves to a new table of twice its
+ * size or more, on fresh pages: after a snapshot's fork every page the
+ * image shares costs a copy-on-write fault when written again, and moving
+ * the window down in place rewrote all of its pages (a fault every 20-odd
+ * collectives at 2 ranks, IMB).  Each entry is copied once per doubling
+ * at most. */
 static struct entry *slot(struct comm *c, uint64_t seq)
 {
+    size_t used = (size_t)(c->end - c->base), n = ENC_MAX(c->table_cap, (size_t)16);
+    struct entry *t;
+
     if (seq < c->base)
         return NULL;
-    if (ENC_VEC_RESERVE(c->e, c->cap, seq - c->base + 1) != ENC_OK)
-        return NULL;
+    if (seq - c->base >= c->cap) {
+        while (n < 2 * used || n <= seq - c->base) {
+            if (n > SIZE_MAX / 4)
+                return NULL;
+            n *= 2;
+        }
+        if ((t = enc_bufpool_table_new(n, sizeof(*t))) == NULL)
+            return NULL;
+        if (used > 0)
+            memcpy(t, c->e, used * sizeof(*t));
+        enc_bufpool_table_free(c->table, c->table_cap, sizeof(*t));
+        c->e = c->table = t;
+        c->cap = c->table_cap = n;
+    }
     if (seq >= c->end)
         c->end = seq + 1;
     return &c->e[seq - c->base];
@@ -171,7 +195,10 @@ static void note_peak(void)
         __atomic_store_n(&lg.mem_peak, held, __ATOMIC_RELAXED);
 }
 
-static void entry_clear(struct entry *x)
+/* What x holds, given back; x itself is left as it was (a cut entry's
+ * slot is not written: after a snapshot's fork each write of a page the
+ * image shares costs a copy-on-write fault). */
+static void entry_release(const struct entry *x)
 {
     if (x->present && x->in_resbuf)
         lg.resbuf_mem -= x->sig.len;
@@ -181,14 +208,19 @@ static void entry_clear(struct entry *x)
     } else if (x->present && x->spill_off >= 0 && x->sig.len > 0) {
         enc_spill_release(x->spill_off, x->sig.len);
     }
+}
+
+static void entry_clear(struct entry *x)
+{
+    entry_release(x);
     memset(x, 0, sizeof(*x));
 }
 
 static void comm_free(struct comm *c)
 {
     for (uint64_t s = c->base; s < c->end; s++)
-        entry_clear(&c->e[s - c->base]);
-    free(c->e);
+        entry_release(&c->e[s - c->base]);
+    enc_bufpool_table_free(c->table, c->table_cap, sizeof(*c->e));
     free(c->members);
     free(c);
 }
@@ -492,10 +524,10 @@ static size_t cut_below(struct comm *c, uint64_t seq, bool keep_boot)
         if (x->present && keep_boot && x->sig.bootstrap && keep_aside(x))
             continue;
         freed += x->present;
-        entry_clear(x);
+        entry_release(x);
     }
-    memmove(c->e, c->e + gone, (size_t)(c->end - cut) * sizeof(*c->e));
-    memset(c->e + (c->end - cut), 0, (size_t)gone * sizeof(*c->e));
+    c->e += gone; /* the slots below stay stale until slot() moves the window */
+    c->cap -= gone;
     c->base = cut;
     c->all_done = ENC_MAX(c->all_done, cut);
     return freed;
