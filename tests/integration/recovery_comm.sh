@@ -66,6 +66,10 @@ case_run 4 split-scatter-root --inject kill:rank=3:op=23
 case_run 4 split-alltoall --inject kill:rank=0:op=24
 case_run 4 dup-alltoall-big --inject kill:rank=1:op=25
 case_run 4 split-scan --inject kill:rank=1:op=26
+# killed after it (op 40, iteration 2), no snapshot: the restored rank
+# replays the 64 KiB alltoall from the host's result buffer, whose rows
+# leave out each rank's own block (taken from its input, live or replayed)
+(export ENCORE_SNAPSHOT_S=0 && case_run 4 dup-alltoall-replayed --inject kill:rank=2:op=40)
 case_run 4 iallreduce-dup --inject kill:rank=2:op=27
 case_run 4 ibcast-split --inject kill:rank=3:op=28
 case_run 7 ibcast-two-at-once --inject kill:rank=1:op=28 --inject kill:rank=6:op=27
