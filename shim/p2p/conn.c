@@ -84,6 +84,8 @@ static void rx_forget(struct p2p_rx *rx)
  * writer's half-written frame in its ring is never delivered). */
 static void close_in(struct p2p_in *in)
 {
+    if (in->fd >= 0)
+        enc_p2p.tcp_fds_gen++; /* a leader's poll set has it (tcp_wait.c) */
     enc_sock_close(&in->fd);
     rx_forget(&in->tcp);
     rx_forget(&in->ring);
@@ -234,6 +236,8 @@ static void install_accepted(void)
             incs[nrev++] = (int)acc.q[i].inc;
         }
     }
+    if (acc.n > 0)
+        enc_p2p_tcp_fds_changed();
     acc.n = 0;
     pthread_mutex_unlock(&acc.mu);
     for (int i = 0; i < nrev; i++) /* connecting waits for the peer: not under acc.mu */
@@ -933,35 +937,53 @@ static void serve(const struct pollfd *p, const int *who, const bool *is_in, int
 {
     for (int i = 0; i < n; i++) {
         int peer = who[i];
-        enc_status_t rv;
 
         if (p[i].revents == 0)
             continue;
         if (!is_in[i]) {
             if (enc_p2p.out[peer].fd == p[i].fd)
                 push(peer);
-            continue;
-        }
-        if (enc_p2p.in[peer].fd != p[i].fd || (rv = read_in(peer, &enc_p2p.in[peer])) == ENC_OK)
-            continue;
-        if (rv == ENC_ERR_PROTO)
-            enc_p2p_peer_lost(peer, "sent a malformed point-to-point frame");
-        {
-            uint32_t inc = enc_p2p.in[peer].inc;
-
-            while (read_ring(peer, &enc_p2p.in[peer], false)) /* what it wrote before it ended */
-                ;
-            close_in(&enc_p2p.in[peer]);
-            if (!enc_p2p.finishing) /* else it finished */
-                mark_down(peer, inc);
+        } else if (!enc_p2p.tcp_led) { /* else a waiting thread reads (tcp_wait.c) */
+            enc_p2p_conn_read_peer(peer, p[i].fd);
         }
     }
+}
+
+void enc_p2p_conn_read_peer(int peer, int fd)
+{
+    struct p2p_in *in = &enc_p2p.in[peer];
+    enc_status_t rv;
+    uint32_t inc;
+
+    if (in->fd != fd || (rv = read_in(peer, in)) == ENC_OK)
+        return;
+    if (rv == ENC_ERR_PROTO)
+        enc_p2p_peer_lost(peer, "sent a malformed point-to-point frame");
+    inc = in->inc;
+    while (read_ring(peer, in, false)) /* what it wrote before it ended */
+        ;
+    close_in(in);
+    if (!enc_p2p.finishing) /* else it finished */
+        mark_down(peer, inc);
+}
+
+int enc_p2p_conn_in_set(struct pollfd *p, int *who)
+{
+    int n = 0;
+
+    for (int r = 0; r < enc_p2p.size; r++)
+        if (enc_p2p.in[r].fd >= 0) {
+            p[n] = (struct pollfd){.fd = enc_p2p.in[r].fd, .events = POLLIN};
+            who[n++] = r;
+        }
+    return n;
 }
 
 /* The poll set (the lock held): the eventfd, then connections. */
 static int poll_set(struct pollfd *p, int *who, bool *is_in, int *timeout)
 {
-    int n = 1;
+    int n = 1, tcp_timeout = -1;
+    bool reads = enc_p2p_tcp_progress_reads(&tcp_timeout);
 
     *timeout = -1;
 
@@ -969,7 +991,7 @@ static int poll_set(struct pollfd *p, int *who, bool *is_in, int *timeout)
     for (int r = 0; r < enc_p2p.size; r++) {
         const struct p2p_out *o = &enc_p2p.out[r];
 
-        if (enc_p2p.in[r].fd >= 0) {
+        if (enc_p2p.in[r].fd >= 0 && reads) {
             p[n] = (struct pollfd){.fd = enc_p2p.in[r].fd, .events = POLLIN};
             who[n] = r;
             is_in[n++] = true;
@@ -990,6 +1012,8 @@ static int poll_set(struct pollfd *p, int *who, bool *is_in, int *timeout)
     if (enc_p2p_shm_hold_timer())
         *timeout = *timeout < 0 ? ENC_P2P_HOLD_MS : ENC_MIN(*timeout, ENC_P2P_HOLD_MS);
     shm_retry = *timeout >= 0 && *timeout <= SHM_RETRY_MS;
+    if (tcp_timeout >= 0) /* a leader's reads are looked after */
+        *timeout = *timeout < 0 ? tcp_timeout : ENC_MIN(*timeout, tcp_timeout);
     return n;
 }
 
@@ -1024,6 +1048,7 @@ static void *progress_main(void *arg)
             ENC_WARN("p2p", "eventfd read: %m");
         enc_p2p_lock();
         shm_retry = false;
+        enc_p2p_tcp_progress_woke(); /* may take the reads back from an idle leader */
         serve(p + 1, who + 1, is_in + 1, n - 1);
         (void)enc_p2p_shm_expire_held(&held_seen); /* then the look below */
         (void)enc_p2p_conn_shm_progress();
@@ -1055,7 +1080,7 @@ enc_status_t enc_p2p_conn_alloc(void)
         ENC_ERROR("p2p", "eventfd: %m");
         return ENC_ERR_SYS;
     }
-    return ENC_OK;
+    return enc_p2p_tcp_open();
 }
 
 /* What this rank has received on each channel, as POSITIONS pairs. */
@@ -1141,6 +1166,7 @@ void enc_p2p_conn_fork_child(void)
     if (enc_p2p.wake_fd >= 0)
         close(enc_p2p.wake_fd);
     enc_p2p.wake_fd = -1;
+    enc_p2p_tcp_fork_child();
     enc_p2p_remote_forget(); /* a restored image asks the kernel again to be readable */
     __atomic_store_n(&enc_p2p.tid, 0, __ATOMIC_RELEASE);
 }
@@ -1152,6 +1178,8 @@ enc_status_t enc_p2p_conn_restart(void)
         ENC_ERROR("p2p", "eventfd: %m");
         return ENC_ERR_SYS;
     }
+    if (enc_p2p_tcp_open() != ENC_OK)
+        return ENC_ERR_SYS;
     return enc_p2p_conn_start();
 }
 
