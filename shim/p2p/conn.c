@@ -561,6 +561,7 @@ static struct p2p_frame *frame_new(int lane, const struct enc_p2p_hdr *h, const 
     f->next = NULL;
     f->key = 0;
     f->spilled = false;
+    f->spilling = false;
     f->inc = 0;
     f->seq = h->seq;
     f->len = ENC_P2P_HDR_BYTES + h->bytes;
@@ -1167,6 +1168,7 @@ void enc_p2p_conn_fork_child(void)
         close(enc_p2p.wake_fd);
     enc_p2p.wake_fd = -1;
     enc_p2p_tcp_fork_child();
+    enc_p2p_spill_fork_child();
     enc_p2p_remote_forget(); /* a restored image asks the kernel again to be readable */
     __atomic_store_n(&enc_p2p.tid, 0, __ATOMIC_RELEASE);
 }

@@ -14,7 +14,8 @@
  * (the log module's, within ENCORE_SPILL_MAX), the header staying in the
  * log: a lost host's ranks re-execute from the start and need every
  * message again, which is read back when the cursor reaches it
- * (docs/p2p.md, 0; the collective log does the same, store.c spill_below).
+ * (docs/p2p.md, 0; the collective log does the same, store.c spill_below),
+ * by a thread of its own, off the layer's lock (the spill writer, below).
  * Only covered payloads leave memory: a transport may read a payload from
  * the log until the receiver's image covers it.
  *
@@ -27,10 +28,12 @@
  */
 #include "enc.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/vec.h"
 #include "engine/layer.h"
 #include "p2p/p2p_int.h"
 #include "p2p/pool.h"
@@ -104,37 +107,223 @@ static void take_place(struct p2p_out *o, struct p2p_frame *prev, struct p2p_fra
         o->cursor = n;
 }
 
-/* Moves the payloads of o's frames on channel key below floor, already
- * written, to the spill file (a job of several hosts). */
-static bool spill_out(struct p2p_out *o, uint64_t key, uint64_t floor, size_t *moved)
+/*
+ * The spill writer.  Writing a trim's payloads to the spill file under the
+ * layer's lock held every point-to-point call and the progress thread for
+ * as long as the disk took (hundreds of megabytes at a receiver's
+ * snapshot, in a stream across hosts), on the thread that handled the
+ * trim.  Now a trim only queues (peer, channel, floor); a thread of its
+ * own takes up to BATCH_BYTES of such frames at a time (marked spilling,
+ * still whole in the log, so a re-send meanwhile writes them from memory
+ * as before), writes their payloads without the lock, and then, with it,
+ * puts each one's header-only copy in its place.  The log's order never
+ * changes meanwhile: frames leave a log only by a trim of a job on one
+ * host (no spill there), by a checkpoint's release, which waits until no
+ * batch is being written, or after the cursor (never spilled).  A frame
+ * the cursor reached again meanwhile (a restored peer's re-send from the
+ * start) stays whole, its spilled copy given back.  Until its turn a
+ * payload stays in memory and counted in the log, as it was before its
+ * receiver's image covered it.
+ */
+#define BATCH_BYTES ((size_t)64 << 20)
+/* Each batch walks the log from its head: many frames per walk for
+ * small messages. */
+#define BATCH_FRAMES 65536
+
+struct spill_job {
+    int peer;
+    uint64_t key, floor;
+};
+
+static struct {
+    bool started, busy;
+    pthread_t thread;
+    pthread_cond_t cv;      /* a job queued (the writer), a batch done (release) */
+    struct spill_job *jobs;
+    size_t njobs, cap;
+    struct p2p_frame **batch; /* BATCH_FRAMES of each, made with the thread */
+    off_t *off;
+    bool *ok;
+    size_t n;
+} sw = {.cv = PTHREAD_COND_INITIALIZER};
+
+static bool spillable(const struct p2p_frame *f, uint64_t key, uint64_t floor)
 {
-    struct p2p_frame *prev = NULL;
-    bool mine = false;
+    return f->key == key && !f->spilled && !f->spilling && f->seq < floor &&
+           f->len > ENC_P2P_HDR_BYTES;
+}
 
-    for (struct p2p_frame *f = o->log; f != NULL && f != o->cursor; prev = f, f = f->next) {
-        size_t bytes = f->len - ENC_P2P_HDR_BYTES;
+/* Takes the next frames of job j into the batch (the lock held); true when
+ * the job has more. */
+static bool take_batch(const struct spill_job *j)
+{
+    struct p2p_out *o = &enc_p2p.out[j->peer];
+    size_t bytes = 0;
+
+    sw.n = 0;
+    for (struct p2p_frame *f = o->log; f != NULL && f != o->cursor; f = f->next) {
+        if (!spillable(f, j->key, j->floor))
+            continue;
+        if (sw.n == BATCH_FRAMES || bytes >= BATCH_BYTES)
+            return true;
+        f->spilling = true;
+        sw.batch[sw.n++] = f;
+        bytes += f->len - ENC_P2P_HDR_BYTES;
+    }
+    return false;
+}
+
+/* Writes the batch's payloads (the lock not held: the frames stay). */
+static void write_batch(void)
+{
+    for (size_t i = 0; i < sw.n; i++) {
+        const struct p2p_frame *f = sw.batch[i];
+
+        sw.ok[i] = enc_spill_put(f->key, f->seq, f->buf + ENC_P2P_HDR_BYTES,
+                                 f->len - ENC_P2P_HDR_BYTES, &sw.off[i]) == ENC_OK;
+    }
+}
+
+/* The header-only copy of f, its payload at off, takes f's place after
+ * prev; the copy, or NULL when there is no memory for it. */
+static struct p2p_frame *put_spilled(struct p2p_out *o, struct p2p_frame *prev,
+                                     struct p2p_frame *f, off_t off)
+{
+    struct p2p_frame *n = enc_p2p_pool_lasting_get(sizeof(*n) + ENC_P2P_HDR_BYTES);
+
+    if (n == NULL)
+        return NULL;
+    memcpy(n, f, sizeof(*n) + ENC_P2P_HDR_BYTES);
+    n->spilled = true;
+    n->spilling = false;
+    n->spill_off = off;
+    take_place(o, prev, f, n);
+    enc_p2p_pool_put(f);
+    return n;
+}
+
+/* Puts the written frames of the batch in place (the lock held): those
+ * still before the cursor; the others keep their payload.  Bytes moved. */
+static size_t place_batch(struct p2p_out *o)
+{
+    struct p2p_frame *prev = NULL, *f = o->log;
+    size_t i = 0, moved = 0;
+
+    for (; f != NULL && f != o->cursor && i < sw.n; prev = f, f = f->next) {
         struct p2p_frame *n;
-        off_t off;
 
+        if (f != sw.batch[i])
+            continue;
+        f->spilling = false;
+        if (sw.ok[i] && (n = put_spilled(o, prev, f, sw.off[i])) != NULL) {
+            moved += n->len - ENC_P2P_HDR_BYTES;
+            f = n;
+        } else if (sw.ok[i]) {
+            enc_spill_release(sw.off[i], f->len - ENC_P2P_HDR_BYTES);
+        }
+        i++;
+    }
+    for (; i < sw.n; i++) { /* reached by the cursor again: they stay whole */
+        sw.batch[i]->spilling = false;
+        if (sw.ok[i])
+            enc_spill_release(sw.off[i], sw.batch[i]->len - ENC_P2P_HDR_BYTES);
+    }
+    sw.n = 0;
+    return moved;
+}
+
+static void *spill_main(void *arg)
+{
+    (void)arg;
+    enc_p2p_lock();
+    for (;;) {
+        struct spill_job j;
+        size_t moved;
+
+        if (sw.njobs == 0) {
+            pthread_cond_wait(&sw.cv, &enc_p2p.mu);
+            continue;
+        }
+        j = sw.jobs[0];
+        if (!take_batch(&j)) {
+            memmove(sw.jobs, sw.jobs + 1, --sw.njobs * sizeof(*sw.jobs));
+        }
+        if (sw.n == 0)
+            continue;
+        sw.busy = true;
+        enc_p2p_unlock();
+        write_batch();
+        enc_p2p_lock();
+        sw.busy = false;
+        if ((moved = place_batch(&enc_p2p.out[j.peer])) > 0) {
+            enc_log_payload_bytes(-(int64_t)moved, false);
+            ENC_DEBUG("p2p", "payload log: %zu bytes below message %llu of a channel spilled "
+                      "(kept for a lost host's re-execution)", moved,
+                      (unsigned long long)j.floor);
+        }
+        pthread_cond_broadcast(&sw.cv);
+    }
+    return NULL;
+}
+
+/* Queues the spill of o's frames on key below floor (the lock held); true
+ * when o's log has that channel.  Without the writer thread they stay. */
+static bool spill_out(int peer, uint64_t key, uint64_t floor)
+{
+    const struct p2p_out *o = &enc_p2p.out[peer];
+    bool mine = false, any = false;
+
+    for (const struct p2p_frame *f = o->log; f != NULL && f != o->cursor; f = f->next) {
         if (f->key != key)
             continue;
         mine = true;
-        if (f->spilled || f->seq >= floor || bytes == 0 ||
-            (n = enc_p2p_pool_lasting_get(sizeof(*n) + ENC_P2P_HDR_BYTES)) == NULL)
-            continue;
-        if (enc_spill_put(key, f->seq, f->buf + ENC_P2P_HDR_BYTES, bytes, &off) != ENC_OK) {
-            enc_p2p_pool_put(n); /* no room on disk: it stays in memory */
-            continue;
-        }
-        memcpy(n, f, sizeof(*n) + ENC_P2P_HDR_BYTES);
-        n->spilled = true;
-        n->spill_off = off;
-        take_place(o, prev, f, n);
-        enc_p2p_pool_put(f);
-        *moved += bytes;
-        f = n;
+        if ((any = spillable(f, key, floor)))
+            break;
     }
+    if (!any)
+        return mine;
+    if (!sw.started) {
+        pthread_attr_t a;
+
+        if (sw.batch == NULL && (sw.batch = malloc(BATCH_FRAMES * sizeof(*sw.batch))) == NULL)
+            return mine;
+        if (sw.off == NULL && (sw.off = malloc(BATCH_FRAMES * sizeof(*sw.off))) == NULL)
+            return mine;
+        if (sw.ok == NULL && (sw.ok = malloc(BATCH_FRAMES * sizeof(*sw.ok))) == NULL)
+            return mine; /* they stay in memory */
+        pthread_attr_init(&a);
+        pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+        sw.started = pthread_create(&sw.thread, &a, spill_main, NULL) == 0;
+        pthread_attr_destroy(&a);
+        if (!sw.started) {
+            ENC_WARN("p2p", "cannot start the spill writer: payloads stay in memory");
+            return mine;
+        }
+    }
+    if (ENC_VEC_RESERVE(sw.jobs, sw.cap, sw.njobs + 1) != ENC_OK)
+        return mine; /* they stay in memory; a later trim queues them again */
+    sw.jobs[sw.njobs++] = (struct spill_job){peer, key, floor};
+    pthread_cond_broadcast(&sw.cv);
     return mine;
+}
+
+void enc_p2p_spill_fork_child(void)
+{
+    pthread_cond_init(&sw.cv, NULL); /* the writer is not in the image */
+    sw.started = false;
+    if (sw.busy) /* its frames stay whole; a later trim queues them again */
+        for (size_t i = 0; i < sw.n; i++)
+            sw.batch[i]->spilling = false;
+    sw.busy = false;
+    sw.n = 0;
+}
+
+/* Until no batch is being written (the lock held): frames may then leave
+ * the logs. */
+static void spill_idle(void)
+{
+    while (sw.busy)
+        pthread_cond_wait(&sw.cv, &enc_p2p.mu);
 }
 
 enc_status_t enc_p2p_unspill_cursor(struct p2p_out *o)
@@ -150,6 +339,7 @@ enc_status_t enc_p2p_unspill_cursor(struct p2p_out *o)
         enc_spill_get(f->key, f->seq, n->buf + ENC_P2P_HDR_BYTES, bytes, f->spill_off) == ENC_OK) {
         memcpy(n, f, sizeof(*n) + ENC_P2P_HDR_BYTES);
         n->spilled = false;
+        n->spilling = false;
         take_place(o, prev, f, n);
         enc_spill_release(f->spill_off, bytes);
         enc_p2p_pool_put(f);
@@ -216,14 +406,8 @@ bool enc_p2p_conn_trim(uint64_t key, uint64_t floor)
         return false;
     history = spans_hosts();
     for (int r = 0; r < enc_p2p.size; r++)
-        mine |= history ? spill_out(&enc_p2p.out[r], key, floor, &freed)
-                        : trim_out(&enc_p2p.out[r], key, floor, &freed);
-    if (freed > 0 && history) {
-        enc_log_payload_bytes(-(int64_t)freed, false);
-        ENC_DEBUG("p2p", "payload log trimmed: %zu bytes below message %llu of a channel "
-                  "spilled (kept for a lost host's re-execution)", freed,
-                  (unsigned long long)floor);
-    } else if (freed > 0) {
+        mine |= history ? spill_out(r, key, floor) : trim_out(&enc_p2p.out[r], key, floor, &freed);
+    if (freed > 0) {
         enc_log_payload_bytes(-(int64_t)freed, false);
         ENC_DEBUG("p2p", "payload log trimmed: %zu bytes below message %llu of a channel "
                   "released (the receiver's parked image has them)", freed,
@@ -238,6 +422,7 @@ size_t enc_p2p_conn_release(uint64_t key, uint64_t floor)
 
     if (enc_p2p.out == NULL)
         return 0;
+    spill_idle();
     for (int r = 0; r < enc_p2p.size; r++) {
         struct p2p_out *o = &enc_p2p.out[r];
         struct p2p_frame **p = &o->log, *prev = NULL;

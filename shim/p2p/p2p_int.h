@@ -22,6 +22,7 @@ struct p2p_frame {
     struct p2p_frame *next;
     uint64_t key, seq;      /* DATA: its channel (enc_p2p_chan_key) and number */
     bool spilled;           /* only the header is here; the payload at spill_off */
+    bool spilling;          /* its payload is being written to the spill file (conn_trim.c) */
     off_t spill_off;
     size_t len;             /* header and payload, spilled or not */
     uint32_t inc;           /* a held ACK: the peer's incarnation it is for */
@@ -208,6 +209,9 @@ enc_status_t enc_p2p_tcp_open(void);
 bool enc_p2p_skipped(const struct p2p_out *o, const struct p2p_frame *f);
 void enc_p2p_set_skip(int peer, const uint8_t *pairs, size_t bytes);
 bool enc_p2p_conn_trim(uint64_t key, uint64_t floor);
+/* The spill writer (conn_trim.c): in a snapshot's image it is gone, and
+ * frames it was writing stay in memory. */
+void enc_p2p_spill_fork_child(void);
 /* Frees the written frames of channel key below floor from every log,
  * spilled or not (a committed checkpoint covers them): bytes freed. */
 size_t enc_p2p_conn_release(uint64_t key, uint64_t floor);
