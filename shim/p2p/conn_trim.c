@@ -112,23 +112,24 @@ static void take_place(struct p2p_out *o, struct p2p_frame *prev, struct p2p_fra
  * layer's lock held every point-to-point call and the progress thread for
  * as long as the disk took (hundreds of megabytes at a receiver's
  * snapshot, in a stream across hosts), on the thread that handled the
- * trim.  Now a trim only queues (peer, channel, floor); a thread of its
- * own takes up to BATCH_BYTES of such frames at a time (marked spilling,
- * still whole in the log, so a re-send meanwhile writes them from memory
- * as before), writes their payloads without the lock, and then, with it,
- * puts each one's header-only copy in its place.  The log's order never
- * changes meanwhile: frames leave a log only by a trim of a job on one
- * host (no spill there), by a checkpoint's release, which waits until no
- * batch is being written, or after the cursor (never spilled).  A frame
- * the cursor reached again meanwhile (a restored peer's re-send from the
- * start) stays whole, its spilled copy given back.  Until its turn a
- * payload stays in memory and counted in the log, as it was before its
- * receiver's image covered it.
+ * trim.  Now a trim only queues (peer, channel, floor), and the progress
+ * thread, between two turns of serving its sockets, takes up to
+ * BATCH_BYTES of such frames (marked spilling, still whole in the log, so
+ * a re-send meanwhile writes them from memory as before), writes their
+ * payloads without the lock, and then, with it, puts each one's
+ * header-only copy in its place (the progress thread, not a thread of its
+ * own: a snapshot knows it, and a thread it did not know would stop every
+ * snapshot).  A batch is small, so the sockets wait a few milliseconds at
+ * most.  The log's order never changes meanwhile: frames leave a log only
+ * by a trim of a job on one host (no spill there), by a checkpoint's
+ * release, which waits until no batch is being written, or after the
+ * cursor (never spilled).  A frame the cursor reached again meanwhile (a
+ * restored peer's re-send from the start) stays whole, its spilled copy
+ * given back.  Until its turn a payload stays in memory and counted in
+ * the log, as it was before its receiver's image covered it.
  */
-#define BATCH_BYTES ((size_t)64 << 20)
-/* Each batch walks the log from its head: many frames per walk for
- * small messages. */
-#define BATCH_FRAMES 65536
+#define BATCH_BYTES ((size_t)4 << 20)
+#define BATCH_FRAMES 4096
 
 struct spill_job {
     int peer;
@@ -136,14 +137,13 @@ struct spill_job {
 };
 
 static struct {
-    bool started, busy;
-    pthread_t thread;
-    pthread_cond_t cv;      /* a job queued (the writer), a batch done (release) */
+    bool busy;              /* a batch is being written (the lock not held) */
+    pthread_cond_t cv;      /* a batch done (release waits for it) */
     struct spill_job *jobs;
     size_t njobs, cap;
-    struct p2p_frame **batch; /* BATCH_FRAMES of each, made with the thread */
-    off_t *off;
-    bool *ok;
+    struct p2p_frame *batch[BATCH_FRAMES];
+    off_t off[BATCH_FRAMES];
+    bool ok[BATCH_FRAMES];
     size_t n;
 } sw = {.cv = PTHREAD_COND_INITIALIZER};
 
@@ -232,42 +232,35 @@ static size_t place_batch(struct p2p_out *o)
     return moved;
 }
 
-static void *spill_main(void *arg)
-{
-    (void)arg;
-    enc_p2p_lock();
-    for (;;) {
-        struct spill_job j;
-        size_t moved;
+bool enc_p2p_spill_pending(void) { return sw.njobs > 0; }
 
-        if (sw.njobs == 0) {
-            pthread_cond_wait(&sw.cv, &enc_p2p.mu);
-            continue;
-        }
-        j = sw.jobs[0];
-        if (!take_batch(&j)) {
-            memmove(sw.jobs, sw.jobs + 1, --sw.njobs * sizeof(*sw.jobs));
-        }
-        if (sw.n == 0)
-            continue;
-        sw.busy = true;
-        enc_p2p_unlock();
-        write_batch();
-        enc_p2p_lock();
-        sw.busy = false;
-        if ((moved = place_batch(&enc_p2p.out[j.peer])) > 0) {
-            enc_log_payload_bytes(-(int64_t)moved, false);
-            ENC_DEBUG("p2p", "payload log: %zu bytes below message %llu of a channel spilled "
-                      "(kept for a lost host's re-execution)", moved,
-                      (unsigned long long)j.floor);
-        }
-        pthread_cond_broadcast(&sw.cv);
+void enc_p2p_spill_step(void)
+{
+    struct spill_job j;
+    size_t moved;
+
+    if (sw.njobs == 0 || sw.busy)
+        return;
+    j = sw.jobs[0];
+    if (!take_batch(&j))
+        memmove(sw.jobs, sw.jobs + 1, --sw.njobs * sizeof(*sw.jobs));
+    if (sw.n == 0)
+        return;
+    sw.busy = true;
+    enc_p2p_unlock();
+    write_batch();
+    enc_p2p_lock();
+    sw.busy = false;
+    if ((moved = place_batch(&enc_p2p.out[j.peer])) > 0) {
+        enc_log_payload_bytes(-(int64_t)moved, false);
+        ENC_DEBUG("p2p", "payload log: %zu bytes below message %llu of a channel spilled "
+                  "(kept for a lost host's re-execution)", moved, (unsigned long long)j.floor);
     }
-    return NULL;
+    pthread_cond_broadcast(&sw.cv);
 }
 
 /* Queues the spill of o's frames on key below floor (the lock held); true
- * when o's log has that channel.  Without the writer thread they stay. */
+ * when o's log has that channel. */
 static bool spill_out(int peer, uint64_t key, uint64_t floor)
 {
     const struct p2p_out *o = &enc_p2p.out[peer];
@@ -282,36 +275,17 @@ static bool spill_out(int peer, uint64_t key, uint64_t floor)
     }
     if (!any)
         return mine;
-    if (!sw.started) {
-        pthread_attr_t a;
-
-        if (sw.batch == NULL && (sw.batch = malloc(BATCH_FRAMES * sizeof(*sw.batch))) == NULL)
-            return mine;
-        if (sw.off == NULL && (sw.off = malloc(BATCH_FRAMES * sizeof(*sw.off))) == NULL)
-            return mine;
-        if (sw.ok == NULL && (sw.ok = malloc(BATCH_FRAMES * sizeof(*sw.ok))) == NULL)
-            return mine; /* they stay in memory */
-        pthread_attr_init(&a);
-        pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-        sw.started = pthread_create(&sw.thread, &a, spill_main, NULL) == 0;
-        pthread_attr_destroy(&a);
-        if (!sw.started) {
-            ENC_WARN("p2p", "cannot start the spill writer: payloads stay in memory");
-            return mine;
-        }
-    }
     if (ENC_VEC_RESERVE(sw.jobs, sw.cap, sw.njobs + 1) != ENC_OK)
         return mine; /* they stay in memory; a later trim queues them again */
     sw.jobs[sw.njobs++] = (struct spill_job){peer, key, floor};
-    pthread_cond_broadcast(&sw.cv);
+    enc_p2p_conn_wake(); /* the progress thread writes it */
     return mine;
 }
 
 void enc_p2p_spill_fork_child(void)
 {
-    pthread_cond_init(&sw.cv, NULL); /* the writer is not in the image */
-    sw.started = false;
-    if (sw.busy) /* its frames stay whole; a later trim queues them again */
+    pthread_cond_init(&sw.cv, NULL); /* the progress thread is not in the image */
+    if (sw.busy) /* its frames stay whole; its job comes again with the next trim */
         for (size_t i = 0; i < sw.n; i++)
             sw.batch[i]->spilling = false;
     sw.busy = false;

@@ -209,8 +209,12 @@ enc_status_t enc_p2p_tcp_open(void);
 bool enc_p2p_skipped(const struct p2p_out *o, const struct p2p_frame *f);
 void enc_p2p_set_skip(int peer, const uint8_t *pairs, size_t bytes);
 bool enc_p2p_conn_trim(uint64_t key, uint64_t floor);
-/* The spill writer (conn_trim.c): in a snapshot's image it is gone, and
- * frames it was writing stay in memory. */
+/* The spill writer's part of the progress thread (conn_trim.c, the lock
+ * held, released while it writes): whether trims' payloads wait to be
+ * spilled; writes one batch of them.  In a snapshot's image the frames a
+ * batch was writing stay whole (fork_child). */
+bool enc_p2p_spill_pending(void);
+void enc_p2p_spill_step(void);
 void enc_p2p_spill_fork_child(void);
 /* Frees the written frames of channel key below floor from every log,
  * spilled or not (a committed checkpoint covers them): bytes freed. */
