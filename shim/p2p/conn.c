@@ -32,6 +32,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "engine/engine.h"
@@ -627,6 +628,48 @@ static void wrote_at_once(int peer, struct p2p_out *o, const struct enc_p2p_hdr 
     enc_p2p_log_added(f);
 }
 
+/* A DATA message to a peer over TCP, nothing queued before it on a
+ * connection made: its header and payload go out from the caller's buffer
+ * at once (one sendmsg), before its log copy is made, so the receiver's
+ * wait ends sooner and the copy overlaps the transfer (for a large
+ * message, the copy into fresh log memory took as long as the send).  The
+ * log copy then records what the socket took: all of it, the frame is
+ * written (without a log, nothing is kept); part, the cursor resumes
+ * after it.  False when the socket took nothing: it is queued as any
+ * frame.  The bytes left already, so a log without memory for the copy
+ * ends the job, as after ring_at_once. */
+static bool tcp_at_once(int peer, struct p2p_out *o, const struct enc_p2p_hdr *h,
+                        const void *payload)
+{
+    uint8_t hdr[ENC_P2P_HDR_BYTES];
+    struct iovec iov[2] = {{hdr, sizeof(hdr)}, {(void *)payload, h->bytes}};
+    struct msghdr mh = {.msg_iov = iov, .msg_iovlen = h->bytes > 0 ? 2 : 1};
+    struct p2p_frame *f;
+    ssize_t n;
+
+    if (o->shm || o->fd < 0 || o->down || o->cursor != NULL || o->ctrl != NULL ||
+        o->nskip != 0)
+        return false;
+    enc_p2p_hdr_encode(h, hdr);
+    if ((n = sendmsg(o->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT)) <= 0)
+        return false; /* full, or broken: the usual path finds out */
+    if ((size_t)n == sizeof(hdr) + h->bytes && !keeps_log())
+        return true;
+    if ((f = frame_new(peer, h, payload)) == NULL)
+        enc_p2p_peer_lost(enc_p2p.rank, "ran out of memory for its payload log (a message "
+                          "it sent could not be kept for the receiver's restart)");
+    f->key = enc_p2p_key(h->cid, h->src, peer);
+    append(&o->log, &o->log_tail, f);
+    o->logged += f->len;
+    enc_p2p_log_added(f);
+    if ((size_t)n < f->len) { /* the rest from the log, as a frame the socket took part of */
+        o->cursor = f;
+        o->off = (size_t)n;
+        push(peer);
+    }
+    return true;
+}
+
 enc_status_t enc_p2p_conn_queue_ack(int peer, uint32_t inc, const struct enc_p2p_hdr *h)
 {
     struct p2p_out *o = &enc_p2p.out[peer];
@@ -654,6 +697,8 @@ enc_status_t enc_p2p_conn_queue(int peer, const struct enc_p2p_hdr *h, const voi
         wrote_at_once(peer, o, h, payload);
         return ENC_OK;
     }
+    if (h->kind == ENC_P2P_DATA && tcp_at_once(peer, o, h, payload))
+        return ENC_OK;
     if ((f = frame_new(h->kind == ENC_P2P_DATA ? peer : -1, h, payload)) == NULL)
         return ENC_ERR_NOMEM;
     if (h->kind == ENC_P2P_DATA)
