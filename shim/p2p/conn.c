@@ -605,27 +605,36 @@ static bool ring_at_once(int peer, struct p2p_out *o, const struct enc_p2p_hdr *
     return true;
 }
 
-/* After ring_at_once: the reader rung unless it looks; the message kept
- * in the log as written (its cursor stays past it) when a log is kept.
- * It left already, so a log without memory for it ends the job. */
-static void wrote_at_once(int peer, struct p2p_out *o, const struct enc_p2p_hdr *h,
-                          const void *payload)
+/* A message written at once (ring_at_once, tcp_at_once) goes into the
+ * log after it, as written (the caller moves the cursor to it when part
+ * of it is still to write).  It left already, so a log without memory for
+ * it ends the job. */
+static struct p2p_frame *log_at_once(int peer, struct p2p_out *o, const struct enc_p2p_hdr *h,
+                                     const void *payload)
 {
-    struct p2p_frame *f;
+    struct p2p_frame *f = frame_new(peer, h, payload);
 
-    if (enc_p2p_shm_bell_needed(peer, !on_progress_thread)) {
-        (void)ring_bell(peer, o);
-        push(peer); /* what the socket did not take, or a broken connection */
-    }
-    if (!keeps_log())
-        return;
-    if ((f = frame_new(peer, h, payload)) == NULL)
+    if (f == NULL)
         enc_p2p_peer_lost(enc_p2p.rank, "ran out of memory for its payload log (a message "
                           "it sent could not be kept for the receiver's restart)");
     f->key = enc_p2p_key(h->cid, h->src, peer);
     append(&o->log, &o->log_tail, f);
     o->logged += f->len;
     enc_p2p_log_added(f);
+    return f;
+}
+
+/* After ring_at_once: the reader rung unless it looks; the message kept
+ * in the log as written (its cursor stays past it) when a log is kept. */
+static void wrote_at_once(int peer, struct p2p_out *o, const struct enc_p2p_hdr *h,
+                          const void *payload)
+{
+    if (enc_p2p_shm_bell_needed(peer, !on_progress_thread)) {
+        (void)ring_bell(peer, o);
+        push(peer); /* what the socket did not take, or a broken connection */
+    }
+    if (keeps_log())
+        (void)log_at_once(peer, o, h, payload);
 }
 
 /* A DATA message to a peer over TCP, nothing queued before it on a
@@ -636,8 +645,7 @@ static void wrote_at_once(int peer, struct p2p_out *o, const struct enc_p2p_hdr 
  * log copy then records what the socket took: all of it, the frame is
  * written (without a log, nothing is kept); part, the cursor resumes
  * after it.  False when the socket took nothing: it is queued as any
- * frame.  The bytes left already, so a log without memory for the copy
- * ends the job, as after ring_at_once. */
+ * frame. */
 static bool tcp_at_once(int peer, struct p2p_out *o, const struct enc_p2p_hdr *h,
                         const void *payload)
 {
@@ -655,13 +663,7 @@ static bool tcp_at_once(int peer, struct p2p_out *o, const struct enc_p2p_hdr *h
         return false; /* full, or broken: the usual path finds out */
     if ((size_t)n == sizeof(hdr) + h->bytes && !keeps_log())
         return true;
-    if ((f = frame_new(peer, h, payload)) == NULL)
-        enc_p2p_peer_lost(enc_p2p.rank, "ran out of memory for its payload log (a message "
-                          "it sent could not be kept for the receiver's restart)");
-    f->key = enc_p2p_key(h->cid, h->src, peer);
-    append(&o->log, &o->log_tail, f);
-    o->logged += f->len;
-    enc_p2p_log_added(f);
+    f = log_at_once(peer, o, h, payload);
     if ((size_t)n < f->len) { /* the rest from the log, as a frame the socket took part of */
         o->cursor = f;
         o->off = (size_t)n;
