@@ -88,6 +88,9 @@ static void close_in(struct p2p_in *in)
     if (in->fd >= 0)
         enc_p2p.tcp_fds_gen++; /* a leader's poll set has it (tcp_wait.c) */
     enc_sock_close(&in->fd);
+    free(in->stage); /* what it staged was that connection's */
+    in->stage = NULL;
+    in->slen = in->spos = 0;
     rx_forget(&in->tcp);
     rx_forget(&in->ring);
     in->ring_on = false;
@@ -846,10 +849,36 @@ static void frame_done(int peer, struct p2p_rx *in)
  * with errno EAGAIN when nothing is there. */
 typedef ssize_t (*rx_fn)(int peer, int fd, void *dst, size_t n);
 
+/* A peer's connection is read through a staging buffer of STAGE_BYTES
+ * when little is wanted (a header, a small payload): one recv takes
+ * every small frame that arrived, where each frame cost two (its header,
+ * then its payload) and the look that found the socket empty a third.
+ * Larger payloads are read straight into their buffer once the staged
+ * bytes are used.  Staged bytes are invisible to poll, so read_rx never
+ * leaves a connection with bytes staged (staged()). */
+#define STAGE_BYTES ((size_t)64 << 10)
+#define STAGE_MAX_WANT ((size_t)4 << 10)
+
+static bool staged(const struct p2p_in *pin) { return pin->spos < pin->slen; }
+
 static ssize_t tcp_rx(int peer, int fd, void *dst, size_t n)
 {
-    (void)peer;
-    return recv(fd, dst, n, 0);
+    struct p2p_in *pin = &enc_p2p.in[peer];
+    ssize_t got;
+
+    if (!staged(pin)) {
+        if (n > STAGE_MAX_WANT ||
+            (pin->stage == NULL && (pin->stage = malloc(STAGE_BYTES)) == NULL))
+            return recv(fd, dst, n, 0);
+        if ((got = recv(fd, pin->stage, STAGE_BYTES, 0)) <= 0)
+            return got;
+        pin->slen = (size_t)got;
+        pin->spos = 0;
+    }
+    n = ENC_MIN(n, pin->slen - pin->spos);
+    memcpy(dst, pin->stage + pin->spos, n);
+    pin->spos += n;
+    return (ssize_t)n;
 }
 
 static ssize_t ring_rx(int peer, int fd, void *dst, size_t n)
@@ -878,7 +907,8 @@ static enc_status_t read_rx(int peer, struct p2p_in *pin, struct p2p_rx *in, rx_
         size_t want = hdr   ? sizeof(in->hdr) - in->hgot
                       : loc ? sizeof(in->loc) - in->lgot
                             : in->msg->bytes - in->got;
-        ssize_t n = want > 0 ? rx(peer, pin->fd, dst, ENC_MIN(want, budget)) : 0;
+        ssize_t n = want > 0 ? rx(peer, pin->fd, dst, budget > 0 ? ENC_MIN(want, budget) : want)
+                             : 0;
         enc_status_t rv;
 
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
@@ -915,9 +945,9 @@ static enc_status_t read_rx(int peer, struct p2p_in *pin, struct p2p_rx *in, rx_
             enc_p2p.shm_recvd += rx == ring_rx;
             frame_done(peer, in);
         }
-        if (budget <= (size_t)n)
-            return ENC_OK;
-        budget -= (size_t)n;
+        budget = budget > (size_t)n ? budget - (size_t)n : 0;
+        if (budget == 0 && !(in == &pin->tcp && staged(pin)))
+            return ENC_OK; /* the turn is over (staged bytes are read first) */
     }
     return ENC_OK;
 }

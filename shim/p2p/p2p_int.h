@@ -84,6 +84,8 @@ struct p2p_rx {
  * host: read while the connection is installed). */
 struct p2p_in {
     int fd;                 /* -1: none */
+    uint8_t *stage;         /* bytes read from fd ahead (conn.c tcp_rx): slen, spos used */
+    size_t slen, spos;
     struct p2p_rx tcp, ring;
     bool ring_on;           /* the ring was reset for this connection */
     uint32_t inc;           /* the incarnation that made it */
