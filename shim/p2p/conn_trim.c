@@ -119,17 +119,17 @@ static void take_place(struct p2p_out *o, struct p2p_frame *prev, struct p2p_fra
  * payloads without the lock, and then, with it, puts each one's
  * header-only copy in its place (the progress thread, not a thread of its
  * own: a snapshot knows it, and a thread it did not know would stop every
- * snapshot).  A batch is small, so the sockets wait a few milliseconds at
- * most.  The log's order never changes meanwhile: frames leave a log only
- * by a trim of a job on one host (no spill there), by a checkpoint's
- * release, which waits until no batch is being written, or after the
- * cursor (never spilled).  A frame the cursor reached again meanwhile (a
+ * snapshot).  A batch is small: the sockets the progress thread serves
+ * wait for it (about a millisecond for 1 MiB).  The log's order never
+ * changes meanwhile: frames leave a log only by a trim of a job on one
+ * host (no spill there), by a checkpoint's release, which waits until no
+ * batch is being written, or after the cursor (never spilled).  A frame the cursor reached again meanwhile (a
  * restored peer's re-send from the start) stays whole, its spilled copy
  * given back.  Until its turn a payload stays in memory and counted in
  * the log, as it was before its receiver's image covered it.
  */
-#define BATCH_BYTES ((size_t)4 << 20)
-#define BATCH_FRAMES 4096
+#define BATCH_BYTES ((size_t)1 << 20)
+#define BATCH_FRAMES 1024
 
 struct spill_job {
     int peer;
