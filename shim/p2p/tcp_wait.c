@@ -259,6 +259,13 @@ enc_status_t enc_p2p_tcp_wait(uint64_t deadline)
         return ENC_ERR_TIMEOUT;
     if (enc_p2p.tcp_leading || enc_p2p.wait_fd < 0 || enc_p2p.in == NULL)
         return cv_wait(deadline);
+    if (!leader_set()) { /* no memory for a poll set: the progress thread reads */
+        if (enc_p2p.tcp_led) {
+            enc_p2p.tcp_led = false;
+            enc_p2p_conn_wake();
+        }
+        return cv_wait(deadline);
+    }
     enc_p2p.tcp_led = enc_p2p.tcp_leading = true;
     lead(deadline);
     enc_p2p.tcp_leading = false;
