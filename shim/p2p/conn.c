@@ -1092,8 +1092,6 @@ static int poll_set(struct pollfd *p, int *who, bool *is_in, int *timeout)
     shm_retry = *timeout >= 0 && *timeout <= SHM_RETRY_MS;
     if (tcp_timeout >= 0) /* a leader's reads are looked after */
         *timeout = *timeout < 0 ? tcp_timeout : ENC_MIN(*timeout, tcp_timeout);
-    if (enc_p2p_spill_pending()) /* a look at the sockets, then the next batch */
-        *timeout = 0;
     return n;
 }
 
@@ -1134,7 +1132,6 @@ static void *progress_main(void *arg)
         (void)enc_p2p_conn_shm_progress();
         if (timeout >= 0)
             retry_resumes();
-        enc_p2p_spill_step(); /* a trim's payloads, a batch a turn (conn_trim.c) */
         enc_p2p_unlock();
     }
     free(p);

@@ -206,17 +206,15 @@ void enc_p2p_tcp_fork_child(void);
 enc_status_t enc_p2p_tcp_open(void);
 /* conn_trim.c (the lock held): the frames of the log to peer that the
  * peer's positions say it has (the cursor skips them); frees the log's
- * frames below floor on channel key (false: no channel of this rank's has
+ * frames below floor on channel key, or on several hosts spills them (the
+ * lock released while it writes) (false: no channel of this rank's has
  * that key); payload log bytes held now and at most. */
 bool enc_p2p_skipped(const struct p2p_out *o, const struct p2p_frame *f);
 void enc_p2p_set_skip(int peer, const uint8_t *pairs, size_t bytes);
 bool enc_p2p_conn_trim(uint64_t key, uint64_t floor);
-/* The spill writer's part of the progress thread (conn_trim.c, the lock
- * held, released while it writes): whether trims' payloads wait to be
- * spilled; writes one batch of them.  In a snapshot's image the frames a
- * batch was writing stay whole (fork_child). */
-bool enc_p2p_spill_pending(void);
-void enc_p2p_spill_step(void);
+/* conn_trim.c: in a snapshot's image the frames a spill batch was
+ * writing stay whole (enc_p2p_conn_trim writes a trim's payloads in
+ * batches, the lock released during each). */
 void enc_p2p_spill_fork_child(void);
 /* Frees the written frames of channel key below floor from every log,
  * spilled or not (a committed checkpoint covers them): bytes freed. */
