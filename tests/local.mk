@@ -107,6 +107,7 @@ unit_tests = \
 	tests/unit/test_p2p_shm_ring \
 	tests/unit/test_p2p_pool \
 	tests/unit/test_p2p_wire \
+	tests/unit/test_p2p_spin_adapt \
 	tests/unit/test_threads
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)

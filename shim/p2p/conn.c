@@ -32,6 +32,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "engine/engine.h"
@@ -89,7 +90,12 @@ static void rx_forget(struct p2p_rx *rx)
  * writer's half-written frame in its ring is never delivered). */
 static void close_in(struct p2p_in *in)
 {
+    if (in->fd >= 0)
+        enc_p2p.tcp_fds_gen++; /* a leader's poll set has it (tcp_wait.c) */
     enc_sock_close(&in->fd);
+    free(in->stage); /* what it staged was that connection's */
+    in->stage = NULL;
+    in->slen = in->spos = 0;
     rx_forget(&in->tcp);
     rx_forget(&in->ring);
     in->ring_on = false;
@@ -270,8 +276,10 @@ static void install_accepted(void)
     /* a connection replaced or dropped may have taken a BELL with it,
      * the bell in our line still set (no writer rings while it is): look
      * once before sleeping, which clears it */
-    if (acc.n > 0)
+    if (acc.n > 0) {
         rings_behind = true;
+        enc_p2p_tcp_fds_changed();
+    }
     acc.n = 0;
     pthread_mutex_unlock(&acc.mu);
     for (int i = 0; i < nrev; i++) /* connecting waits for the peer: not under acc.mu */
@@ -595,6 +603,7 @@ static struct p2p_frame *frame_new(int lane, const struct enc_p2p_hdr *h, const 
     f->next = NULL;
     f->key = 0;
     f->spilled = false;
+    f->spilling = false;
     f->inc = 0;
     f->seq = h->seq;
     f->len = ENC_P2P_HDR_BYTES + h->bytes;
@@ -637,27 +646,71 @@ static bool ring_at_once(int peer, struct p2p_out *o, const struct enc_p2p_hdr *
     return true;
 }
 
-/* After ring_at_once: the reader rung unless it looks; the message kept
- * in the log as written (its cursor stays past it) when a log is kept.
- * It left already, so a log without memory for it ends the job. */
-static void wrote_at_once(int peer, struct p2p_out *o, const struct enc_p2p_hdr *h,
-                          const void *payload)
+/* A message written at once (ring_at_once, tcp_at_once) goes into the
+ * log after it, as written (the caller moves the cursor to it when part
+ * of it is still to write).  It left already, so a log without memory for
+ * it ends the job. */
+static struct p2p_frame *log_at_once(int peer, struct p2p_out *o, const struct enc_p2p_hdr *h,
+                                     const void *payload)
 {
-    struct p2p_frame *f;
+    struct p2p_frame *f = frame_new(peer, h, payload);
 
-    if (enc_p2p_shm_bell_needed(peer, !on_progress_thread)) {
-        (void)ring_bell(peer, o);
-        push(peer); /* what the socket did not take, or a broken connection */
-    }
-    if (!keeps_log())
-        return;
-    if ((f = frame_new(peer, h, payload)) == NULL)
+    if (f == NULL)
         enc_p2p_peer_lost(enc_p2p.rank, "ran out of memory for its payload log (a message "
                           "it sent could not be kept for the receiver's restart)");
     f->key = enc_p2p_key(h->cid, h->src, peer);
     append(&o->log, &o->log_tail, f);
     o->logged += f->len;
     enc_p2p_log_added(f);
+    return f;
+}
+
+/* After ring_at_once: the reader rung unless it looks; the message kept
+ * in the log as written (its cursor stays past it) when a log is kept. */
+static void wrote_at_once(int peer, struct p2p_out *o, const struct enc_p2p_hdr *h,
+                          const void *payload)
+{
+    if (enc_p2p_shm_bell_needed(peer, !on_progress_thread)) {
+        (void)ring_bell(peer, o);
+        push(peer); /* what the socket did not take, or a broken connection */
+    }
+    if (keeps_log())
+        (void)log_at_once(peer, o, h, payload);
+}
+
+/* A DATA message to a peer over TCP, nothing queued before it on a
+ * connection made: its header and payload go out from the caller's buffer
+ * at once (one sendmsg), before its log copy is made, so the receiver's
+ * wait ends sooner and the copy overlaps the transfer (for a large
+ * message, the copy into fresh log memory took as long as the send).  The
+ * log copy then records what the socket took: all of it, the frame is
+ * written (without a log, nothing is kept); part, the cursor resumes
+ * after it.  False when the socket took nothing: it is queued as any
+ * frame. */
+static bool tcp_at_once(int peer, struct p2p_out *o, const struct enc_p2p_hdr *h,
+                        const void *payload)
+{
+    uint8_t hdr[ENC_P2P_HDR_BYTES];
+    struct iovec iov[2] = {{hdr, sizeof(hdr)}, {(void *)payload, h->bytes}};
+    struct msghdr mh = {.msg_iov = iov, .msg_iovlen = h->bytes > 0 ? 2 : 1};
+    struct p2p_frame *f;
+    ssize_t n;
+
+    if (o->shm || o->fd < 0 || o->down || o->cursor != NULL || o->ctrl != NULL ||
+        o->nskip != 0)
+        return false;
+    enc_p2p_hdr_encode(h, hdr);
+    if ((n = sendmsg(o->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT)) <= 0)
+        return false; /* full, or broken: the usual path finds out */
+    if ((size_t)n == sizeof(hdr) + h->bytes && !keeps_log())
+        return true;
+    f = log_at_once(peer, o, h, payload);
+    if ((size_t)n < f->len) { /* the rest from the log, as a frame the socket took part of */
+        o->cursor = f;
+        o->off = (size_t)n;
+        push(peer);
+    }
+    return true;
 }
 
 enc_status_t enc_p2p_conn_queue_ack(int peer, uint32_t inc, const struct enc_p2p_hdr *h)
@@ -687,6 +740,8 @@ enc_status_t enc_p2p_conn_queue(int peer, const struct enc_p2p_hdr *h, const voi
         wrote_at_once(peer, o, h, payload);
         return ENC_OK;
     }
+    if (h->kind == ENC_P2P_DATA && tcp_at_once(peer, o, h, payload))
+        return ENC_OK;
     if ((f = frame_new(h->kind == ENC_P2P_DATA ? peer : -1, h, payload)) == NULL)
         return ENC_ERR_NOMEM;
     if (h->kind == ENC_P2P_DATA)
@@ -832,10 +887,36 @@ static void frame_done(int peer, struct p2p_rx *in)
  * with errno EAGAIN when nothing is there. */
 typedef ssize_t (*rx_fn)(int peer, int fd, void *dst, size_t n);
 
+/* A peer's connection is read through a staging buffer of STAGE_BYTES
+ * when little is wanted (a header, a small payload): one recv takes
+ * every small frame that arrived, where each frame cost two (its header,
+ * then its payload) and the look that found the socket empty a third.
+ * Larger payloads are read straight into their buffer once the staged
+ * bytes are used.  Staged bytes are invisible to poll, so read_rx never
+ * leaves a connection with bytes staged (staged()). */
+#define STAGE_BYTES ((size_t)64 << 10)
+#define STAGE_MAX_WANT ((size_t)4 << 10)
+
+static bool staged(const struct p2p_in *pin) { return pin->spos < pin->slen; }
+
 static ssize_t tcp_rx(int peer, int fd, void *dst, size_t n)
 {
-    (void)peer;
-    return recv(fd, dst, n, 0);
+    struct p2p_in *pin = &enc_p2p.in[peer];
+    ssize_t got;
+
+    if (!staged(pin)) {
+        if (n > STAGE_MAX_WANT ||
+            (pin->stage == NULL && (pin->stage = malloc(STAGE_BYTES)) == NULL))
+            return recv(fd, dst, n, 0);
+        if ((got = recv(fd, pin->stage, STAGE_BYTES, 0)) <= 0)
+            return got;
+        pin->slen = (size_t)got;
+        pin->spos = 0;
+    }
+    n = ENC_MIN(n, pin->slen - pin->spos);
+    memcpy(dst, pin->stage + pin->spos, n);
+    pin->spos += n;
+    return (ssize_t)n;
 }
 
 static ssize_t ring_rx(int peer, int fd, void *dst, size_t n)
@@ -866,7 +947,8 @@ static enc_status_t read_rx(int peer, struct p2p_in *pin, struct p2p_rx *in, rx_
         size_t want = hdr   ? sizeof(in->hdr) - in->hgot
                       : loc ? sizeof(in->loc) - in->lgot
                             : in->msg->bytes - in->got;
-        ssize_t n = want > 0 ? rx(peer, pin->fd, dst, ENC_MIN(want, budget)) : 0;
+        ssize_t n = want > 0 ? rx(peer, pin->fd, dst, budget > 0 ? ENC_MIN(want, budget) : want)
+                             : 0;
         enc_status_t rv;
 
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
@@ -903,11 +985,11 @@ static enc_status_t read_rx(int peer, struct p2p_in *pin, struct p2p_rx *in, rx_
             enc_p2p.shm_recvd += rx == ring_rx;
             frame_done(peer, in);
         }
-        if (budget <= (size_t)n) {
+        budget = budget > (size_t)n ? budget - (size_t)n : 0;
+        if (budget == 0 && !(in == &pin->tcp && staged(pin))) {
             *cut = true;
-            return ENC_OK;
+            return ENC_OK; /* the turn is over (staged bytes are read first) */
         }
-        budget -= (size_t)n;
     }
     return ENC_OK;
 }
@@ -980,35 +1062,53 @@ static void serve(const struct pollfd *p, const int *who, const bool *is_in, int
 {
     for (int i = 0; i < n; i++) {
         int peer = who[i];
-        enc_status_t rv;
 
         if (p[i].revents == 0)
             continue;
         if (!is_in[i]) {
             if (enc_p2p.out[peer].fd == p[i].fd)
                 push(peer);
-            continue;
-        }
-        if (enc_p2p.in[peer].fd != p[i].fd || (rv = read_in(peer, &enc_p2p.in[peer])) == ENC_OK)
-            continue;
-        if (rv == ENC_ERR_PROTO)
-            enc_p2p_peer_lost(peer, "sent a malformed point-to-point frame");
-        {
-            uint32_t inc = enc_p2p.in[peer].inc;
-
-            while (read_ring(peer, &enc_p2p.in[peer], false)) /* what it wrote before it ended */
-                ;
-            close_in(&enc_p2p.in[peer]);
-            if (!enc_p2p.finishing) /* else it finished */
-                mark_down(peer, inc);
+        } else if (!enc_p2p.tcp_led) { /* else a waiting thread reads (tcp_wait.c) */
+            enc_p2p_conn_read_peer(peer, p[i].fd);
         }
     }
+}
+
+void enc_p2p_conn_read_peer(int peer, int fd)
+{
+    struct p2p_in *in = &enc_p2p.in[peer];
+    enc_status_t rv;
+    uint32_t inc;
+
+    if (in->fd != fd || (rv = read_in(peer, in)) == ENC_OK)
+        return;
+    if (rv == ENC_ERR_PROTO)
+        enc_p2p_peer_lost(peer, "sent a malformed point-to-point frame");
+    inc = in->inc;
+    while (read_ring(peer, in, false)) /* what it wrote before it ended */
+        ;
+    close_in(in);
+    if (!enc_p2p.finishing) /* else it finished */
+        mark_down(peer, inc);
+}
+
+int enc_p2p_conn_in_set(struct pollfd *p, int *who)
+{
+    int n = 0;
+
+    for (int r = 0; r < enc_p2p.size; r++)
+        if (enc_p2p.in[r].fd >= 0) {
+            p[n] = (struct pollfd){.fd = enc_p2p.in[r].fd, .events = POLLIN};
+            who[n++] = r;
+        }
+    return n;
 }
 
 /* The poll set (the lock held): the eventfd, then connections. */
 static int poll_set(struct pollfd *p, int *who, bool *is_in, int *timeout)
 {
-    int n = 1;
+    int n = 1, tcp_timeout = -1;
+    bool reads = enc_p2p_tcp_progress_reads(&tcp_timeout);
 
     *timeout = -1;
 
@@ -1016,7 +1116,7 @@ static int poll_set(struct pollfd *p, int *who, bool *is_in, int *timeout)
     for (int r = 0; r < enc_p2p.size; r++) {
         const struct p2p_out *o = &enc_p2p.out[r];
 
-        if (enc_p2p.in[r].fd >= 0) {
+        if (enc_p2p.in[r].fd >= 0 && reads) {
             p[n] = (struct pollfd){.fd = enc_p2p.in[r].fd, .events = POLLIN};
             who[n] = r;
             is_in[n++] = true;
@@ -1039,6 +1139,8 @@ static int poll_set(struct pollfd *p, int *who, bool *is_in, int *timeout)
     if (rings_behind)
         *timeout = 0;
     shm_retry = *timeout >= 0 && *timeout <= SHM_RETRY_MS;
+    if (tcp_timeout >= 0) /* a leader's reads are looked after */
+        *timeout = *timeout < 0 ? tcp_timeout : ENC_MIN(*timeout, tcp_timeout);
     return n;
 }
 
@@ -1074,6 +1176,7 @@ static void *progress_main(void *arg)
         enc_p2p_lock();
         shm_retry = false;
         rings_behind = false; /* the look below reads on */
+        enc_p2p_tcp_progress_woke(); /* may take the reads back from an idle leader */
         serve(p + 1, who + 1, is_in + 1, n - 1);
         (void)enc_p2p_shm_expire_held(&held_seen); /* then the look below */
         (void)enc_p2p_conn_shm_progress();
@@ -1105,7 +1208,7 @@ enc_status_t enc_p2p_conn_alloc(void)
         ENC_ERROR("p2p", "eventfd: %m");
         return ENC_ERR_SYS;
     }
-    return ENC_OK;
+    return enc_p2p_tcp_open();
 }
 
 /* What this rank has received on each channel, as POSITIONS pairs. */
@@ -1191,6 +1294,8 @@ void enc_p2p_conn_fork_child(void)
     if (enc_p2p.wake_fd >= 0)
         close(enc_p2p.wake_fd);
     enc_p2p.wake_fd = -1;
+    enc_p2p_tcp_fork_child();
+    enc_p2p_spill_fork_child();
     enc_p2p_remote_forget(); /* a restored image asks the kernel again to be readable */
     __atomic_store_n(&enc_p2p.tid, 0, __ATOMIC_RELEASE);
 }
@@ -1202,6 +1307,8 @@ enc_status_t enc_p2p_conn_restart(void)
         ENC_ERROR("p2p", "eventfd: %m");
         return ENC_ERR_SYS;
     }
+    if (enc_p2p_tcp_open() != ENC_OK)
+        return ENC_ERR_SYS;
     return enc_p2p_conn_start();
 }
 

@@ -12,6 +12,7 @@ libencore_la_SOURCES += \
 	shim/p2p/shm_ring.c \
 	shim/p2p/shm_link.c \
 	shim/p2p/shm_wait.c \
+	shim/p2p/tcp_wait.c \
 	shim/p2p/conn_trim.c \
 	shim/p2p/remote.c \
 	shim/p2p/checkpoint.c \
@@ -28,4 +29,5 @@ noinst_HEADERS += \
 	shim/p2p/shm_link.h \
 	shim/p2p/pool.h \
 	shim/p2p/remote.h \
-	shim/p2p/kept.h
+	shim/p2p/kept.h \
+	shim/p2p/spin_adapt.h

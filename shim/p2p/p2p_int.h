@@ -6,6 +6,7 @@
 #ifndef ENC_P2P_P2P_INT_H
 #define ENC_P2P_P2P_INT_H
 
+#include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -21,6 +22,7 @@ struct p2p_frame {
     struct p2p_frame *next;
     uint64_t key, seq;      /* DATA: its channel (enc_p2p_chan_key) and number */
     bool spilled;           /* only the header is here; the payload at spill_off */
+    bool spilling;          /* its payload is being written to the spill file (conn_trim.c) */
     off_t spill_off;
     size_t len;             /* header and payload, spilled or not */
     uint32_t inc;           /* a held ACK: the peer's incarnation it is for */
@@ -82,6 +84,8 @@ struct p2p_rx {
  * host: read while the connection is installed). */
 struct p2p_in {
     int fd;                 /* -1: none */
+    uint8_t *stage;         /* bytes read from fd ahead (conn.c tcp_rx): slen, spos used */
+    size_t slen, spos;
     struct p2p_rx tcp, ring;
     bool ring_on;           /* the ring was reset for this connection */
     uint32_t inc;           /* the incarnation that made it */
@@ -110,6 +114,18 @@ struct p2p_state {
     uint64_t shm_sent, shm_recvd; /* messages through the rings (the finalize line) */
     uint64_t shm_remote;          /* of those received, copied out of the sender's log */
     int wake_fd;            /* eventfd: the progress thread polls anew */
+    /* Who reads the peers' TCP connections (tcp_wait.c): a thread that
+     * waits reads them itself while it leads (tcp_led; the progress
+     * thread leaves them out of its poll set), and keeps the lead after
+     * its wait until the progress thread finds it idle for
+     * ENC_P2P_TCP_HOLD_NS. */
+    bool tcp_led;
+    bool tcp_leading;       /* the leader is inside its wait now */
+    bool tcp_polling;       /* it sleeps in poll: wait_fd wakes it */
+    int tcp_followers;      /* other threads waiting on cv meanwhile */
+    uint64_t tcp_left_ns;   /* when the leader's last wait ended */
+    uint64_t tcp_fds_gen;   /* connections installed: a leader's poll set is stale */
+    int wait_fd;            /* eventfd: the leader polls anew */
     pthread_t thread;
     int tid;
     /* p2p.c's, called by conn.c (the lock held): a complete DATA frame
@@ -168,13 +184,38 @@ bool enc_p2p_conn_spin(void);
 enc_status_t enc_p2p_conn_sleep(uint64_t deadline);
 /* The channel key of (cid, src, world rank dst) (p2p.h). */
 uint64_t enc_p2p_key(uint64_t cid, int src, int dst_world);
+/* conn.c (the lock held): the peers' TCP connections to this rank as a
+ * poll set (POLLIN), who[i] the peer of p[i], at most enc_p2p.size; and
+ * what one of them brought, read (its end marks the peer down; fd: the
+ * descriptor polled, ignored unless it is still the peer's). */
+int enc_p2p_conn_in_set(struct pollfd *p, int *who);
+void enc_p2p_conn_read_peer(int peer, int fd);
+/* tcp_wait.c (the lock held): a wait on TCP peers (enc_p2p_wait without
+ * peers of this host); connections were installed (a leader polls anew);
+ * the progress thread's part: whether it polls the connections, the
+ * longest it may sleep (ms, -1: no bound), after a wake-up; a snapshot's
+ * image and its restart. */
+enc_status_t enc_p2p_tcp_wait(uint64_t deadline);
+void enc_p2p_tcp_fds_changed(void);
+/* A call that polls (Test, Iprobe: enc_p2p_poll; the lock not held): one
+ * look at the connections while this rank's reads are a leader's. */
+void enc_p2p_tcp_poll(void);
+bool enc_p2p_tcp_progress_reads(int *timeout);
+void enc_p2p_tcp_progress_woke(void);
+void enc_p2p_tcp_fork_child(void);
+enc_status_t enc_p2p_tcp_open(void);
 /* conn_trim.c (the lock held): the frames of the log to peer that the
  * peer's positions say it has (the cursor skips them); frees the log's
- * frames below floor on channel key (false: no channel of this rank's has
+ * frames below floor on channel key, or on several hosts spills them (the
+ * lock released while it writes) (false: no channel of this rank's has
  * that key); payload log bytes held now and at most. */
 bool enc_p2p_skipped(const struct p2p_out *o, const struct p2p_frame *f);
 void enc_p2p_set_skip(int peer, const uint8_t *pairs, size_t bytes);
 bool enc_p2p_conn_trim(uint64_t key, uint64_t floor);
+/* conn_trim.c: in a snapshot's image the frames a spill batch was
+ * writing stay whole (enc_p2p_conn_trim writes a trim's payloads in
+ * batches, the lock released during each). */
+void enc_p2p_spill_fork_child(void);
 /* Frees the written frames of channel key below floor from every log,
  * spilled or not (a committed checkpoint covers them): bytes freed. */
 size_t enc_p2p_conn_release(uint64_t key, uint64_t floor);

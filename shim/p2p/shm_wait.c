@@ -2,7 +2,8 @@
  * shm_wait.c - how a point-to-point wait waits (p2p_int.h: enc_p2p_wait,
  * enc_p2p_conn_spin, enc_p2p_conn_sleep): for peers of its host it polls
  * their rings a while, then sleeps on its futex in the segment
- * (shm_link.h); otherwise on the layer's condition variable.
+ * (shm_link.h); otherwise it reads its TCP connections itself
+ * (tcp_wait.c).
  *
  * Spinning pays only while the peer runs at the same time on another
  * core; on a loaded host a spinning rank burns the time slice its peer
@@ -11,8 +12,8 @@
  * ping-pong 5 us sleeping at once, 70-150 us spinning 50 us first).  So
  * the spin adapts: it doubles after a spin that saw its message, halves
  * after one that did not or that was preempted, and stops below
- * SPIN_MIN_NS; once stopped, every PROBE_EVERY-th wait spins the whole
- * ENCORE_SPIN_US again to find out whether the host got quiet.  (It used
+ * ENC_SPIN_MIN_NS; once stopped, every ENC_SPIN_PROBE_EVERY-th wait spins
+ * the whole ENCORE_SPIN_US again (spin_adapt.h) to find out whether the host got quiet.  (It used
  * to stop after a single preemption: on this VM one comes every few
  * hundred waits even on a quiet host, so a 200000-message 8-byte
  * ping-pong slept on the futex at 3.8 us a message instead of spinning
@@ -26,22 +27,18 @@
 
 #include "p2p/p2p_int.h"
 #include "p2p/shm_link.h"
+#include "p2p/spin_adapt.h"
 
-#define SPIN_MIN_NS 1000u     /* below this, no spin at all */
-#define PREEMPTED_NS 20000u   /* a gap this long between two looks: we did not run */
+/* A gap this long between two looks: we did not run (spin_adapt.h). */
+#define PREEMPTED_NS ENC_SPIN_PREEMPTED_NS
 /* The same gap in time-stamp counter ticks, PREEMPTED_NS at a counter of
  * 1 GHz (less at a faster counter, still far above a look's length): a
  * look that found a message reads the counter, several times cheaper than
  * the clock, before the return. */
 #define PREEMPTED_TICKS 20000u
-#define PROBE_EVERY 256u
 
 /* The spin that paid lately (the layer's lock held). */
-static struct {
-    bool init;
-    uint64_t budget;
-    unsigned waits;
-} sw;
+static struct enc_spin_adapt sw;
 
 static uint64_t now_ns(void)
 {
@@ -49,27 +46,6 @@ static uint64_t now_ns(void)
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t spin_budget(uint64_t spin)
-{
-    if (!sw.init) {
-        sw.init = true;
-        sw.budget = spin;
-    }
-    if (sw.budget == 0 && ++sw.waits % PROBE_EVERY == 0)
-        return spin;
-    return sw.budget;
-}
-
-static void spin_learned(uint64_t spin, bool spun, bool moved, bool preempted)
-{
-    if (!spun)
-        return;
-    if (preempted || !moved)
-        sw.budget = sw.budget / 2 < SPIN_MIN_NS ? 0 : sw.budget / 2;
-    else
-        sw.budget = ENC_MIN(spin, ENC_MAX(2 * sw.budget, SPIN_MIN_NS));
 }
 
 /* This thread's attentive calls, nested (a blocking receive's post and
@@ -130,7 +106,7 @@ bool enc_p2p_conn_spin(void)
         return false;
     if (enc_p2p_conn_shm_progress())
         return true;
-    spin = spin_budget(enc_p2p_shm_spin_ns());
+    spin = enc_spin_adapt_budget(&sw, enc_p2p_shm_spin_ns());
     limit = spin + enc_p2p_shm_yield_ns();
     if (limit == 0) /* sleep at once: writers wake us */
         return false;
@@ -157,7 +133,7 @@ bool enc_p2p_conn_spin(void)
         }
     }
     (void)attend_down(); /* writers may ring from now on: look once more (below) */
-    spin_learned(enc_p2p_shm_spin_ns(), spin > 0, moved, preempted);
+    enc_spin_adapt_learn(&sw, enc_p2p_shm_spin_ns(), spin > 0, moved, preempted);
     return moved || enc_p2p.events != events || enc_p2p_conn_shm_progress();
 }
 
@@ -195,7 +171,11 @@ void enc_p2p_attend_end(void)
 
 void enc_p2p_poll(void)
 {
-    if (!enc_p2p_shm_any() || !enc_p2p_shm_look_needed())
+    if (!enc_p2p_shm_any()) {
+        enc_p2p_tcp_poll();
+        return;
+    }
+    if (!enc_p2p_shm_look_needed())
         return;
     enc_p2p_lock();
     (void)enc_p2p_conn_shm_progress();
@@ -207,23 +187,10 @@ void enc_p2p_poll(void)
  * condition variable (TCP peers, completions), at most until deadline. */
 enc_status_t enc_p2p_wait(uint64_t deadline)
 {
-    struct timespec ts;
-    uint64_t ns;
-
     /* peers of this host: poll their rings a while before sleeping */
     if (enc_p2p_conn_spin())
         return ENC_OK;
     if (enc_p2p_shm_any()) /* sleep where peers' writes wake us */
         return enc_p2p_conn_sleep(deadline);
-    if (deadline == ENC_NEVER) {
-        pthread_cond_wait(&enc_p2p.cv, &enc_p2p.mu);
-        return ENC_OK;
-    }
-    if (enc_ms_left(deadline) == 0)
-        return ENC_ERR_TIMEOUT;
-    ns = deadline;
-    ts.tv_sec = (time_t)(ns / 1000000000u);
-    ts.tv_nsec = (long)(ns % 1000000000u);
-    pthread_cond_timedwait(&enc_p2p.cv, &enc_p2p.mu, &ts);
-    return ENC_OK;
+    return enc_p2p_tcp_wait(deadline); /* read the sockets ourselves */
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "engine/engine.h"
 
@@ -20,6 +21,7 @@
 struct p2p_state enc_p2p = {
     .mu = PTHREAD_MUTEX_INITIALIZER,
     .wake_fd = -1,
+    .wait_fd = -1,
 };
 
 void enc_p2p_lock(void) { pthread_mutex_lock(&enc_p2p.mu); }
@@ -33,6 +35,12 @@ void enc_p2p_wake_waiters(void)
     __atomic_store_n(&enc_p2p.events, enc_p2p.events + 1, __ATOMIC_RELAXED);
     pthread_cond_broadcast(&enc_p2p.cv);
     enc_p2p_shm_wake_self();
+    if (enc_p2p.tcp_polling) { /* the TCP reader sleeps in poll (tcp_wait.c) */
+        uint64_t one = 1;
+
+        enc_p2p.tcp_polling = false; /* one write per sleep */
+        (void)!write(enc_p2p.wait_fd, &one, sizeof(one));
+    }
 }
 
 
