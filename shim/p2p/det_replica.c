@@ -31,7 +31,10 @@ static bool copying(void)
     int s = __atomic_load_n(&rp.state, __ATOMIC_ACQUIRE);
 
     if (s == R_UNKNOWN && enc_eng.tc != NULL) {
-        s = enc_tunable_bool(ENC_TUNE_P2P_DET_REPLICA) && !enc_tclient_tracker_local(enc_eng.tc)
+        /* no copy without recovery (nothing restarts), nor on encore-run's
+         * host (whose loss ends the job) */
+        s = enc_tunable_bool(ENC_TUNE_P2P_DET_REPLICA) && enc_tunable_bool(ENC_TUNE_RECOVERY) &&
+                    !enc_tclient_tracker_local(enc_eng.tc)
                 ? R_ON : R_OFF;
         ENC_DEBUG("p2p", "determinants %s", s == R_ON ? "copied to encore-run before they "
                   "leave this host" : "kept on this host only");
