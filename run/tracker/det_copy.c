@@ -24,7 +24,10 @@ enc_status_t enc_trk_det_put(struct enc_tracker *t, struct trk_rank *r, struct t
     uint8_t ack[8];
     int n;
 
-    if (enc_msg_det_decode(&m, c->rd.payload, (size_t)c->rd.hdr.len) != ENC_OK)
+    /* a shipment starts at most where the copy ends (det_store.c ships
+     * from its first changed byte; a new incarnation from 0): no holes */
+    if (enc_msg_det_decode(&m, c->rd.payload, (size_t)c->rd.hdr.len) != ENC_OK ||
+        m.off > r->det_len)
         return ENC_ERR_PROTO;
     if (m.off + m.n > r->det_cap) {
         size_t cap = ENC_MAX((size_t)(m.off + m.n), r->det_cap * 2);
@@ -56,7 +59,7 @@ enc_status_t enc_trk_det_get(struct enc_tracker *t, const struct trk_rank *r, st
               r->det_len);
     do { /* one DATA at least, even for an empty copy */
         struct enc_msg_det m = {.word = r->det_len, .off = off,
-                                .bytes = r->det + off,
+                                .bytes = r->det != NULL ? r->det + off : buf, /* empty */
                                 .n = (uint32_t)ENC_MIN(r->det_len - off, ENC_DETMSG_CHUNK)};
         int n = rv == ENC_OK ? enc_msg_det_encode(&m, buf, ENC_DETMSG_HDR + ENC_DETMSG_CHUNK)
                              : rv;

@@ -60,7 +60,10 @@ enc_status_t enc_det_replica_open(int rank, uint32_t incarnation)
     enc_status_t rv;
     char why[200];
 
-    if (incarnation == 0 || !copying())
+    /* a restarted rank asks even when it now runs on encore-run's host: it
+     * may have moved there from a lost one */
+    if (incarnation == 0 || enc_eng.tc == NULL || !enc_tunable_bool(ENC_TUNE_P2P_DET_REPLICA) ||
+        !enc_tunable_bool(ENC_TUNE_RECOVERY))
         return enc_det_store_open(rank, incarnation);
     rv = enc_tclient_det_fetch(enc_eng.tc, enc_deadline_ms(bound_ms()), &copy, &n);
     if (rv != ENC_OK) {

@@ -21,8 +21,8 @@
 /* Decides whether this rank copies (once the tracker connection is up)
  * and installs the store's first-record hook. */
 void enc_det_replica_init(void);
-/* enc_det_store_open, with encore-run's copy when this rank copies and is
- * a restarted incarnation (it may have moved from a lost host).  A copy
+/* enc_det_store_open, with encore-run's copy for a restarted incarnation
+ * (it may have moved from a lost host, even to encore-run's).  A copy
  * that cannot be read within the heartbeat bound ends the job. */
 enc_status_t enc_det_replica_open(int rank, uint32_t incarnation);
 /* Before what fn is about to send leaves the rank: waits (bounded) until

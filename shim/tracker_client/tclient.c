@@ -452,6 +452,8 @@ enc_status_t enc_tclient_det_put(struct enc_tclient *c, uint64_t version, uint64
     uint8_t *buf = malloc(ENC_DETMSG_HDR + ENC_DETMSG_CHUNK);
     enc_status_t rv = buf == NULL ? ENC_ERR_NOMEM : ENC_OK;
 
+    if (bytes == NULL) /* nothing but the version */
+        bytes = buf;
     /* in chunks; only the last carries the version (it acks them all) */
     for (size_t done = 0; rv == ENC_OK && (done < n || n == 0); ) {
         size_t k = ENC_MIN(n - done, ENC_DETMSG_CHUNK);
