@@ -9,10 +9,10 @@
 #include "enc.h"
 #include "net/sock.h"
 #include "proto/auth.h"
-#include "proto/detmsg.h"
 #include "proto/frame.h"
 #include "proto/msgs.h"
 #include "tracker_client/tclient.h"
+#include "tracker_client/tclient_int.h"
 #include "core/tmpdir.h"
 
 #include <errno.h>
@@ -22,53 +22,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 /* A lost tracker is mostly encore-run ending (killed): its job directory
  * goes with the last rank once encore-run is gone (core/tmpdir.h). */
 #define TRACKER_LOST_OWNER_WAIT_MS 500
 
-struct tc_node {
-    struct tc_node *next;
-    struct enc_tclient_event ev;
-};
-
-struct enc_tclient {
-    int fd;
-    int efd;                    /* semaphore eventfd: one count per queued event */
-    int stop_fd;                /* tells the thread to finish */
-    pthread_t thread;
-    int thread_started;
-    int tid;                    /* the thread's gettid(), 0 until it runs */
-    pthread_mutex_t wlock;      /* serialises writes on fd */
-    pthread_mutex_t qlock;
-    struct tc_node *head, *tail;
-    enc_status_t lost;          /* status once the connection is gone */
-    uint32_t rank;
-    uint32_t epoch;             /* latest epoch heard of, for frame headers */
-    uint64_t completed;
-    bool quiet;                 /* finalized or closing: loss is expected */
-    int64_t hb_ms;
-    int64_t send_ms;
-    struct enc_frame_reader rd;
-    /* determinant replication (detmsg.h), answered on the thread */
-    pthread_mutex_t det_mu;
-    pthread_cond_t det_cv;
-    uint64_t det_acked;         /* highest version encore-run acked */
-    uint8_t *det_copy;          /* DET_DATA received so far */
-    uint64_t det_have, det_total;
-    bool det_fetching, det_fetched;
-};
-
 static bool exit_on_lost = true;
-
-static void det_cond_init(pthread_cond_t *cv);
 
 void enc_tclient_set_exit_on_lost(bool on) { exit_on_lost = on; }
 
-static enc_status_t send_frame(struct enc_tclient *c, uint8_t type, const void *p, size_t len)
+enc_status_t enc_tc_send_frame(struct enc_tclient *c, uint8_t type, const void *p, size_t len)
 {
     struct enc_frame_hdr h = {.type = type, .src = (uint16_t)c->rank, .len = len};
     enc_status_t rv;
@@ -124,46 +88,6 @@ static enc_status_t decode_event(struct enc_tclient *c, struct tc_node *n)
     return rv;
 }
 
-/* A DET_ACK or DET_DATA: the caller waiting in enc_tclient_det_* wakes. */
-static enc_status_t det_frame(struct enc_tclient *c)
-{
-    const void *p = c->rd.payload;
-    size_t len = (size_t)c->rd.hdr.len;
-    struct enc_msg_det m;
-    uint64_t v;
-    enc_status_t rv = ENC_OK;
-
-    pthread_mutex_lock(&c->det_mu);
-    if (c->rd.hdr.type == ENC_MSG_DET_ACK) {
-        if ((rv = enc_msg_det_ack_decode(&v, p, len)) == ENC_OK && v > c->det_acked)
-            c->det_acked = v;
-    } else if (enc_msg_det_decode(&m, p, len) != ENC_OK || !c->det_fetching ||
-               m.off != c->det_have || m.word > ENC_DETMSG_MAX_BYTES ||
-               m.off + m.n > m.word) {
-        rv = ENC_ERR_PROTO; /* chunks come in order, within the length they name */
-    } else if (m.n > 0 || m.word == 0) {
-        uint8_t *b = m.off == 0 ? NULL : c->det_copy;
-
-        if (m.off == 0 && m.word > 0) {
-            free(c->det_copy);
-            b = malloc((size_t)m.word);
-        }
-        if (m.word > 0 && b == NULL) {
-            rv = ENC_ERR_NOMEM;
-        } else {
-            if (m.n > 0)
-                memcpy(b + m.off, m.bytes, m.n);
-            c->det_copy = b;
-            c->det_total = m.word;
-            c->det_have = m.off + m.n;
-            c->det_fetched = c->det_have == c->det_total;
-        }
-    }
-    pthread_cond_broadcast(&c->det_cv);
-    pthread_mutex_unlock(&c->det_mu);
-    return rv;
-}
-
 /* ENC_OK once the socket has nothing more, or the status that ends the
  * connection. */
 static enc_status_t read_frames(struct enc_tclient *c)
@@ -173,7 +97,7 @@ static enc_status_t read_frames(struct enc_tclient *c)
 
     while ((got = enc_frame_reader_progress(&c->rd, c->fd)) == ENC_OK) {
         if (c->rd.hdr.type == ENC_MSG_DET_ACK || c->rd.hdr.type == ENC_MSG_DET_DATA) {
-            rv = det_frame(c);
+            rv = enc_tc_det_frame(c);
             enc_frame_reader_reset(&c->rd);
             if (rv != ENC_OK)
                 return rv;
@@ -208,9 +132,7 @@ static void lost(struct enc_tclient *c, enc_status_t rv)
     ENC_WARN("tracker", "tracker lost: %s", encore_strerror(rv));
     __atomic_store_n(&c->lost, rv, __ATOMIC_RELEASE);
     signal_fd(c->efd);
-    pthread_mutex_lock(&c->det_mu);
-    pthread_cond_broadcast(&c->det_cv);
-    pthread_mutex_unlock(&c->det_mu);
+    enc_tc_det_wake(c);
 }
 
 static enc_status_t heartbeat(struct enc_tclient *c)
@@ -220,7 +142,7 @@ static enc_status_t heartbeat(struct enc_tclient *c)
     uint8_t buf[16];
     int n = enc_msg_heartbeat_encode(&m, buf, sizeof(buf));
 
-    return n < 0 ? n : send_frame(c, ENC_MSG_HEARTBEAT, buf, (size_t)n);
+    return n < 0 ? n : enc_tc_send_frame(c, ENC_MSG_HEARTBEAT, buf, (size_t)n);
 }
 
 static void *thread_main(void *arg)
@@ -287,8 +209,7 @@ static struct enc_tclient *tc_alloc(const struct enc_msg_register *reg)
     c->send_ms = ENC_MAX(enc_tunable_ll(ENC_TUNE_HEARTBEAT_TIMEOUT_MS), 100);
     pthread_mutex_init(&c->wlock, NULL);
     pthread_mutex_init(&c->qlock, NULL);
-    pthread_mutex_init(&c->det_mu, NULL);
-    det_cond_init(&c->det_cv);
+    enc_tc_det_init(c);
     enc_frame_reader_init(&c->rd, ENC_CTRL_MAX_PAYLOAD);
     c->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK | EFD_SEMAPHORE);
     c->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -376,7 +297,7 @@ enc_status_t enc_tclient_send_status(struct enc_tclient *c, const struct enc_msg
     uint8_t buf[32];
     int n = enc_msg_status_encode(m, buf, sizeof(buf));
 
-    return n < 0 ? n : send_frame(c, ENC_MSG_STATUS, buf, (size_t)n);
+    return n < 0 ? n : enc_tc_send_frame(c, ENC_MSG_STATUS, buf, (size_t)n);
 }
 
 enc_status_t enc_tclient_send_abort(struct enc_tclient *c, const struct enc_msg_abort *m)
@@ -386,7 +307,7 @@ enc_status_t enc_tclient_send_abort(struct enc_tclient *c, const struct enc_msg_
 
     /* The tracker will end the job; its closing the connection is expected. */
     __atomic_store_n(&c->quiet, true, __ATOMIC_RELEASE);
-    return n < 0 ? n : send_frame(c, ENC_MSG_ABORT, buf, (size_t)n);
+    return n < 0 ? n : enc_tc_send_frame(c, ENC_MSG_ABORT, buf, (size_t)n);
 }
 
 enc_status_t enc_tclient_send_dropped(struct enc_tclient *c, const struct enc_msg_dropped *m)
@@ -394,130 +315,12 @@ enc_status_t enc_tclient_send_dropped(struct enc_tclient *c, const struct enc_ms
     uint8_t buf[32];
     int n = enc_msg_dropped_encode(m, buf, sizeof(buf));
 
-    return n < 0 ? n : send_frame(c, ENC_MSG_DROPPED, buf, (size_t)n);
+    return n < 0 ? n : enc_tc_send_frame(c, ENC_MSG_DROPPED, buf, (size_t)n);
 }
 
 enc_status_t enc_tclient_send_nondet(struct enc_tclient *c)
 {
-    return send_frame(c, ENC_MSG_NONDET, NULL, 0);
-}
-
-/* A monotonic-clock condition variable: waits are bounded by deadlines
- * (enc_deadline_ms, CLOCK_MONOTONIC). */
-static void det_cond_init(pthread_cond_t *cv)
-{
-    pthread_condattr_t a;
-
-    pthread_condattr_init(&a);
-    pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
-    pthread_cond_init(cv, &a);
-    pthread_condattr_destroy(&a);
-}
-
-/* Waits on det_cv (det_mu held) until deadline; false at the deadline or
- * when the connection is lost. */
-static bool det_wait(struct enc_tclient *c, uint64_t deadline)
-{
-    struct timespec ts = {.tv_sec = (time_t)(deadline / 1000000000ull),
-                          .tv_nsec = (long)(deadline % 1000000000ull)};
-
-    if (__atomic_load_n(&c->lost, __ATOMIC_ACQUIRE) < 0 || enc_ms_left(deadline) == 0)
-        return false;
-    pthread_cond_timedwait(&c->det_cv, &c->det_mu, &ts);
-    return true;
-}
-
-bool enc_tclient_tracker_local(const struct enc_tclient *c)
-{
-    struct sockaddr_storage a, b;
-    socklen_t la = sizeof(a), lb = sizeof(b);
-
-    memset(&a, 0, sizeof(a));
-    memset(&b, 0, sizeof(b));
-    if (getsockname(c->fd, (struct sockaddr *)&a, &la) != 0 ||
-        getpeername(c->fd, (struct sockaddr *)&b, &lb) != 0 || la != lb)
-        return false;
-    if (a.ss_family == AF_INET)
-        return ((struct sockaddr_in *)&a)->sin_addr.s_addr ==
-               ((struct sockaddr_in *)&b)->sin_addr.s_addr;
-    if (a.ss_family == AF_INET6)
-        return memcmp(&((struct sockaddr_in6 *)&a)->sin6_addr,
-                      &((struct sockaddr_in6 *)&b)->sin6_addr, sizeof(struct in6_addr)) == 0;
-    return a.ss_family == AF_UNIX;
-}
-
-enc_status_t enc_tclient_det_put(struct enc_tclient *c, uint64_t version, uint64_t off,
-                                 const void *bytes, size_t n)
-{
-    uint8_t *buf = malloc(ENC_DETMSG_HDR + ENC_DETMSG_CHUNK);
-    enc_status_t rv = buf == NULL ? ENC_ERR_NOMEM : ENC_OK;
-
-    if (bytes == NULL) /* nothing but the version */
-        bytes = buf;
-    /* in chunks; only the last carries the version (it acks them all) */
-    for (size_t done = 0; rv == ENC_OK && (done < n || n == 0); ) {
-        size_t k = ENC_MIN(n - done, ENC_DETMSG_CHUNK);
-        struct enc_msg_det m = {.word = done + k == n ? version : 0, .off = off + done,
-                                .bytes = (const uint8_t *)bytes + done, .n = (uint32_t)k};
-        int len = enc_msg_det_encode(&m, buf, ENC_DETMSG_HDR + ENC_DETMSG_CHUNK);
-
-        rv = len < 0 ? len : send_frame(c, ENC_MSG_DET_PUT, buf, (size_t)len);
-        done += k;
-        if (n == 0)
-            break;
-    }
-    free(buf);
-    return rv;
-}
-
-enc_status_t enc_tclient_det_wait_ack(struct enc_tclient *c, uint64_t version, uint64_t deadline)
-{
-    bool acked;
-
-    pthread_mutex_lock(&c->det_mu);
-    while (!(acked = c->det_acked >= version) && det_wait(c, deadline))
-        ;
-    pthread_mutex_unlock(&c->det_mu);
-    if (acked)
-        return ENC_OK;
-    return __atomic_load_n(&c->lost, __ATOMIC_ACQUIRE) < 0 ? ENC_ERR_LOST : ENC_ERR_TIMEOUT;
-}
-
-uint64_t enc_tclient_det_acked(struct enc_tclient *c)
-{
-    uint64_t v;
-
-    pthread_mutex_lock(&c->det_mu);
-    v = c->det_acked;
-    pthread_mutex_unlock(&c->det_mu);
-    return v;
-}
-
-enc_status_t enc_tclient_det_fetch(struct enc_tclient *c, uint64_t deadline, uint8_t **bytes,
-                                   size_t *n)
-{
-    enc_status_t rv;
-    bool done;
-
-    pthread_mutex_lock(&c->det_mu);
-    c->det_fetching = true;
-    c->det_fetched = false;
-    c->det_have = c->det_total = 0;
-    pthread_mutex_unlock(&c->det_mu);
-    if ((rv = send_frame(c, ENC_MSG_DET_GET, NULL, 0)) != ENC_OK)
-        return rv;
-    pthread_mutex_lock(&c->det_mu);
-    while (!(done = c->det_fetched) && det_wait(c, deadline))
-        ;
-    c->det_fetching = false;
-    *n = done ? (size_t)c->det_total : 0;
-    *bytes = done && *n > 0 ? c->det_copy : NULL;
-    if (*bytes != NULL)
-        c->det_copy = NULL; /* the caller's now */
-    pthread_mutex_unlock(&c->det_mu);
-    if (done)
-        return ENC_OK;
-    return __atomic_load_n(&c->lost, __ATOMIC_ACQUIRE) < 0 ? ENC_ERR_LOST : ENC_ERR_TIMEOUT;
+    return enc_tc_send_frame(c, ENC_MSG_NONDET, NULL, 0);
 }
 
 enc_status_t enc_tclient_send_finalize(struct enc_tclient *c, const struct enc_msg_stats *m)
@@ -526,7 +329,7 @@ enc_status_t enc_tclient_send_finalize(struct enc_tclient *c, const struct enc_m
     int n = enc_msg_stats_encode(m, buf, sizeof(buf));
 
     __atomic_store_n(&c->quiet, true, __ATOMIC_RELEASE);
-    return n < 0 ? n : send_frame(c, ENC_MSG_FINALIZE, buf, (size_t)n);
+    return n < 0 ? n : enc_tc_send_frame(c, ENC_MSG_FINALIZE, buf, (size_t)n);
 }
 
 static void free_event(struct enc_tclient_event *ev)
@@ -561,9 +364,7 @@ void enc_tclient_close(struct enc_tclient *c)
     enc_frame_reader_fini(&c->rd);
     pthread_mutex_destroy(&c->wlock);
     pthread_mutex_destroy(&c->qlock);
-    pthread_mutex_destroy(&c->det_mu);
-    pthread_cond_destroy(&c->det_cv);
-    free(c->det_copy);
+    enc_tc_det_fini(c);
     free(c);
 }
 
