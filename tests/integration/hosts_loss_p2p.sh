@@ -14,6 +14,13 @@
 #            same matches: every task once, each with its value, the sum of
 #            the native run; the lines it printed before the loss are
 #            printed again identical (a different match would add a line).
+#   poll     tests/programs/p2p_poll (a master acting on Iprobe, Testany,
+#            Testsome, Waitsome, Test, Request_get_status and Cancel
+#            outcomes, NONE runs with counts), the master's host lost
+#            mid-run: its replay from encore-run's copy gives every task
+#            to the same worker (one distinct line per task, native's
+#            values and round sums) and finds nothing exactly as often (one
+#            distinct count per poll loop).
 #   nocopy   the same with ENCORE_P2P_DET_REPLICA=0: the matches were kept
 #            only on that host, so the job ends with one line naming the
 #            rank (exit 1), never a re-execution that could choose other
@@ -26,8 +33,10 @@ ENC_LIMIT=150
 
 ring="$ENC_PROGRAMS/p2p_ring"
 master="$ENC_PROGRAMS/p2p_master"
+poll="$ENC_PROGRAMS/p2p_poll"
 netns_require
 enc_require_program "$master"
+enc_require_program "$poll"
 rec_begin "$ring"
 netns_create 3
 h1=$(netns_name 1) h2=$(netns_name 2) h3=$(netns_name 3)
@@ -72,6 +81,33 @@ enc_expect_grep "$ENC_TMP/lost_master.uniq" "^$want\$" "master: wrong sum after 
 grep '^task ' "$ENC_TMP/lost_master.uniq" | awk '{print $2, $6}' | sort -n >"$ENC_TMP/lost_master.tasks"
 enc_expect_same "$ENC_TMP/master.tasks" "$ENC_TMP/lost_master.tasks" "master: tasks and values"
 enc_log "ok master: h2 lost, the master re-executed on h3 with its copied matches"
+
+# -- poll: every kind of determinant, the master's host lost -------------------
+ROUNDS=12 PTASKS=150
+enc_run_ok poll.native enc_mpirun 4 "$poll" "$ROUNDS" "$PTASKS"
+# timing-free facts: each task's value, each round's sum and worker total
+sort -u "$ENC_TMP/poll.native.out" | awk '$1 == "phase" {print $4, $8} $1 == "round"' | sort \
+    >"$ENC_TMP/poll.want"
+netns_restore 2
+rec_start lost_poll 4 --rsh "$RSH" -H "$h2:2,$h1:2,$h3:2" "$poll" "$ROUNDS" "$PTASKS"
+enc_wait_lines "$ENC_TMP/lost_poll.raw" "^round [0-9]+ sum" 3 90 "poll: three rounds"
+netns_lose 2
+rec_finish lost_poll
+[ "$REC_RC" -eq 0 ] || rec_show lost_poll
+enc_expect_status lost_poll 0 "$REC_RC"
+rec_restarts lost_poll "1 1 0 0"
+rec_grep lost_poll "determinants: [0-9]+ records from encore-run's copy" \
+    "poll: the restarted master did not read encore-run's copy"
+sort -u "$ENC_TMP/lost_poll.raw" >"$ENC_TMP/lost_poll.uniq"
+awk '$1 == "phase" {print $4, $8} $1 == "round"' "$ENC_TMP/lost_poll.uniq" | sort \
+    >"$ENC_TMP/lost_poll.facts"
+enc_expect_same "$ENC_TMP/poll.want" "$ENC_TMP/lost_poll.facts" "poll: tasks, values and sums"
+# a replay that took another outcome prints a second line for a task or a
+# second count for a poll loop
+dup=$(awk '$1 == "phase" {print "task", $4} $1 == "probe" || $1 == "lone" || $1 == "spare" {print $1, $2}' \
+    "$ENC_TMP/lost_poll.uniq" | sort | uniq -d | head -5)
+[ -z "$dup" ] || enc_fail "poll: outcomes differ after the host loss: $dup"
+enc_log "ok poll: h2 lost, the master replayed its polls, tests and cancels from the copy"
 
 # -- nocopy: ENCORE_P2P_DET_REPLICA=0, the master's host lost ends the job -----
 netns_restore 2
