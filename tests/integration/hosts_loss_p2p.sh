@@ -111,6 +111,7 @@ enc_log "ok poll: h2 lost, the master replayed its polls, tests and cancels from
 
 # -- nocopy: ENCORE_P2P_DET_REPLICA=0, the master's host lost ends the job -----
 netns_restore 2
+# shellcheck disable=SC2034 # read by lib.sh
 REC_ENV="ENCORE_HEARTBEAT_TIMEOUT_MS=2000 ENCORE_P2P_DET_REPLICA=0"
 rec_start nocopy_master 4 --rsh "$RSH" -H "$h2:2,$h1:2,$h3:2" "$master" "$TASKS"
 enc_wait_lines "$ENC_TMP/nocopy_master.raw" "^task [0-9]+ worker [0-9]+ value" 1 60 "nocopy: a first result"
