@@ -116,8 +116,9 @@ static void adopt(const uint8_t *copy, size_t n)
     if (n <= have || (n > ds.cap && !map_at(n + FIRST_BYTES)))
         return;
     memcpy(ds.map, copy, n);
-    memset(ds.map + n, 0, ENC_MIN(have + ENC_DET_WIRE, ds.cap) > n
-                              ? ENC_MIN(have + ENC_DET_WIRE, ds.cap) - n : 0);
+    /* past the copy: zeros, also where a set cut short by a kill left
+     * records behind its unpublished first one */
+    memset(ds.map + n, 0, ds.cap - n);
     ENC_INFO("p2p", "determinants: %zu records from encore-run's copy (%zu in the file here)",
              n / ENC_DET_WIRE, have / ENC_DET_WIRE);
 }

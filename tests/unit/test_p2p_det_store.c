@@ -247,3 +247,27 @@ Test(p2p_det_store, a_longer_file_is_kept_over_a_shorter_copy)
     cr_assert(enc_det_store_find(5, &d), "the file here is newer than the copy");
     cr_assert_eq(d.seq, 5);
 }
+
+/* A file whose first record is unpublished (a DONE set cut short by a
+ * kill: its later records written, its first kind byte not) under a
+ * shorter copy: the stale records past the copy are not read. */
+Test(p2p_det_store, stale_records_past_an_adopted_copy_are_not_read)
+{
+    char path[128];
+    uint8_t file[3 * ENC_DET_WIRE] = {0}, one[ENC_DET_WIRE];
+    struct enc_det d;
+    FILE *f;
+
+    enc_det_encode(&(struct enc_det){.kind = ENC_DET_DONE, .clock = 2, .idx = 1}, file + 40);
+    enc_det_encode(&(struct enc_det){.kind = ENC_DET_DONE, .clock = 2, .idx = 2,
+                                     .flags = ENC_DET_LAST}, file + 80);
+    snprintf(path, sizeof(path), "%s/p2p-determinants.3", dir);
+    cr_assert_not_null(f = fopen(path, "w"));
+    cr_assert_eq(fwrite(file, 1, sizeof(file), f), sizeof(file));
+    fclose(f);
+    enc_det_encode(&(struct enc_det){.kind = ENC_DET_NONE, .clock = 1, .seq = 1}, one);
+    cr_assert_eq(enc_det_store_open_from(3, 1, one, sizeof(one)), ENC_OK);
+    cr_assert(enc_det_store_find(1, &d));
+    cr_assert_eq(d.kind, ENC_DET_NONE);
+    cr_assert_eq(enc_det_store_find_all(2, &d, 1), 0, "a stale record was read");
+}
