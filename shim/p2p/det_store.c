@@ -31,6 +31,7 @@ static struct {
     struct enc_det *old;     /* earlier incarnations' records, sorted by clock */
     size_t nold, capold;
     void (*on_first)(void);  /* enc_det_store_on_first_record */
+    void (*on_record)(void); /* enc_det_store_on_record */
     uint64_t version;        /* bumped by every change of the records (a copy's tag) */
     uint64_t shipped_version; /* the version enc_det_store_unshipped last handed out */
     size_t dirty;            /* the first byte changed since then */
@@ -172,6 +173,8 @@ enc_status_t enc_det_store_open_from(int rank, uint32_t incarnation, const uint8
 
 void enc_det_store_on_first_record(void (*fn)(void)) { ds.on_first = fn; }
 
+void enc_det_store_on_record(void (*fn)(void)) { ds.on_record = fn; }
+
 bool enc_det_store_on(void) { return __atomic_load_n(&ds.map, __ATOMIC_ACQUIRE) != NULL; }
 
 uint64_t enc_det_store_tick(void) { return __atomic_add_fetch(&ds.clock, 1, __ATOMIC_RELAXED); }
@@ -296,10 +299,17 @@ static bool had_locked(const struct enc_det *d)
 
 void enc_det_store_record_n(const struct enc_det *d, size_t n)
 {
+    uint64_t made;
+    void (*after)(void);
+
     pthread_mutex_lock(&ds.mu);
+    made = ds.made;
     if (n > 0 && !had_locked(d))
         append(d, n);
+    after = ds.made != made ? ds.on_record : NULL;
     pthread_mutex_unlock(&ds.mu);
+    if (after != NULL)
+        after();
 }
 
 void enc_det_store_record(const struct enc_det *d) { enc_det_store_record_n(d, 1); }

@@ -49,6 +49,10 @@ enc_status_t enc_det_store_open_from(int rank, uint32_t incarnation, const uint8
  * incarnation appends its first record: p2p.c tells encore-run, whose
  * host-loss rule needs to know which ranks have outcomes to lose. */
 void enc_det_store_on_first_record(void (*fn)(void));
+/* Called (the store's mutex not held) after a MATCH, DONE or CANCEL
+ * record was appended (not after a NONE run grew): det_replica.c ships
+ * it at once. */
+void enc_det_store_on_record(void (*fn)(void));
 /* The store is open: nondeterministic calls take clocks from now on
  * (from this rank's own first point-to-point call, so in program order). */
 bool enc_det_store_on(void);

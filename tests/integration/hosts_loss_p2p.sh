@@ -21,6 +21,8 @@
 #            to the same worker (one distinct line per task, native's
 #            values and round sums) and finds nothing exactly as often (one
 #            distinct count per poll loop).
+#            In both the host's processes are killed before its cable is
+#            pulled (host_dies, below).
 #   nocopy   the same with ENCORE_P2P_DET_REPLICA=0: the matches were kept
 #            only on that host, so the job ends with one line naming the
 #            rank (exit 1), never a re-execution that could choose other
@@ -57,6 +59,14 @@ rec_restarts lost_ring "0 0 1 1"
 rec_grep lost_ring "host $h2 lost: its agent" "ring: host loss not reported"
 enc_log "ok ring: h2 lost, ranks 2 and 3 re-executed on h3"
 
+# host_dies I: every process of the host killed, then its cable pulled: a
+# host that stops at once.  (Pulling the cable first lets its ranks run on
+# for a moment; here their output still reaches encore-run through the
+# agent's pipe to "ip netns exec", which a real lost host's ssh would not
+# carry, while what they send over the network cannot: lines printed after
+# outcomes that could not be copied any more.)
+host_dies() { netns_kill "$1" && netns_cut "$1"; }
+
 # -- master: the ANY_SOURCE master's host lost, recovered from encore-run's copy --
 TASKS=6000
 enc_run_ok master.native enc_mpirun 4 "$master" "$TASKS"
@@ -65,7 +75,7 @@ want=$(grep '^sum ' "$ENC_TMP/master.native.out")
 netns_restore 2
 rec_start lost_master 4 --rsh "$RSH" -H "$h2:2,$h1:2,$h3:2" "$master" "$TASKS"
 enc_wait_lines "$ENC_TMP/lost_master.raw" "^task [0-9]+ worker [0-9]+ value" 200 60 "master: 200 results"
-netns_lose 2
+host_dies 2
 rec_finish lost_master
 [ "$REC_RC" -eq 0 ] || rec_show lost_master
 enc_expect_status lost_master 0 "$REC_RC"
@@ -91,7 +101,7 @@ sort -u "$ENC_TMP/poll.native.out" | awk '$1 == "phase" {print $4, $8} $1 == "ro
 netns_restore 2
 rec_start lost_poll 4 --rsh "$RSH" -H "$h2:2,$h1:2,$h3:2" "$poll" "$ROUNDS" "$PTASKS"
 enc_wait_lines "$ENC_TMP/lost_poll.raw" "^round [0-9]+ sum" 3 90 "poll: three rounds"
-netns_lose 2
+host_dies 2
 rec_finish lost_poll
 [ "$REC_RC" -eq 0 ] || rec_show lost_poll
 enc_expect_status lost_poll 0 "$REC_RC"
