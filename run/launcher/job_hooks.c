@@ -164,11 +164,11 @@ static void host_lost(void *arg, int host, const char *why)
         if (j->host_of[i] != host || p->phase == R_DONE || p->finalized)
             continue;
         /* Its determinants (which message a wildcard receive matched, what
-         * a Test found) lived on that host: re-executed elsewhere it would
-         * choose afresh, and the other ranks may hold messages that depend
-         * on its first choices (docs/p2p.md 5.3; replicating them to
-         * another host is not built).  A clear end, not a silent
-         * divergence. */
+         * a Test found) lived on that host only (ENCORE_P2P_DET_REPLICA=0;
+         * otherwise a rank off this host copies them to the tracker and
+         * reports no NONDET): re-executed elsewhere it would choose afresh,
+         * and the other ranks may hold messages that depend on its first
+         * choices (docs/p2p.md 5.3).  A clear end, not a silent divergence. */
         if (enc_tracker_rank_nondet(j->t, i)) {
             job_fail(j, 1, 0, "host %s lost (%s) with rank %d, whose nondeterministic outcomes "
                      "(wildcard matches, Test/Iprobe/Waitany results) were kept only on that "

@@ -4,6 +4,7 @@ noinst_HEADERS += run/tracker/tracker.h run/tracker/tracker_int.h
 libenctracker_la_SOURCES += \
 	run/tracker/conn.c \
 	run/tracker/rendezvous.c \
+	run/tracker/det_copy.c \
 	run/tracker/world_announce.c \
 	run/tracker/topo_log.c \
 	run/tracker/tracker.c \

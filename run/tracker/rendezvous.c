@@ -85,7 +85,9 @@ static enc_status_t on_register(struct enc_tracker *t, struct trk_conn *c, const
                            .ever = true, .fresh = true, .last_seen = enc_now_ns(), .reg = m,
                            .completed = m.completed,
                            .has_stats = r->has_stats, .stats = r->stats,
-                           .dropped = r->dropped, .drop = r->drop};
+                           .dropped = r->dropped, .drop = r->drop, .nondet = r->nondet,
+                           .det_kept = r->det_kept, .det = r->det, .det_len = r->det_len,
+                           .det_cap = r->det_cap};
     ENC_INFO("tracker", "rank %u incarnation %u (pid %u) registered from %s", m.rank,
              m.incarnation, m.pid, c->peer);
     if (t->cfg.hooks.registered != NULL)
@@ -198,6 +200,14 @@ static enc_status_t on_frame(struct enc_tracker *t, struct trk_conn *c)
             ENC_DEBUG("tracker", "rank %d recorded its first determinant", c->rank);
         r->nondet = true;
         return ENC_OK;
+    case ENC_MSG_DET_PUT:
+        if (enc_trk_det_put(t, r, c) == ENC_ERR_PROTO)
+            return reject(c, "malformed DET_PUT from rank %d", c->rank);
+        return ENC_OK;
+    case ENC_MSG_DET_GET:
+        if (c->rd.hdr.len != 0)
+            return reject(c, "malformed DET_GET from rank %d", c->rank);
+        return enc_trk_det_get(t, r, c);
     default: return reject(c, "unexpected frame type %u from rank %d", c->rd.hdr.type, c->rank);
     }
 }

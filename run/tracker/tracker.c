@@ -57,6 +57,8 @@ void enc_tracker_destroy(struct enc_tracker *t)
         enc_trk_conn_drop(t, t->conns[t->nconns - 1]);
     enc_sock_close(&t->lfd);
     free(t->conns);
+    for (int i = 0; i < t->cfg.size; i++)
+        free(t->ranks[i].det);
     free(t->ranks);
     free(t->recov);
     free(t);

@@ -103,9 +103,12 @@ enc_status_t enc_tracker_rank_stats(const struct enc_tracker *t, int rank, struc
 /* The results any rank reported dropped, the widest range over ranks;
  * false when none was. */
 bool enc_tracker_dropped(const struct enc_tracker *t, uint64_t *first, uint64_t *last);
-/* Whether an incarnation of rank recorded a determinant (NONDET): its
- * outcomes are kept only on its host. */
+/* Whether an incarnation of rank recorded a determinant and said it keeps
+ * it only on its host (NONDET: replication to the tracker is off). */
 bool enc_tracker_rank_nondet(const struct enc_tracker *t, int rank);
+/* Whether rank ships its determinants to the tracker (DET_PUT): they
+ * survive its host's loss (docs/p2p.md 5.3, S2). */
+bool enc_tracker_rank_det_kept(const struct enc_tracker *t, int rank);
 /* How many recoveries; *out points at them. */
 int enc_tracker_recoveries(const struct enc_tracker *t, const struct enc_tracker_recovery **out);
 /* True once any WORLD was sent. */

@@ -65,6 +65,9 @@ struct trk_rank {
     struct enc_msg_stats stats;
     bool dropped;                   /* DROPPED received: this rank's range */
     bool nondet;                    /* NONDET received from any incarnation */
+    bool det_kept;                  /* DET_PUT received: its determinants are copied here */
+    uint8_t *det;                   /* that copy (det_copy.c): the file's bytes */
+    size_t det_len, det_cap;
     struct enc_msg_dropped drop;
 };
 
@@ -113,6 +116,10 @@ void enc_trk_open_rendezvous(struct enc_tracker *t);
 void enc_trk_check_ready(struct enc_tracker *t);
 /* One frame to every registered rank (finalized ones too). */
 void enc_trk_broadcast(struct enc_tracker *t, uint8_t type, const void *buf, size_t len);
+
+/* det_copy.c: the ranks' determinant files, copied (DET_PUT, DET_GET) */
+enc_status_t enc_trk_det_put(struct enc_tracker *t, struct trk_rank *r, struct trk_conn *c);
+enc_status_t enc_trk_det_get(struct enc_tracker *t, const struct trk_rank *r, struct trk_conn *c);
 
 /* topo_log.c: the ring and tree at ENCORE_LOG=debug */
 struct enc_locality;

@@ -31,6 +31,10 @@ static struct {
     struct enc_det *old;     /* earlier incarnations' records, sorted by clock */
     size_t nold, capold;
     void (*on_first)(void);  /* enc_det_store_on_first_record */
+    void (*on_record)(void); /* enc_det_store_on_record */
+    uint64_t version;        /* bumped by every change of the records (a copy's tag) */
+    uint64_t shipped_version; /* the version enc_det_store_unshipped last handed out */
+    size_t dirty;            /* the first byte changed since then */
 } ds = {.mu = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
 
 static void path_of(int rank, char *out, size_t cap)
@@ -94,7 +98,39 @@ static bool map_at(size_t cap)
     return true;
 }
 
+/* The file's record bytes: up to the first zero kind (mutex held, mapped). */
+static size_t record_bytes(void)
+{
+    size_t n = 0;
+
+    while (n + ENC_DET_WIRE <= ds.cap && ds.map[n] != 0)
+        n += ENC_DET_WIRE;
+    return n;
+}
+
+/* A copy (encore-run's) longer than the file replaces it: the rank moved
+ * to another host, or came back to one holding an older file. */
+static void adopt(const uint8_t *copy, size_t n)
+{
+    size_t have = record_bytes();
+
+    if (n <= have || (n > ds.cap && !map_at(n + FIRST_BYTES)))
+        return;
+    memcpy(ds.map, copy, n);
+    /* past the copy: zeros, also where a set cut short by a kill left
+     * records behind its unpublished first one */
+    memset(ds.map + n, 0, ds.cap - n);
+    ENC_INFO("p2p", "determinants: %zu records from encore-run's copy (%zu in the file here)",
+             n / ENC_DET_WIRE, have / ENC_DET_WIRE);
+}
+
 enc_status_t enc_det_store_open(int rank, uint32_t incarnation)
+{
+    return enc_det_store_open_from(rank, incarnation, NULL, 0);
+}
+
+enc_status_t enc_det_store_open_from(int rank, uint32_t incarnation, const uint8_t *copy,
+                                     size_t n)
 {
     char path[4200];
     int flags = O_RDWR | O_CREAT | O_CLOEXEC | (incarnation == 0 ? O_TRUNC : 0);
@@ -113,6 +149,8 @@ enc_status_t enc_det_store_open(int rank, uint32_t incarnation)
         ds.fd = -1;
     }
     ds.rank = (uint32_t)rank;
+    ds.dirty = 0; /* the whole file is shipped at the next flush */
+    ds.shipped_version = ds.version; /* an empty file has nothing to ship */
     if ((ds.fd = open(path, flags, 0600)) < 0 ||
         (size = lseek(ds.fd, 0, SEEK_END)) < 0 ||
         !map_at(ENC_MAX((size_t)size, FIRST_BYTES))) {
@@ -124,12 +162,18 @@ enc_status_t enc_det_store_open(int rank, uint32_t incarnation)
         pthread_mutex_unlock(&ds.mu);
         return ENC_ERR_SYS;
     }
+    if (copy != NULL && n % ENC_DET_WIRE == 0)
+        adopt(copy, n);
     load();
+    if (ds.used > 0) /* shipped again whole at the next flush */
+        __atomic_store_n(&ds.version, ds.version + 1, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&ds.mu);
     return ENC_OK;
 }
 
 void enc_det_store_on_first_record(void (*fn)(void)) { ds.on_first = fn; }
+
+void enc_det_store_on_record(void (*fn)(void)) { ds.on_record = fn; }
 
 bool enc_det_store_on(void) { return __atomic_load_n(&ds.map, __ATOMIC_ACQUIRE) != NULL; }
 
@@ -232,7 +276,9 @@ static void append(const struct enc_det *d, size_t n)
             kind0 = rec[0];
     }
     __atomic_store_n(at, kind0, __ATOMIC_RELEASE);
+    ds.dirty = ENC_MIN(ds.dirty, ds.used);
     ds.used += n * ENC_DET_WIRE;
+    __atomic_store_n(&ds.version, ds.version + 1, __ATOMIC_RELEASE);
     if (ds.made == 0 && ds.on_first != NULL)
         ds.on_first();
     ds.made += n;
@@ -253,10 +299,17 @@ static bool had_locked(const struct enc_det *d)
 
 void enc_det_store_record_n(const struct enc_det *d, size_t n)
 {
+    uint64_t made;
+    void (*after)(void);
+
     pthread_mutex_lock(&ds.mu);
+    made = ds.made;
     if (n > 0 && !had_locked(d))
         append(d, n);
+    after = ds.made != made ? ds.on_record : NULL;
     pthread_mutex_unlock(&ds.mu);
+    if (after != NULL)
+        after();
 }
 
 void enc_det_store_record(const struct enc_det *d) { enc_det_store_record_n(d, 1); }
@@ -273,6 +326,8 @@ void enc_det_store_none(uint64_t clock)
         __atomic_store_n(count, htobe64(be64toh(*count) + 1),
                          __ATOMIC_RELEASE);
         ds.none_end = clock + 1;
+        ds.dirty = ENC_MIN(ds.dirty, ds.none_at - 1);
+        __atomic_store_n(&ds.version, ds.version + 1, __ATOMIC_RELEASE);
     } else if (ds.map != NULL && !had_locked(&d)) {
         size_t at = ds.used;
         uint64_t made = ds.made;
@@ -283,4 +338,33 @@ void enc_det_store_none(uint64_t clock)
         ds.none_end = clock + 1;
     }
     pthread_mutex_unlock(&ds.mu);
+}
+
+uint64_t enc_det_store_version(void) { return __atomic_load_n(&ds.version, __ATOMIC_ACQUIRE); }
+
+bool enc_det_store_unshipped(uint64_t *version, uint64_t *off, uint8_t **copy, size_t *n)
+{
+    size_t from;
+    bool some = false;
+
+    pthread_mutex_lock(&ds.mu);
+    *version = ds.version;
+    *copy = NULL;
+    *off = *n = 0;
+    if (ds.map != NULL && ds.version != ds.shipped_version) {
+        from = ENC_MIN(ds.dirty, ds.used);
+        if (ds.used > from && (*copy = malloc(ds.used - from)) == NULL) {
+            pthread_mutex_unlock(&ds.mu);
+            return false;
+        }
+        if (ds.used > from)
+            memcpy(*copy, ds.map + from, ds.used - from);
+        *off = from;
+        *n = ds.used - from;
+        ds.dirty = ds.used;
+        ds.shipped_version = ds.version;
+        some = true;
+    }
+    pthread_mutex_unlock(&ds.mu);
+    return some;
 }

@@ -7,6 +7,7 @@ libencore_la_SOURCES += \
 	shim/p2p/wire.c \
 	shim/p2p/state.c \
 	shim/p2p/det_store.c \
+	shim/p2p/det_replica.c \
 	shim/p2p/p2p.c \
 	shim/p2p/conn.c \
 	shim/p2p/shm_ring.c \
@@ -23,6 +24,7 @@ noinst_HEADERS += \
 	shim/p2p/chanseq.h \
 	shim/p2p/wire.h \
 	shim/p2p/det_store.h \
+	shim/p2p/det_replica.h \
 	shim/p2p/p2p.h \
 	shim/p2p/p2p_int.h \
 	shim/p2p/shm_ring.h \

@@ -13,6 +13,7 @@
 
 #include "engine/engine.h"
 #include "engine/layer.h"
+#include "p2p/det_replica.h"
 #include "p2p/det_store.h"
 #include "p2p/p2p_int.h"
 #include "p2p/pool.h"
@@ -90,11 +91,11 @@ enc_status_t enc_p2p_start(void)
 
     enc_p2p_lock();
     rv = enc_p2p_start_locked();
-    /* encore-run ends the job rather than re-execute elsewhere a rank
-     * whose determinants its lost host took (docs/p2p.md 5.3). */
-    enc_det_store_on_first_record(enc_engine_report_nondeterminism);
+    /* determinants copied to encore-run, or reported as kept on this
+     * host only (docs/p2p.md 5.3) */
+    enc_det_replica_init();
     if (rv == ENC_OK && !enc_p2p.announced)
-        (void)enc_det_store_open(enc_p2p.rank, enc_engine_incarnation());
+        (void)enc_det_replica_open(enc_p2p.rank, enc_engine_incarnation());
     if (rv == ENC_OK && !enc_p2p.announced && enc_engine_incarnation() > 0)
         enc_p2p_announce();
     enc_p2p.announced = true;
@@ -445,7 +446,7 @@ void enc_p2p_restored(void)
              (unsigned long long)t.sent, (unsigned long long)t.received, t.channels, rx.posted,
              (unsigned long long)enc_det_store_clock());
     if (rv == ENC_OK && enc_p2p.announced) {
-        (void)enc_det_store_open(enc_p2p.rank, enc_engine_incarnation());
+        (void)enc_det_replica_open(enc_p2p.rank, enc_engine_incarnation());
         enc_p2p_announce();
     }
     enc_p2p_unlock();

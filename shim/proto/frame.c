@@ -33,6 +33,10 @@ uint64_t enc_frame_max_payload(uint8_t type)
     case ENC_MSG_STATS:
     case ENC_MSG_DROPPED:
     case ENC_MSG_NONDET:
+    case ENC_MSG_DET_PUT:
+    case ENC_MSG_DET_ACK:
+    case ENC_MSG_DET_GET:
+    case ENC_MSG_DET_DATA:
     case ENC_MSG_AGENT_HELLO:
     case ENC_MSG_AGENT_SPAWN:
     case ENC_MSG_AGENT_KILL:

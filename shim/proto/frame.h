@@ -40,6 +40,10 @@ enum enc_msg_type {
     ENC_MSG_STATS = 18,
     ENC_MSG_DROPPED = 19,
     ENC_MSG_NONDET = 20,     /* no payload: the rank recorded its first determinant */
+    ENC_MSG_DET_PUT = 21,    /* rank -> tracker: determinant records to keep (proto/detmsg.h) */
+    ENC_MSG_DET_ACK = 22,    /* tracker -> rank: kept up to a version */
+    ENC_MSG_DET_GET = 23,    /* rank -> tracker, no payload: send me my records */
+    ENC_MSG_DET_DATA = 24,   /* tracker -> rank: a chunk of them */
     /* encore-run <-> encore-agent (run/common/agent_proto.h) */
     ENC_MSG_AGENT_HELLO = 60,
     ENC_MSG_AGENT_SPAWN = 61,

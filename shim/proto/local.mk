@@ -1,7 +1,7 @@
 # shim/proto: the wire format (payload codec, frames), the authentication
 # handshake and the rank <-> tracker messages.
 noinst_HEADERS += shim/proto/wire.h shim/proto/frame.h shim/proto/auth.h shim/proto/msgs.h \
-	shim/proto/auth_int.h shim/proto/snapmsg.h
+	shim/proto/auth_int.h shim/proto/snapmsg.h shim/proto/detmsg.h
 libenccore_la_SOURCES += \
 	shim/proto/wire.c \
 	shim/proto/frame.c \
@@ -11,4 +11,5 @@ libenccore_la_SOURCES += \
 	shim/proto/auth.c \
 	shim/proto/auth_server.c \
 	shim/proto/msgs.c \
-	shim/proto/snapmsg.c
+	shim/proto/snapmsg.c \
+	shim/proto/detmsg.c

@@ -9,6 +9,7 @@
 
 #include "engine/coll.h"
 #include "engine/layer.h"
+#include "p2p/det_replica.h"
 #include "proto/msgs.h"
 #include "recovery/channels.h"
 #include "recovery/checkpoint/ckpt.h"
@@ -44,6 +45,8 @@ static void begin(void *arg, const struct enc_coll *co)
 {
     struct enc_recovery *rc = arg;
 
+    /* a contribution may depend on this rank's determinants: copied first */
+    enc_det_replica_flush("a collective");
     enc_sitekey_of(&rc->cur, co);
     enc_snapshot_begin(co);
 }

@@ -12,6 +12,7 @@
 #include "proto/frame.h"
 #include "proto/msgs.h"
 #include "tracker_client/tclient.h"
+#include "tracker_client/tclient_int.h"
 #include "core/tmpdir.h"
 
 #include <errno.h>
@@ -27,36 +28,11 @@
  * goes with the last rank once encore-run is gone (core/tmpdir.h). */
 #define TRACKER_LOST_OWNER_WAIT_MS 500
 
-struct tc_node {
-    struct tc_node *next;
-    struct enc_tclient_event ev;
-};
-
-struct enc_tclient {
-    int fd;
-    int efd;                    /* semaphore eventfd: one count per queued event */
-    int stop_fd;                /* tells the thread to finish */
-    pthread_t thread;
-    int thread_started;
-    int tid;                    /* the thread's gettid(), 0 until it runs */
-    pthread_mutex_t wlock;      /* serialises writes on fd */
-    pthread_mutex_t qlock;
-    struct tc_node *head, *tail;
-    enc_status_t lost;          /* status once the connection is gone */
-    uint32_t rank;
-    uint32_t epoch;             /* latest epoch heard of, for frame headers */
-    uint64_t completed;
-    bool quiet;                 /* finalized or closing: loss is expected */
-    int64_t hb_ms;
-    int64_t send_ms;
-    struct enc_frame_reader rd;
-};
-
 static bool exit_on_lost = true;
 
 void enc_tclient_set_exit_on_lost(bool on) { exit_on_lost = on; }
 
-static enc_status_t send_frame(struct enc_tclient *c, uint8_t type, const void *p, size_t len)
+enc_status_t enc_tc_send_frame(struct enc_tclient *c, uint8_t type, const void *p, size_t len)
 {
     struct enc_frame_hdr h = {.type = type, .src = (uint16_t)c->rank, .len = len};
     enc_status_t rv;
@@ -120,6 +96,13 @@ static enc_status_t read_frames(struct enc_tclient *c)
     enc_status_t rv, got;
 
     while ((got = enc_frame_reader_progress(&c->rd, c->fd)) == ENC_OK) {
+        if (c->rd.hdr.type == ENC_MSG_DET_ACK || c->rd.hdr.type == ENC_MSG_DET_DATA) {
+            rv = enc_tc_det_frame(c);
+            enc_frame_reader_reset(&c->rd);
+            if (rv != ENC_OK)
+                return rv;
+            continue;
+        }
         if ((n = calloc(1, sizeof(*n))) == NULL)
             return ENC_ERR_NOMEM;
         rv = decode_event(c, n);
@@ -149,6 +132,7 @@ static void lost(struct enc_tclient *c, enc_status_t rv)
     ENC_WARN("tracker", "tracker lost: %s", encore_strerror(rv));
     __atomic_store_n(&c->lost, rv, __ATOMIC_RELEASE);
     signal_fd(c->efd);
+    enc_tc_det_wake(c);
 }
 
 static enc_status_t heartbeat(struct enc_tclient *c)
@@ -158,7 +142,7 @@ static enc_status_t heartbeat(struct enc_tclient *c)
     uint8_t buf[16];
     int n = enc_msg_heartbeat_encode(&m, buf, sizeof(buf));
 
-    return n < 0 ? n : send_frame(c, ENC_MSG_HEARTBEAT, buf, (size_t)n);
+    return n < 0 ? n : enc_tc_send_frame(c, ENC_MSG_HEARTBEAT, buf, (size_t)n);
 }
 
 static void *thread_main(void *arg)
@@ -225,6 +209,7 @@ static struct enc_tclient *tc_alloc(const struct enc_msg_register *reg)
     c->send_ms = ENC_MAX(enc_tunable_ll(ENC_TUNE_HEARTBEAT_TIMEOUT_MS), 100);
     pthread_mutex_init(&c->wlock, NULL);
     pthread_mutex_init(&c->qlock, NULL);
+    enc_tc_det_init(c);
     enc_frame_reader_init(&c->rd, ENC_CTRL_MAX_PAYLOAD);
     c->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK | EFD_SEMAPHORE);
     c->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -312,7 +297,7 @@ enc_status_t enc_tclient_send_status(struct enc_tclient *c, const struct enc_msg
     uint8_t buf[32];
     int n = enc_msg_status_encode(m, buf, sizeof(buf));
 
-    return n < 0 ? n : send_frame(c, ENC_MSG_STATUS, buf, (size_t)n);
+    return n < 0 ? n : enc_tc_send_frame(c, ENC_MSG_STATUS, buf, (size_t)n);
 }
 
 enc_status_t enc_tclient_send_abort(struct enc_tclient *c, const struct enc_msg_abort *m)
@@ -322,7 +307,7 @@ enc_status_t enc_tclient_send_abort(struct enc_tclient *c, const struct enc_msg_
 
     /* The tracker will end the job; its closing the connection is expected. */
     __atomic_store_n(&c->quiet, true, __ATOMIC_RELEASE);
-    return n < 0 ? n : send_frame(c, ENC_MSG_ABORT, buf, (size_t)n);
+    return n < 0 ? n : enc_tc_send_frame(c, ENC_MSG_ABORT, buf, (size_t)n);
 }
 
 enc_status_t enc_tclient_send_dropped(struct enc_tclient *c, const struct enc_msg_dropped *m)
@@ -330,12 +315,12 @@ enc_status_t enc_tclient_send_dropped(struct enc_tclient *c, const struct enc_ms
     uint8_t buf[32];
     int n = enc_msg_dropped_encode(m, buf, sizeof(buf));
 
-    return n < 0 ? n : send_frame(c, ENC_MSG_DROPPED, buf, (size_t)n);
+    return n < 0 ? n : enc_tc_send_frame(c, ENC_MSG_DROPPED, buf, (size_t)n);
 }
 
 enc_status_t enc_tclient_send_nondet(struct enc_tclient *c)
 {
-    return send_frame(c, ENC_MSG_NONDET, NULL, 0);
+    return enc_tc_send_frame(c, ENC_MSG_NONDET, NULL, 0);
 }
 
 enc_status_t enc_tclient_send_finalize(struct enc_tclient *c, const struct enc_msg_stats *m)
@@ -344,7 +329,7 @@ enc_status_t enc_tclient_send_finalize(struct enc_tclient *c, const struct enc_m
     int n = enc_msg_stats_encode(m, buf, sizeof(buf));
 
     __atomic_store_n(&c->quiet, true, __ATOMIC_RELEASE);
-    return n < 0 ? n : send_frame(c, ENC_MSG_FINALIZE, buf, (size_t)n);
+    return n < 0 ? n : enc_tc_send_frame(c, ENC_MSG_FINALIZE, buf, (size_t)n);
 }
 
 static void free_event(struct enc_tclient_event *ev)
@@ -379,6 +364,7 @@ void enc_tclient_close(struct enc_tclient *c)
     enc_frame_reader_fini(&c->rd);
     pthread_mutex_destroy(&c->wlock);
     pthread_mutex_destroy(&c->qlock);
+    enc_tc_det_fini(c);
     free(c);
 }
 

@@ -58,6 +58,24 @@ enc_status_t enc_tclient_send_abort(struct enc_tclient *c, const struct enc_msg_
 enc_status_t enc_tclient_send_dropped(struct enc_tclient *c, const struct enc_msg_dropped *m);
 /* The rank recorded its first determinant (an outcome only its host keeps). */
 enc_status_t enc_tclient_send_nondet(struct enc_tclient *c);
+/* Determinant replication (proto/detmsg.h, docs/p2p.md 5.3).  Whether
+ * the tracker runs on this rank's host (both ends of the connection have
+ * one address): then its host's loss ends the job anyway. */
+bool enc_tclient_tracker_local(const struct enc_tclient *c);
+/* Sends n bytes of the determinant file from offset off (whole records),
+ * tagged with the store's version (DET_PUT, in chunks). */
+enc_status_t enc_tclient_det_put(struct enc_tclient *c, uint64_t version, uint64_t off,
+                                 const void *bytes, size_t n);
+/* Waits until encore-run acked version: ENC_OK, ENC_ERR_TIMEOUT at the
+ * deadline, ENC_ERR_LOST when the connection is gone. */
+enc_status_t enc_tclient_det_wait_ack(struct enc_tclient *c, uint64_t version, uint64_t deadline);
+/* The highest version acked so far. */
+uint64_t enc_tclient_det_acked(struct enc_tclient *c);
+/* Asks encore-run for this rank's copy (DET_GET) and waits for all of it:
+ * ENC_OK with *bytes (malloc'd, the caller frees; NULL when empty) and *n,
+ * or ENC_ERR_TIMEOUT / ENC_ERR_LOST. */
+enc_status_t enc_tclient_det_fetch(struct enc_tclient *c, uint64_t deadline, uint8_t **bytes,
+                                   size_t *n);
 /* FINALIZE frame with a stats payload; later loss of the tracker is expected. */
 enc_status_t enc_tclient_send_finalize(struct enc_tclient *c, const struct enc_msg_stats *m);
 /* Stops the thread and closes the connection (no FINALIZE implied). */

@@ -1,10 +1,11 @@
 /*
- * fuzz_msgs.c - every rank <-> tracker payload decoder (proto/msgs.c, on
- * top of proto/wire.c).  The first byte picks the message, the rest is its
+ * fuzz_msgs.c - every rank <-> tracker payload decoder (proto/msgs.c and
+ * the determinant copies' proto/detmsg.c, on top of proto/wire.c).  The first byte picks the message, the rest is its
  * payload.  Oracle: a payload that decodes re-encodes to the same bytes.
  */
 #include "enc.h"
 #include "fuzz.h"
+#include "proto/detmsg.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,8 @@ union any_msg {
     struct enc_msg_abort ab;
     struct enc_msg_stats stats;
     struct enc_msg_dropped drop;
+    struct enc_msg_det det;
+    uint64_t ack;
 };
 
 struct codec {
@@ -41,6 +44,14 @@ CODEC_FNS(abort)
 CODEC_FNS(stats)
 CODEC_FNS(dropped)
 
+static int det_enc(const void *m, void *b, size_t c) { return enc_msg_det_encode(m, b, c); }
+static int det_dec(void *m, const void *b, size_t l) { return enc_msg_det_decode(m, b, l); }
+static int det_ack_enc(const void *m, void *b, size_t c)
+{
+    return enc_msg_det_ack_encode(*(const uint64_t *)m, b, c);
+}
+static int det_ack_dec(void *m, const void *b, size_t l) { return enc_msg_det_ack_decode(m, b, l); }
+
 static void world_rel(void *m) { enc_msg_world_free(m); }
 static void resume_rel(void *m) { enc_msg_resume_free(m); }
 
@@ -49,6 +60,7 @@ static const struct codec codecs[] = {
     CODEC(register, NULL), CODEC(world, world_rel),   CODEC(heartbeat, NULL),
     CODEC(event, NULL),    CODEC(status, NULL),       CODEC(resume, resume_rel),
     CODEC(abort, NULL),    CODEC(stats, NULL),        CODEC(dropped, NULL),
+    CODEC(det, NULL),      CODEC(det_ack, NULL),
 };
 #define NCODECS (sizeof(codecs) / sizeof(codecs[0]))
 
@@ -82,6 +94,7 @@ static struct enc_world_peer peers[3] = {
 };
 static uint32_t ring[3] = {2, 0, 1};
 static uint64_t done[2] = {10, 12};
+static const uint8_t two_records[80] = {1, 0, 0, 0, 0, 0, 0, 2, [15] = 7, [40] = 2, [47] = 2};
 static const union any_msg samples[NCODECS] = {
     {.reg = {.rank = 2, .size = 4, .incarnation = 1, .pid = 4242, .data_port = 40001,
              .addr = "10.0.0.7", .loc = {.host = "node7", .package = 1, .numa = -1, .core = 5}}},
@@ -94,6 +107,8 @@ static const union any_msg samples[NCODECS] = {
     {.ab = {.code = 3, .reason = "MPI_Abort from rank 1"}},
     {.stats = {.completed = 100, .replayed = 7, .recovery_s = 1.25, .spill_peak = 8192}},
     {.drop = {.first = 31, .last = 163}},
+    {.det = {.word = 9, .off = 120, .bytes = two_records, .n = 80}},
+    {.ack = 9},
 };
 
 void fuzz_seeds(fuzz_emit_fn emit)

@@ -1,8 +1,8 @@
 /*
  * fuzz_tracker.c - the tracker's handling of what an authenticated rank
- * sends on its control connection (tracker/conn.c, rendezvous.c): REGISTER,
- * then heartbeats, STATUS, STATS, DROPPED, ABORT, FINALIZE, in any order
- * and shape.
+ * sends on its control connection (tracker/conn.c, rendezvous.c,
+ * det_copy.c): REGISTER, then heartbeats, STATUS, STATS, DROPPED, DET_PUT,
+ * DET_GET, ABORT, FINALIZE, in any order and shape.
  *
  * A fresh two-rank tracker per input, driven by its own poll loop.  The
  * handshake is skipped (fuzz_auth_server covers it): the harness adds two
@@ -13,6 +13,7 @@
 #include "enc.h"
 #include "tracker/tracker_int.h"
 #include "fuzz.h"
+#include "proto/detmsg.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -116,6 +117,17 @@ void fuzz_seeds(fuzz_emit_fn emit)
                enc_msg_dropped_encode(&(struct enc_msg_dropped){.first = 7, .last = 9}, p,
                                       sizeof(p)));
     emit("register-heartbeat-status-stats-dropped", buf, n);
+    {
+        static const uint8_t recs[80] = {1, 0, 0, 0, 0, 0, 0, 0, [15] = 1, [40] = 2, [47] = 2};
+        size_t k = n;
+
+        k += frame(buf + k, ENC_MSG_DET_PUT, p, enc_msg_det_encode(
+            &(struct enc_msg_det){.word = 1, .off = 0, .bytes = recs, .n = 80}, p, sizeof(p)));
+        k += frame(buf + k, ENC_MSG_DET_PUT, p, enc_msg_det_encode(
+            &(struct enc_msg_det){.word = 2, .off = 40, .bytes = recs + 40, .n = 40}, p,
+            sizeof(p)));
+        emit("register-det-put-get", buf, k + frame(buf + k, ENC_MSG_DET_GET, p, 0));
+    }
     emit("register-to-finalize", buf,
          n + frame(buf + n, ENC_MSG_FINALIZE, p, enc_msg_stats_encode(&st, p, sizeof(p))));
     emit("register-abort", buf,

@@ -10,6 +10,7 @@
 
 #include "proto/wire.h"
 #include "proto/frame.h"
+#include "proto/detmsg.h"
 #include "proto/msgs.h"
 
 static const struct enc_msg_register reg = {
@@ -387,4 +388,31 @@ Test(msgs, reason_with_embedded_nul_rejected)
 
     buf[4 + 2 + 3] = '\0';
     cr_assert_eq(enc_msg_abort_decode(&m, buf, (size_t)n), ENC_ERR_PROTO);
+}
+
+Test(msgs, det_records_round_trip_and_misaligned_rejected)
+{
+    uint8_t recs[80] = {1, [40] = 2}, buf[ENC_DETMSG_HDR + 80];
+    struct enc_msg_det m = {.word = 7, .off = 40, .bytes = recs, .n = 80}, back;
+    uint64_t v;
+    int n = enc_msg_det_encode(&m, buf, sizeof(buf));
+
+    cr_assert_eq(n, ENC_DETMSG_HDR + 80);
+    cr_assert_eq(enc_msg_det_decode(&back, buf, (size_t)n), ENC_OK);
+    cr_assert_eq(back.word, 7);
+    cr_assert_eq(back.off, 40);
+    cr_assert_eq(back.n, 80);
+    cr_assert_eq(memcmp(back.bytes, recs, 80), 0);
+    cr_assert_neq(enc_msg_det_decode(&back, buf, (size_t)n - 1), ENC_OK, "short");
+    m.off = 41;
+    cr_assert_lt(enc_msg_det_encode(&m, buf, sizeof(buf)), 0, "offset inside a record");
+    m.off = 40;
+    m.n = 79;
+    cr_assert_lt(enc_msg_det_encode(&m, buf, sizeof(buf)), 0, "part of a record");
+    buf[19] = 40; /* n says 40, 80 bytes follow */
+    cr_assert_neq(enc_msg_det_decode(&back, buf, (size_t)n), ENC_OK);
+    cr_assert_eq(enc_msg_det_ack_encode(99, buf, sizeof(buf)), 8);
+    cr_assert_eq(enc_msg_det_ack_decode(&v, buf, 8), ENC_OK);
+    cr_assert_eq(v, 99);
+    cr_assert_neq(enc_msg_det_ack_decode(&v, buf, 7), ENC_OK);
 }

@@ -4,7 +4,9 @@
  * a NONE run covers exactly its calls, a DONE set comes back whole and in
  * order, records of two kinds at one clock (a wildcard receive's MATCH and
  * its CANCEL) are both found, a replayed call records nothing again, and
- * the file grows past its first mapping.
+ * the file grows past its first mapping.  What is shipped to encore-run
+ * (enc_det_store_unshipped), applied at its offsets, rebuilds the file on
+ * another host (enc_det_store_open_from).
  */
 #include "enc.h"
 
@@ -12,6 +14,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -159,4 +162,112 @@ Test(p2p_det_store, incarnation_zero_starts_empty)
     first_incarnation(polls);
     cr_assert_eq(enc_det_store_open(3, 0), ENC_OK);
     cr_assert_not(enc_det_store_find(1, &d));
+}
+
+/* Applies what enc_det_store_unshipped hands out to copy (as encore-run's
+ * det_copy.c does); the copy's length. */
+static size_t ship(uint8_t *copy, size_t len)
+{
+    uint64_t v, off;
+    uint8_t *b;
+    size_t n;
+
+    if (enc_det_store_unshipped(&v, &off, &b, &n)) {
+        cr_assert_eq(v, enc_det_store_version());
+        cr_assert_eq(off % ENC_DET_WIRE, 0);
+        memcpy(copy + off, b, n);
+        len = len > off + n ? len : off + n;
+        free(b);
+    }
+    return len;
+}
+
+static uint8_t shipped[4096];
+static size_t nshipped;
+
+/* polls(), shipped after every call: encore-run's copy, kept in a file of
+ * the test's directory (the child is killed). */
+static void polls_shipped(void)
+{
+    char path[128];
+    FILE *f;
+    uint64_t v0 = enc_det_store_version(), v, off;
+    uint8_t *b;
+    size_t n;
+
+    cr_assert_not(enc_det_store_unshipped(&v, &off, &b, &n), "a fresh store has nothing");
+    for (int i = 0; i < 5; i++) {
+        enc_det_store_none(enc_det_store_tick());
+        nshipped = ship(shipped, nshipped); /* the one NONE run, grown: shipped again */
+    }
+    cr_assert_gt(enc_det_store_version(), v0);
+    polls();
+    nshipped = ship(shipped, nshipped);
+    cr_assert_not(enc_det_store_unshipped(&v, &off, &b, &n), "nothing changed since");
+    snprintf(path, sizeof(path), "%s/copy", dir);
+    cr_assert_not_null(f = fopen(path, "w"));
+    cr_assert_eq(fwrite(shipped, 1, nshipped, f), nshipped);
+    fclose(f);
+}
+
+Test(p2p_det_store, the_copy_replaces_a_lost_file)
+{
+    char path[128];
+    struct enc_det d, set[4];
+    FILE *f;
+
+    first_incarnation(polls_shipped);
+    snprintf(path, sizeof(path), "%s/copy", dir);
+    cr_assert_not_null(f = fopen(path, "r"));
+    nshipped = fread(shipped, 1, sizeof(shipped), f);
+    fclose(f);
+    cr_assert_eq(nshipped, 5 * ENC_DET_WIRE, "NONE(10), DONE x3, NONE(2): %zu bytes", nshipped);
+    snprintf(path, sizeof(path), "%s/p2p-determinants.3", dir);
+    cr_assert_eq(unlink(path), 0); /* restarted on another host: no file there */
+    cr_assert_eq(enc_det_store_open_from(3, 1, shipped, nshipped), ENC_OK);
+    cr_assert(enc_det_store_find(1, &d));
+    cr_assert_eq(d.kind, ENC_DET_NONE);
+    cr_assert_eq(d.seq, 10, "the run as last shipped, grown: %llu", (unsigned long long)d.seq);
+    cr_assert_eq(enc_det_store_find_all(6, set, 4), 3); /* polls() records its set at 6 */
+    cr_assert_eq(set[0].idx, 4);
+    cr_assert(enc_det_store_find(13, &d));
+    cr_assert_eq(d.clock, 12);
+    cr_assert_eq(d.seq, 2);
+    cr_assert_not(enc_det_store_find(14, &d));
+}
+
+Test(p2p_det_store, a_longer_file_is_kept_over_a_shorter_copy)
+{
+    struct enc_det d;
+    uint8_t one[ENC_DET_WIRE];
+
+    first_incarnation(polls);
+    enc_det_encode(&(struct enc_det){.kind = ENC_DET_NONE, .clock = 1, .seq = 1}, one);
+    cr_assert_eq(enc_det_store_open_from(3, 1, one, sizeof(one)), ENC_OK);
+    cr_assert(enc_det_store_find(5, &d), "the file here is newer than the copy");
+    cr_assert_eq(d.seq, 5);
+}
+
+/* A file whose first record is unpublished (a DONE set cut short by a
+ * kill: its later records written, its first kind byte not) under a
+ * shorter copy: the stale records past the copy are not read. */
+Test(p2p_det_store, stale_records_past_an_adopted_copy_are_not_read)
+{
+    char path[128];
+    uint8_t file[3 * ENC_DET_WIRE] = {0}, one[ENC_DET_WIRE];
+    struct enc_det d;
+    FILE *f;
+
+    enc_det_encode(&(struct enc_det){.kind = ENC_DET_DONE, .clock = 2, .idx = 1}, file + 40);
+    enc_det_encode(&(struct enc_det){.kind = ENC_DET_DONE, .clock = 2, .idx = 2,
+                                     .flags = ENC_DET_LAST}, file + 80);
+    snprintf(path, sizeof(path), "%s/p2p-determinants.3", dir);
+    cr_assert_not_null(f = fopen(path, "w"));
+    cr_assert_eq(fwrite(file, 1, sizeof(file), f), sizeof(file));
+    fclose(f);
+    enc_det_encode(&(struct enc_det){.kind = ENC_DET_NONE, .clock = 1, .seq = 1}, one);
+    cr_assert_eq(enc_det_store_open_from(3, 1, one, sizeof(one)), ENC_OK);
+    cr_assert(enc_det_store_find(1, &d));
+    cr_assert_eq(d.kind, ENC_DET_NONE);
+    cr_assert_eq(enc_det_store_find_all(2, &d, 1), 0, "a stale record was read");
 }

@@ -6,6 +6,7 @@
 #include "enc.h"
 #include "net/sock.h"
 #include "proto/auth.h"
+#include "proto/detmsg.h"
 #include "proto/frame.h"
 #include "proto/msgs.h"
 #include "tracker_client/tclient.h"
@@ -409,6 +410,47 @@ Test(tracker, dropped_backwards_range_closes_the_connection)
     two_ranks(c);
     cr_assert_eq(enc_tclient_send_dropped(c[1], &(struct enc_msg_dropped){9, 8}), 0);
     expect_dead(c[0], 1, 1);
+    enc_tclient_close(c[0]);
+    enc_tclient_close(c[1]);
+    stop();
+}
+
+/* Determinant copies (S2, docs/p2p.md 5.3): shipments acked by version, a
+ * record shipped again replaces its copy, a new incarnation of the rank
+ * reads the copy back whole (in two chunks when it is larger than one). */
+Test(tracker, determinant_copy_acked_and_read_back_by_the_next_incarnation)
+{
+    struct enc_tclient *c[2], *again;
+    size_t big = ENC_DETMSG_CHUNK + 2 * ENC_DETMSG_REC, n;
+    uint8_t *recs = calloc(1, big), *back;
+
+    cr_assert_not_null(recs);
+    for (size_t i = 0; i < big; i += ENC_DETMSG_REC)
+        recs[i] = (uint8_t)(1 + i / ENC_DETMSG_REC % 7);
+    two_ranks(c);
+    cr_assert(enc_tclient_tracker_local(c[1]), "both ends are 127.0.0.1");
+    cr_assert_eq(enc_tclient_det_put(c[1], 1, 0, recs, 2 * ENC_DETMSG_REC), 0);
+    cr_assert_eq(enc_tclient_det_wait_ack(c[1], 1, enc_deadline_ms(WAIT_MS)), 0);
+    cr_assert(enc_tracker_rank_det_kept(trk, 1));
+    cr_assert_not(enc_tracker_rank_det_kept(trk, 0));
+    recs[ENC_DETMSG_REC] = 5; /* the second record again, changed, then the rest */
+    cr_assert_eq(enc_tclient_det_put(c[1], 2, ENC_DETMSG_REC, recs + ENC_DETMSG_REC,
+                                     big - ENC_DETMSG_REC), 0);
+    cr_assert_eq(enc_tclient_det_wait_ack(c[1], 2, enc_deadline_ms(WAIT_MS)), 0);
+    cr_assert_eq(enc_tclient_det_acked(c[1]), 2);
+    cr_assert_eq(enc_tclient_det_wait_ack(c[1], 3, enc_deadline_ms(200)), ENC_ERR_TIMEOUT,
+                 "a version never shipped is never acked: the wait is bounded");
+    again = join(1, 2, 1);
+    expect_lost(c[1]);
+    cr_assert_eq(enc_tclient_det_fetch(again, enc_deadline_ms(WAIT_MS), &back, &n), 0);
+    cr_assert_eq(n, big);
+    cr_assert_eq(memcmp(back, recs, big), 0);
+    free(back);
+    cr_assert_eq(enc_tclient_det_fetch(c[0], enc_deadline_ms(WAIT_MS), &back, &n), 0);
+    cr_assert_eq(n, 0, "a rank that never shipped has an empty copy");
+    cr_assert_null(back);
+    free(recs);
+    enc_tclient_close(again);
     enc_tclient_close(c[0]);
     enc_tclient_close(c[1]);
     stop();

@@ -16,6 +16,7 @@
 
 #include "engine/group.h"
 #include "mpi/p2p/p2p_mpi.h"
+#include "p2p/det_replica.h"
 
 static void acked(struct enc_p2p_sync *s)
 {
@@ -47,6 +48,8 @@ static int send_common(const char *fn, const void *buf, int count, MPI_Datatype 
         free(owned);
         return MPI_SUCCESS;
     }
+    /* what this rank chose so far must survive its host before it tells anyone */
+    enc_det_replica_flush(fn);
     if (sync && (*r = enc_mpi_preq_new(fn, comm, NULL, 0, MPI_BYTE)) == NULL) {
         free(owned);
         return enc_mpi_raise(MPI_ERR_NO_MEM, "%s: out of memory", fn);
