@@ -26,7 +26,7 @@ static enc_status_t run_once(struct enc_coll *co, bool replaying)
     enc_status_t rv;
 
     /* set again by a live run that leaves it in the result buffer */
-    co->in_resbuf = co->resbuf_cold = false;
+    co->in_resbuf = false;
     if ((rv = enc_engine_poll_tracker()) != ENC_OK)
         return rv;
     if (replaying)

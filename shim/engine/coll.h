@@ -52,9 +52,6 @@ struct enc_coll {
      * layer may keep it (engine/layer.h) */
     bool in_resbuf;
     uint64_t resbuf_at;
-    /* the entry's pages were never written: it goes in and out by
-     * pwrite/pread (shm/resbuf.c), not through the mapping */
-    bool resbuf_cold;
 };
 
 /* Packs an allgatherv result block after block / spreads it back (an

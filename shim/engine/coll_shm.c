@@ -36,9 +36,10 @@
  * Each rank copies out only what it wants: an alltoall's its column of
  * the rows (column_get), a reduce_scatter's its block (read by its caller,
  * enc_coll_result_read), a reduce's non-root ranks nothing.
- * On pages of the buffer never written before (a job's first pass), where
- * every page would fault, the entry goes in by pwrite and out by pread or
- * from the slots instead (shm/resbuf.c, co->resbuf_cold).
+ * Entries go in by pwrite and out by pread or from the slots, never
+ * through this process's mapping of the buffer (shm/resbuf.c: on the VMs
+ * encore is measured on, the first write through a mapping costs 1.2 ms
+ * per MiB, and a 1 GiB buffer never stays warm).
  * Where the next entry goes is agreed at the first step (every rank
  * publishes where it would put it and the oldest entry its log still
  * uses); when the entry would overwrite one still in use, every rank first
@@ -365,10 +366,7 @@ static uint64_t entry_len(const struct enc_coll *co)
 /* The host's next free position for an entry of len bytes, taken: one
  * counter for every communicator's entries, so two collectives in flight
  * at once never get the same place.  Positions are multiples of
- * RESBUF_ALIGN; the published place carries RESBUF_COLD in its low bits
- * when the entry lands on pages never written (shm/resbuf.c). */
-#define RESBUF_COLD 1u
-_Static_assert(RESBUF_ALIGN > RESBUF_COLD, "the flag fits below the alignment");
+ * RESBUF_ALIGN. */
 static uint64_t resbuf_take(uint64_t len)
 {
     struct enc_shm *s = &enc_eng.shm;
@@ -380,7 +378,7 @@ static uint64_t resbuf_take(uint64_t len)
         if (at % s->resbuf_bytes + len > s->resbuf_bytes) /* no entry wraps */
             at += s->resbuf_bytes - at % s->resbuf_bytes;
     } while (!atomic_compare_exchange_weak(head, &v, at + len));
-    return at | (enc_shm_resbuf_cold(s, at, len) ? RESBUF_COLD : 0);
+    return at;
 }
 
 /* Before the first post of a collective that may use the result buffer:
@@ -418,8 +416,6 @@ bool enc_coll_shm_resbuf_place(struct enc_coll *co, const int *set, int n)
     unsigned h = (unsigned)(co->ctx.seq & 1);
 
     v = atomic_load_explicit(&lines[set[0]].resbuf_next[h], memory_order_relaxed);
-    co->resbuf_cold = (v & RESBUF_COLD) != 0;
-    v &= ~(uint64_t)(RESBUF_ALIGN - 1);
     for (int i = 0; i < n; i++)
         keep = ENC_MIN(keep, atomic_load_explicit(&lines[set[i]].resbuf_keep[h],
                                                   memory_order_relaxed));
@@ -429,25 +425,17 @@ bool enc_coll_shm_resbuf_place(struct enc_coll *co, const int *set, int n)
     resbuf_raise_low(low);
     co->in_resbuf = true;
     co->resbuf_at = v;
-    if (!co->resbuf_cold)
-        enc_shm_resbuf_warm(s, v, len);
     return low > keep;
 }
 
 void enc_coll_shm_resbuf_put(const struct enc_coll *co, size_t off, const void *src, size_t len)
 {
-    if (co->resbuf_cold)
-        enc_shm_resbuf_write(&enc_eng.shm, co->resbuf_at + off, src, len);
-    else
-        memcpy(enc_shm_resbuf_at(&enc_eng.shm, co->resbuf_at) + off, src, len);
+    enc_shm_resbuf_write(&enc_eng.shm, co->resbuf_at + off, src, len);
 }
 
 void enc_coll_shm_resbuf_get(const struct enc_coll *co, size_t off, void *dst, size_t len)
 {
-    if (co->resbuf_cold)
-        enc_shm_resbuf_read(&enc_eng.shm, co->resbuf_at + off, dst, len);
-    else
-        memcpy(dst, enc_shm_resbuf_at(&enc_eng.shm, co->resbuf_at) + off, len);
+    enc_shm_resbuf_read(&enc_eng.shm, co->resbuf_at + off, dst, len);
 }
 
 /* After every rank's first post (wait_all(1) returned): place the result
@@ -535,23 +523,12 @@ static enc_status_t allreduce_small(struct enc_coll *co, const uint8_t *src)
     return ENC_OK;
 }
 
-/* The result is combined straight into its entry in the result buffer,
- * whose pages this process has mapped. */
-static bool in_entry(const struct enc_coll *co)
+/* Where slice [a, ...) of the chunk is combined: in rank j's output
+ * buffer (an entry in the result buffer gets a copy of each slice by
+ * pwrite). */
+static uint8_t *combined(const struct enc_coll *co, int j, size_t a)
 {
-    return co->in_resbuf && !co->resbuf_cold;
-}
-
-/* Where slice [a, ...) of the chunk at element off is combined: in the
- * result's entry (in_entry), else in rank j's output buffer (a cold entry
- * gets a copy of each slice by pwrite). */
-static uint8_t *combined(const struct enc_coll *co, int j, size_t off, size_t a)
-{
-    size_t esz = co->r->elem_size;
-
-    if (in_entry(co))
-        return (uint8_t *)enc_shm_resbuf_at(&enc_eng.shm, co->resbuf_at) + (off + a) * esz;
-    return enc_shm_out(&enc_eng.shm, co->chan->index, wrank(co, j)) + a * esz;
+    return enc_shm_out(&enc_eng.shm, co->chan->index, wrank(co, j)) + a * co->r->elem_size;
 }
 
 /* Same answer on every rank: it depends only on the call and the job. */
@@ -642,26 +619,22 @@ static enc_status_t allreduce_chunks(struct enc_coll *co, const uint8_t *src)
             (off == 0 && (rv = resbuf_place(co, &step)) != ENC_OK))
             return rv;
         if (!cma)
-            combine(co, combined(co, co->me, off, lo), lo, hi - lo);
-        else if ((rv = combine_cma(co, combined(co, co->me, off, lo), src, off + lo,
+            combine(co, combined(co, co->me, lo), lo, hi - lo);
+        else if ((rv = combine_cma(co, combined(co, co->me, lo), src, off + lo,
                                    hi - lo)) != ENC_OK)
             return rv;
-        if (co->resbuf_cold && co->in_resbuf)
-            enc_coll_shm_resbuf_put(co, (off + lo) * esz, combined(co, co->me, off, lo),
+        if (co->in_resbuf)
+            enc_coll_shm_resbuf_put(co, (off + lo) * esz, combined(co, co->me, lo),
                                     (hi - lo) * esz);
         post(co, ++step);
         if ((rv = wait_all(co, step)) != ENC_OK)
             return rv;
         if (co->in_resbuf && (src == dst || !result_wanted(co)))
             continue; /* in place: once, at the end (enc_coll_shm_keeps_input) */
-        if (in_entry(co)) { /* the slices are contiguous there */
-            memcpy(dst + off * esz, combined(co, 0, off, 0), c * esz);
-            continue;
-        }
         for (int j = 0; j < co->n; j++) {
             size_t a = slice_off(c, co->n, j), b = slice_off(c, co->n, j + 1);
 
-            memcpy(dst + (off + a) * esz, combined(co, j, off, a), (b - a) * esz);
+            memcpy(dst + (off + a) * esz, combined(co, j, a), (b - a) * esz);
         }
     }
     if (co->in_resbuf && src == dst)

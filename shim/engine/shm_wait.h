@@ -36,9 +36,8 @@ void enc_coll_shm_staged(const struct enc_coll *co, unsigned done_step);
 bool enc_coll_shm_resbuf_wanted(const struct enc_coll *co, const int *set, int n);
 void enc_coll_shm_resbuf_publish(const struct enc_coll *co, const int *set, int n);
 bool enc_coll_shm_resbuf_place(struct enc_coll *co, const int *set, int n);
-/* len bytes in and out of co's placed entry at byte off: through the
- * mapping, or pwrite/pread when its pages were never written
- * (co->resbuf_cold). */
+/* len bytes in and out of co's placed entry at byte off, by pwrite and
+ * pread (shm/resbuf.c). */
 void enc_coll_shm_resbuf_put(const struct enc_coll *co, size_t off, const void *src, size_t len);
 void enc_coll_shm_resbuf_get(const struct enc_coll *co, size_t off, void *dst, size_t len);
 

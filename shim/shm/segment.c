@@ -189,8 +189,6 @@ enc_status_t enc_shm_attach(struct enc_shm *s, int me, int size)
     s->resbuf_bytes = h->resbuf_bytes;
     s->resbuf = h->resbuf_bytes ? s->base + h->resbuf_off : NULL;
     s->fd = (int)fd;
-    /* one bit per 2 MiB of the result buffer (resbuf.c); none: every entry faults in */
-    s->resbuf_mapped = calloc((size_t)(h->resbuf_bytes / (64ull << 21)) + 1, sizeof(uint64_t));
     s->cma = enc_shm_cma_setup();
     atomic_store(&s->flags[me].pid, (int32_t)getpid());
     atomic_store(&s->flags[me].sleeping, 0);
@@ -203,6 +201,5 @@ void enc_shm_detach(struct enc_shm *s)
     if (s->base != NULL)
         munmap(s->base, s->len);
     free(s->evfd);
-    free(s->resbuf_mapped);
     memset(s, 0, sizeof(*s));
 }

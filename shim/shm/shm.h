@@ -95,11 +95,7 @@ struct enc_shm_common {
      * it (coll_shm.c), so entries of collectives in flight at once never
      * overlap. */
     _Atomic uint64_t resbuf_head;
-    /* Result-buffer bytes [0, resbuf_written) were written at least once
-     * (shm/resbuf.c): their pages are up to date, so a rank maps them
-     * sixteen at a time instead of one by one. */
-    _Atomic uint64_t resbuf_written;
-    uint8_t pad[40];
+    uint8_t pad[48];
 };
 
 /* One entry of the channel table per channel 1..nchan. */
@@ -165,7 +161,6 @@ struct enc_shm {
     uint8_t *resbuf;              /* circular result buffer, NULL: none */
     uint64_t resbuf_bytes;
     int fd;                       /* the segment (pwrite/pread of the result buffer) */
-    uint64_t *resbuf_mapped;      /* bitmap: blocks of it this process has mapped */
     bool cma;                     /* peers' memory can be read directly */
 };
 
@@ -230,21 +225,12 @@ static inline uint8_t *enc_shm_resbuf_at(const struct enc_shm *s, uint64_t v)
     return s->resbuf + v % s->resbuf_bytes;
 }
 
-/* resbuf.c.  On this machine class the first touch of a page through a
- * mapping is costly (a fault per 4 KiB page, bench/README.md), so a
- * result-buffer entry whose pages were never written goes in and out by
- * pwrite/pread (the kernel copies, no page of the mapping is touched);
- * pages already written are mapped in blocks by read faults, which map
- * sixteen pages at a time, before being used in place.
- * cold: takes note that bytes [v, v + len) will be written now and
- * returns true when some were never written before (the same answer on
- * every rank that asks about the same entry once: the caller publishes
- * it); write/read: len bytes at position v through the file; warm: maps
- * the blocks of [v, v + len) this process has not mapped yet. */
-bool enc_shm_resbuf_cold(struct enc_shm *s, uint64_t v, uint64_t len);
+/* resbuf.c: len bytes at position v, in or out through the segment's
+ * file (pwrite/pread), never through the mapping: on this machine class a
+ * process's first writes through a mapping cost a fault per 4 KiB page
+ * (bench/README.md). */
 void enc_shm_resbuf_write(const struct enc_shm *s, uint64_t v, const void *src, size_t len);
 void enc_shm_resbuf_read(const struct enc_shm *s, uint64_t v, void *dst, size_t len);
-void enc_shm_resbuf_warm(struct enc_shm *s, uint64_t v, uint64_t len);
 
 /* 16 bits of epoch, 32 of collective seq, 16 of step (1..65535). */
 static inline uint64_t enc_shm_ticket(uint32_t epoch, uint64_t seq, unsigned step)
