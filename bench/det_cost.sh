@@ -21,6 +21,8 @@ cleanup() { rm -rf "$T"; }
 trap cleanup EXIT
 mpicc -O2 -o "$T/det_poll" "$ROOT/bench/det_poll.c"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# shellcheck source=bench/netns_pair.sh
+. "$ROOT/bench/netns_pair.sh"
 
 table() {
     echo
@@ -42,25 +44,11 @@ host_runs() {
 }
 
 netns_runs() {
-    # shellcheck source=tests/integration/netns_lib.sh
-    if ! (. "$ROOT/tests/integration/netns_lib.sh" && netns_require) 2>/dev/null; then
-        echo
-        echo "det_cost.sh: two-host rows skipped (network namespaces need root and iproute2)"
-        return 0
-    fi
-    # shellcheck source=tests/integration/netns_lib.sh
-    . "$ROOT/tests/integration/netns_lib.sh"
-    netns_create 2
-    netns_at_exit cleanup # netns_create replaced the EXIT trap
-    h1=$(netns_name 1) h2=$(netns_name 2)
-    timeout 300 mpirun -n 2 --host "$h1:1,$h2:1" --bind-to none \
-        --mca plm_rsh_agent "$ROOT/bench/netns_rsh.sh" --mca pml ob1 --mca btl tcp,self \
-        --mca oob_tcp_if_include "$NETNS_NET.0/24" --mca btl_tcp_if_include "$NETNS_NET.0/24" \
-        "$T/det_poll" "$N" "$M" >"$T/native" 2>"$T/native.err"
-    timeout 300 "$B/encore-run" -n 2 --rsh "ip netns exec" --host "$h1:1,$h2:1" --timeout 290 \
-        "$T/det_poll" "$N" "$M" >"$T/encore" 2>"$T/encore.err"
-    ENCORE_P2P_DET_REPLICA=0 timeout 300 "$B/encore-run" -n 2 --rsh "ip netns exec" \
-        --host "$h1:1,$h2:1" --timeout 290 "$T/det_poll" "$N" "$M" >"$T/nocopy" 2>"$T/nocopy.err"
+    netns_pair_up det_cost.sh cleanup || return 0
+    netns_pair_native "$T/det_poll" "$N" "$M" >"$T/native" 2>"$T/native.err"
+    netns_pair_encore "$T/det_poll" "$N" "$M" >"$T/encore" 2>"$T/encore.err"
+    (export ENCORE_P2P_DET_REPLICA=0 && netns_pair_encore "$T/det_poll" "$N" "$M") \
+        >"$T/nocopy" 2>"$T/nocopy.err"
     table "Two network-namespace hosts, one rank on each (encore-run on neither: every record copied):"
 }
 

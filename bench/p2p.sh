@@ -32,6 +32,8 @@ cleanup() { rm -rf "$T"; }
 trap cleanup EXIT
 mpicc -O2 -o "$T/p2p_bench" "$ROOT/bench/p2p_bench.c"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# shellcheck source=bench/netns_pair.sh
+. "$ROOT/bench/netns_pair.sh"
 
 # best FILE: per size the lowest latency and the highest bandwidth, rate,
 # bidirectional and steady bandwidth of the reps (complete lines only),
@@ -72,26 +74,12 @@ host_runs() {
         done
 }
 
-# Two namespace hosts; native mpirun reaches them through bench/netns_rsh.sh.
+# Two namespace hosts (bench/netns_pair.sh).
 netns_runs() {
-    # shellcheck source=tests/integration/netns_lib.sh
-    if ! (. "$ROOT/tests/integration/netns_lib.sh" && netns_require) 2>/dev/null; then
-        echo
-        echo "p2p.sh: two-host rows skipped (network namespaces need root and iproute2)"
-        return 0
-    fi
-    # shellcheck source=tests/integration/netns_lib.sh
-    . "$ROOT/tests/integration/netns_lib.sh"
-    netns_create 2
-    netns_at_exit cleanup # netns_create replaced the EXIT trap
-    h1=$(netns_name 1) h2=$(netns_name 2)
+    netns_pair_up p2p.sh cleanup || return 0
     for _ in $(seq "$REPS"); do
-        timeout 300 mpirun -n 2 --host "$h1:1,$h2:1" --bind-to none \
-            --mca plm_rsh_agent "$ROOT/bench/netns_rsh.sh" --mca pml ob1 --mca btl tcp,self \
-            --mca oob_tcp_if_include "$NETNS_NET.0/24" --mca btl_tcp_if_include "$NETNS_NET.0/24" \
-            "$T/p2p_bench" "$MAX" >>"$T/xnative" 2>"$T/xnative.err"
-        timeout 300 "$B/encore-run" -n 2 --rsh "ip netns exec" --host "$h1:1,$h2:1" \
-            --timeout 290 "$T/p2p_bench" "$MAX" >>"$T/xenc" 2>"$T/xenc.err"
+        netns_pair_native "$T/p2p_bench" "$MAX" >>"$T/xnative" 2>"$T/xnative.err"
+        netns_pair_encore "$T/p2p_bench" "$MAX" >>"$T/xenc" 2>"$T/xenc.err"
     done
     best "$T/xnative" >"$T/xn"
     best "$T/xenc" >"$T/xe"
