@@ -49,6 +49,7 @@ integration_tests = \
 	tests/integration/recovery_ckpt.sh \
 	tests/integration/recovery_log.sh \
 	tests/integration/recovery_spill.sh \
+	tests/integration/resbuf_wrap.sh \
 	tests/integration/recovery_comm.sh \
 	tests/integration/coll_big.sh \
 	tests/integration/recovery_topo.sh \
