@@ -124,7 +124,7 @@ tests_unit_test_recovery_parts_SOURCES = tests/unit/test_recovery_parts.c \
 tests_unit_test_log_holders_SOURCES = tests/unit/test_log_holders.c \
 	shim/recovery/log/holders.c
 tests_unit_test_tracker_SOURCES = tests/unit/test_tracker.c shim/tracker_client/tclient.c \
-	shim/tracker_client/tclient_det.c
+	shim/tracker_client/tclient_send.c shim/tracker_client/tclient_det.c
 tests_unit_test_tracker_CPPFLAGS = $(RUN_CPPFLAGS)
 tests_unit_test_tracker_LDADD = libenctracker.la $(LDADD)
 tests_unit_test_placement_SOURCES = tests/unit/test_placement.c run/launcher/placement.c \
@@ -153,7 +153,7 @@ tests_unit_test_agent_image_CPPFLAGS = $(RUN_CPPFLAGS)
 # fake_rank: a rank without MPI, speaking the tracker protocol.
 check_PROGRAMS += tests/programs/fake_rank
 tests_programs_fake_rank_SOURCES = tests/programs/fake_rank.c shim/tracker_client/tclient.c \
-	shim/tracker_client/tclient_det.c
+	shim/tracker_client/tclient_send.c shim/tracker_client/tclient_det.c
 tests_programs_fake_rank_LDADD = libenccore.la
 # Plain MPI programs: not linked with libencore (encore-run preloads it).
 mpi_programs = \

@@ -27,6 +27,7 @@
 
 #include "core/vec.h"
 #include "p2p/det_store.h"
+#include "p2p/conn_trim.h"
 #include "p2p/p2p_int.h"
 #include "proto/wire.h"
 

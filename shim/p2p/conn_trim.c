@@ -1,5 +1,5 @@
 /*
- * conn_trim.c - the bounds of the sender's payload log (p2p_int.h).
+ * conn_trim.c - the bounds of the sender's payload log (conn_trim.h).
  *
  * A receiver's snapshot image lists, for each channel it received on,
  * the channel's key (enc_p2p_key: a digest of communicator, the sender's
@@ -35,6 +35,7 @@
 
 #include "core/vec.h"
 #include "engine/layer.h"
+#include "p2p/conn_trim.h"
 #include "p2p/p2p_int.h"
 #include "p2p/pool.h"
 #include "proto/wire.h"

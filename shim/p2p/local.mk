@@ -10,9 +10,13 @@ libencore_la_SOURCES += \
 	shim/p2p/det_replica.c \
 	shim/p2p/p2p.c \
 	shim/p2p/conn.c \
+	shim/p2p/conn_tx.c \
+	shim/p2p/conn_rx.c \
+	shim/p2p/progress.c \
 	shim/p2p/shm_ring.c \
 	shim/p2p/shm_link.c \
 	shim/p2p/shm_wait.c \
+	shim/p2p/tcp_lead.c \
 	shim/p2p/tcp_wait.c \
 	shim/p2p/conn_trim.c \
 	shim/p2p/remote.c \
@@ -27,6 +31,14 @@ noinst_HEADERS += \
 	shim/p2p/det_replica.h \
 	shim/p2p/p2p.h \
 	shim/p2p/p2p_int.h \
+	shim/p2p/conn.h \
+	shim/p2p/conn_tx.h \
+	shim/p2p/conn_rx.h \
+	shim/p2p/conn_trim.h \
+	shim/p2p/progress.h \
+	shim/p2p/tcp_lead.h \
+	shim/p2p/tcp_wait.h \
+	shim/p2p/shm_wait.h \
 	shim/p2p/shm_ring.h \
 	shim/p2p/shm_link.h \
 	shim/p2p/pool.h \

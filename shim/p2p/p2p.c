@@ -1,6 +1,8 @@
 /*
  * p2p.c - sends, receives, probes and the matching of arrived messages
- * (p2p.h); connections and the progress thread are conn.c's.
+ * (p2p.h), above the transport: conn.c (connections' lifecycle), conn_tx.c
+ * (writes), conn_rx.c (reads, handed up through the delivery registered
+ * here) and progress.c (the progress thread).
  */
 #include "enc.h"
 
@@ -13,10 +15,15 @@
 
 #include "engine/engine.h"
 #include "engine/layer.h"
+#include "p2p/conn.h"
+#include "p2p/conn_rx.h"
+#include "p2p/conn_trim.h"
+#include "p2p/conn_tx.h"
 #include "p2p/det_replica.h"
 #include "p2p/det_store.h"
 #include "p2p/p2p_int.h"
 #include "p2p/pool.h"
+#include "p2p/progress.h"
 #include "p2p/shm_link.h"
 #include "recovery/channels.h"
 #include "recovery/log/log.h"
@@ -25,6 +32,16 @@
 
 static void deliver_data(struct enc_p2p_msg *m);
 static void deliver_ack(uint64_t id);
+static struct enc_p2p_recv *direct_target(uint64_t cid, int src, int tag, uint64_t seq,
+                                          size_t bytes);
+
+/* What the transport hands up (conn_rx.h). */
+static const struct enc_p2p_delivery delivery = {
+    .data = deliver_data,
+    .ack = deliver_ack,
+    .start_locked = enc_p2p_start_locked,
+    .direct_target = direct_target,
+};
 
 /* The condition variable on the monotonic clock, once, at MPI_Init: the
  * completion waits sleep on it before point-to-point starts too (a
@@ -79,10 +96,7 @@ void enc_p2p_listen(void)
 {
     enc_channels_register(&channel_ops);
     init_cv();
-    enc_p2p.on_data = deliver_data;
-    enc_p2p.on_ack = deliver_ack;
-    enc_p2p.start_locked = enc_p2p_start_locked;
-    enc_p2p_conn_listen();
+    enc_p2p_conn_listen(&delivery);
 }
 
 enc_status_t enc_p2p_start(void)
@@ -157,14 +171,14 @@ static struct {
     bool multiple;
     int tid;
     size_t posted;
-} rx;
+} posts;
 
-void enc_p2p_set_thread_multiple(bool on) { rx.multiple = on; }
+void enc_p2p_set_thread_multiple(bool on) { posts.multiple = on; }
 
 static void posted_matched(void)
 {
-    if (rx.posted > 0)
-        rx.posted--;
+    if (posts.posted > 0)
+        posts.posted--;
 }
 
 /* m's chain is not the channel's: its sender re-executed differently. */
@@ -193,8 +207,8 @@ static void diverged(const struct enc_p2p_msg *m, enum enc_chan_verdict v)
  * arriving).  A frame forgotten half read (its writer's connection ended)
  * comes again whole, into the same receive.
  */
-struct enc_p2p_recv *enc_p2p_direct_target(uint64_t cid, int src, int tag, uint64_t seq,
-                                           size_t bytes)
+static struct enc_p2p_recv *direct_target(uint64_t cid, int src, int tag, uint64_t seq,
+                                          size_t bytes)
 {
     struct enc_match_msg mm = {.src = src, .tag = tag, .seq = seq};
     struct enc_match_recv *mr;
@@ -340,16 +354,16 @@ enc_status_t enc_p2p_post(struct enc_p2p_recv *r)
     struct p2p_comm *c = comm_of(r->cid);
     struct enc_match_msg *mm = NULL;
     enc_status_t rv;
-    int me = rx.multiple ? (int)gettid() : 0; /* a system call: only where threads race */
+    int me = posts.multiple ? (int)gettid() : 0; /* a system call: only where threads race */
 
     if (c == NULL)
         return ENC_ERR_NOMEM;
-    if (rx.multiple && rx.posted > 0 && rx.tid != me) {
+    if (posts.multiple && posts.posted > 0 && posts.tid != me) {
         ENC_ERROR("p2p", "receives posted concurrently from several threads "
                   "(MPI_THREAD_MULTIPLE: thread %d posted one while thread %d has %zu "
                   "pending) are not supported in encore mode: which receive takes a "
                   "message would not be replayed after a restart; post receives from one "
-                  "thread at a time", me, rx.tid, rx.posted);
+                  "thread at a time", me, posts.tid, posts.posted);
         return ENC_ERR_STATE;
     }
     if ((rv = enc_match_post(&c->m, &r->mr, &mm)) != ENC_OK)
@@ -358,10 +372,10 @@ enc_status_t enc_p2p_post(struct enc_p2p_recv *r)
         matched(r, CONTAINER(mm, struct enc_p2p_msg, mm));
         return ENC_OK;
     }
-    rx.posted++;
-    rx.tid = me;
+    posts.posted++;
+    posts.tid = me;
     /* what peers of this host wrote, read now that the receive is posted:
-     * its message goes straight into its buffer (enc_p2p_direct_target).
+     * its message goes straight into its buffer (direct_target).
      * A message still in a ring has not arrived yet, so taking it after
      * the post is an order the matching allows (channels stay FIFO). */
     if (enc_p2p_shm_look_needed()) /* usually nothing there yet: no full look */
@@ -396,6 +410,24 @@ bool enc_p2p_cancel(struct enc_p2p_recv *r)
         return false;
     posted_matched();
     return true;
+}
+
+enc_status_t enc_p2p_flush(void)
+{
+    uint64_t deadline = enc_deadline_ms(enc_engine_coll_timeout_ms());
+    enc_status_t rv = ENC_OK;
+
+    if (!enc_p2p_started())
+        return ENC_OK;
+    enc_p2p_lock();
+    enc_p2p.finishing = true;
+    while (!enc_p2p_conn_queues_empty() && (rv = enc_p2p_wait(deadline)) == ENC_OK)
+        ;
+    enc_p2p_unlock();
+    if (rv != ENC_OK)
+        ENC_ERROR("p2p", "point-to-point messages still unsent at MPI_Finalize after the "
+                  "collective timeout");
+    return rv;
 }
 
 /* ---- snapshots (p2p.h) ---- */
@@ -443,7 +475,7 @@ void enc_p2p_restored(void)
     enc_chanseq_each(&enc_p2p.chans, sum_pos, &t);
     ENC_INFO("p2p", "restored at the image's positions: %llu messages sent and %llu received "
              "on %zu channels, %zu receives pending, determinant clock %llu",
-             (unsigned long long)t.sent, (unsigned long long)t.received, t.channels, rx.posted,
+             (unsigned long long)t.sent, (unsigned long long)t.received, t.channels, posts.posted,
              (unsigned long long)enc_det_store_clock());
     if (rv == ENC_OK && enc_p2p.announced) {
         (void)enc_det_replica_open(enc_p2p.rank, enc_engine_incarnation());

@@ -39,14 +39,14 @@ struct enc_p2p_msg {
     uint32_t inc;              /* its incarnation (the connection it came on): the one an
                                 * ACK is for */
     bool sync;                 /* the sender waits for an ACK at the match */
-    bool resume;               /* a RESUME frame (conn.c's), not a message */
-    bool positions;            /* a POSITIONS frame (conn.c's), not a message */
+    bool resume;               /* a RESUME frame (conn_rx.c's), not a message */
+    bool positions;            /* a POSITIONS frame (conn_rx.c's), not a message */
     uint64_t ack;
     uint64_t chain;            /* the channel's chain with it (chanseq.h) */
     size_t bytes;
     uint8_t *data;             /* the packed payload (NULL when bytes is 0) */
     /* data is this posted receive's own buffer, read straight into it
-     * (enc_p2p_direct_target); NULL: data is the message's */
+     * (p2p.c's direct_target); NULL: data is the message's */
     struct enc_p2p_recv *direct_to;
 };
 

@@ -1,7 +1,12 @@
 /*
  * p2p_int.h - state shared by the point-to-point layer's files (private
- * to shim/p2p): state.c (the lock), p2p.c (matching, sends), conn.c
- * (connections, the progress thread).
+ * to shim/p2p), and what state.c (the lock, the wake-ups) and p2p.c
+ * (matching, sends) define for the other files.  Each of the transport's
+ * files has its own header: conn.h (lifecycle), conn_tx.h (writing),
+ * conn_rx.h (reading, and the delivery the layer above registers),
+ * progress.h (the progress thread), conn_trim.h (the payload log's trims
+ * and spills), tcp_lead.h (who reads the TCP connections); the waits'
+ * are shm_wait.h and tcp_wait.h.
  */
 #ifndef ENC_P2P_P2P_INT_H
 #define ENC_P2P_P2P_INT_H
@@ -84,7 +89,7 @@ struct p2p_rx {
  * host: read while the connection is installed). */
 struct p2p_in {
     int fd;                 /* -1: none */
-    uint8_t *stage;         /* bytes read from fd ahead (conn.c tcp_rx): slen, spos used */
+    uint8_t *stage;         /* bytes read from fd ahead (conn_rx.c tcp_rx): slen, spos used */
     size_t slen, spos;
     struct p2p_rx tcp, ring;
     bool ring_on;           /* the ring was reset for this connection */
@@ -97,6 +102,8 @@ struct p2p_comm {
     struct enc_match m;
     struct p2p_comm *next;
 };
+
+struct enc_p2p_delivery; /* conn.h */
 
 struct p2p_state {
     pthread_mutex_t mu;
@@ -114,7 +121,7 @@ struct p2p_state {
     uint64_t shm_sent, shm_recvd; /* messages through the rings (the finalize line) */
     uint64_t shm_remote;          /* of those received, copied out of the sender's log */
     int wake_fd;            /* eventfd: the progress thread polls anew */
-    /* Who reads the peers' TCP connections (tcp_wait.c): a thread that
+    /* Who reads the peers' TCP connections (tcp_wait.c, tcp_lead.c): a thread that
      * waits reads them itself while it leads (tcp_led; the progress
      * thread leaves them out of its poll set), and keeps the lead after
      * its wait until the progress thread finds it idle for
@@ -128,12 +135,17 @@ struct p2p_state {
     int wait_fd;            /* eventfd: the leader polls anew */
     pthread_t thread;
     int tid;
-    /* p2p.c's, called by conn.c (the lock held): a complete DATA frame
-     * (the message's ownership passes), an ACK, the start on a peer's
-     * first connection. */
-    void (*on_data)(struct enc_p2p_msg *m);
-    void (*on_ack)(uint64_t id);
-    enc_status_t (*start_locked)(void);
+    /* The progress thread's (progress.c), the lock's.  shm_retry: it
+     * sleeps at most SHM_RETRY_MS, so a ring waiting for room needs no
+     * wake-up either.  rings_behind: a look at a ring stopped at its
+     * turn's end with frames left in it: nothing else would bring the
+     * reader back to them (their writer found the bell set, rung for an
+     * earlier frame, and this look cleared it), so the progress thread
+     * looks again without sleeping. */
+    bool shm_retry;
+    bool rings_behind;
+    /* p2p.c's, called by the transport (conn_rx.h; enc_p2p_conn_listen) */
+    const struct enc_p2p_delivery *up;
 };
 
 extern struct p2p_state enc_p2p;
@@ -144,94 +156,17 @@ extern struct p2p_state enc_p2p;
 #define ENC_P2P_INLINE_MAX 256
 struct enc_p2p_msg *enc_p2p_msg_new(size_t bytes);
 
+/* state.c: true on the progress thread (progress.c sets it). */
+extern ENC_HOT_TLS bool enc_p2p_on_progress_thread;
+/* state.c: the progress thread polls anew (its eventfd); _conn_wake only
+ * once the eventfd exists (any thread). */
+void enc_p2p_wake_thread(void);
+void enc_p2p_conn_wake(void);
+/* Ends the job with one line: a peer's connection broke outside finalize. */
+void enc_p2p_peer_lost(int peer, const char *what) __attribute__((noreturn));
+
 /* p2p.c (the lock held) */
 enc_status_t enc_p2p_make_state(void);
 enc_status_t enc_p2p_start_locked(void);
-
-/* p2p.c: the posted receive a DATA frame now beginning will match, if
- * its payload can be read straight into that receive's buffer; NULL
- * otherwise.  conn.c: whether a frame is being read into r's buffer. */
-struct enc_p2p_recv *enc_p2p_direct_target(uint64_t cid, int src, int tag, uint64_t seq,
-                                           size_t bytes);
-bool enc_p2p_conn_streaming_into(const struct enc_p2p_recv *r);
-
-/* conn.c: the connection tables and the eventfd; the progress thread. */
-enc_status_t enc_p2p_conn_alloc(void);
-enc_status_t enc_p2p_conn_start(void);
-/* The progress thread computes its poll set anew (any thread). */
-void enc_p2p_conn_wake(void);
-/* A restored rank tells every peer where it is now (RESUME): each sends
- * it its log again.  Once, from the program's thread (the world adopted). */
-void enc_p2p_announce(void);
-/* Peers' connections are handed to this layer from now on. */
-void enc_p2p_conn_listen(void);
-/* Queues a frame of header h and payload to world rank peer (connecting
- * first) and writes what the socket takes now. */
-enc_status_t enc_p2p_conn_queue(int peer, const struct enc_p2p_hdr *h, const void *payload);
-/* The same for an ACK of a message from the peer's incarnation inc:
- * held until a connection to that incarnation exists. */
-enc_status_t enc_p2p_conn_queue_ack(int peer, uint32_t inc, const struct enc_p2p_hdr *h);
-/* The peers' rings (the lock held): reads what arrived, writes what
- * waits; true when anything moved.  A wait spins on it (spin_wait). */
-bool enc_p2p_conn_shm_progress(void);
-/* A wait's first phase (the lock held, released while it spins): polls
- * the rings for ENCORE_SPIN_US, then yields for ENCORE_SHM_YIELD_US; true
- * when anything moved (the caller looks again instead of sleeping). */
-bool enc_p2p_conn_spin(void);
-/* The wait's second phase when peers of this host use rings: sleeps on
- * this rank's futex in the segment (woken by a peer's write, room freed,
- * or enc_p2p_wake_waiters) until deadline; as enc_p2p_wait. */
-enc_status_t enc_p2p_conn_sleep(uint64_t deadline);
-/* The channel key of (cid, src, world rank dst) (p2p.h). */
-uint64_t enc_p2p_key(uint64_t cid, int src, int dst_world);
-/* conn.c (the lock held): the peers' TCP connections to this rank as a
- * poll set (POLLIN), who[i] the peer of p[i], at most enc_p2p.size; and
- * what one of them brought, read (its end marks the peer down; fd: the
- * descriptor polled, ignored unless it is still the peer's). */
-int enc_p2p_conn_in_set(struct pollfd *p, int *who);
-void enc_p2p_conn_read_peer(int peer, int fd);
-/* tcp_wait.c (the lock held): a wait on TCP peers (enc_p2p_wait without
- * peers of this host); connections were installed (a leader polls anew);
- * the progress thread's part: whether it polls the connections, the
- * longest it may sleep (ms, -1: no bound), after a wake-up; a snapshot's
- * image and its restart. */
-enc_status_t enc_p2p_tcp_wait(uint64_t deadline);
-void enc_p2p_tcp_fds_changed(void);
-/* A call that polls (Test, Iprobe: enc_p2p_poll; the lock not held): one
- * look at the connections while this rank's reads are a leader's. */
-void enc_p2p_tcp_poll(void);
-bool enc_p2p_tcp_progress_reads(int *timeout);
-void enc_p2p_tcp_progress_woke(void);
-void enc_p2p_tcp_fork_child(void);
-enc_status_t enc_p2p_tcp_open(void);
-/* conn_trim.c (the lock held): the frames of the log to peer that the
- * peer's positions say it has (the cursor skips them); frees the log's
- * frames below floor on channel key, or on several hosts spills them (the
- * lock released while it writes) (false: no channel of this rank's has
- * that key); payload log bytes held now and at most. */
-bool enc_p2p_skipped(const struct p2p_out *o, const struct p2p_frame *f);
-void enc_p2p_set_skip(int peer, const uint8_t *pairs, size_t bytes);
-bool enc_p2p_conn_trim(uint64_t key, uint64_t floor);
-/* conn_trim.c: in a snapshot's image the frames a spill batch was
- * writing stay whole (enc_p2p_conn_trim writes a trim's payloads in
- * batches, the lock released during each). */
-void enc_p2p_spill_fork_child(void);
-/* Frees the written frames of channel key below floor from every log,
- * spilled or not (a committed checkpoint covers them): bytes freed. */
-size_t enc_p2p_conn_release(uint64_t key, uint64_t floor);
-/* The cursor's frame is spilled (a lost host's rank re-executes from the
- * start): its payload is read back into memory.  ENC_OK, or the job ends
- * with one line naming the message that was lost. */
-enc_status_t enc_p2p_unspill_cursor(struct p2p_out *o);
-void enc_p2p_log_added(const struct p2p_frame *f);
-/* A frame left the log without a trim (ENCORE_RECOVERY=0 keeps none). */
-void enc_p2p_log_removed(const struct p2p_frame *f);
-/* conn.c: a snapshot's fork (the lock held by the forking thread): in the
- * image every descriptor of the layer is closed and frames half read are
- * forgotten; restored, the layer starts again (eventfd, progress thread). */
-void enc_p2p_conn_fork_child(void);
-enc_status_t enc_p2p_conn_restart(void);
-/* Ends the job with one line: a peer's connection broke outside finalize. */
-void enc_p2p_peer_lost(int peer, const char *what) __attribute__((noreturn));
 
 #endif

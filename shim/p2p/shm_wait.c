@@ -1,6 +1,7 @@
 /*
- * shm_wait.c - how a point-to-point wait waits (p2p_int.h: enc_p2p_wait,
- * enc_p2p_conn_spin, enc_p2p_conn_sleep): for peers of its host it polls
+ * shm_wait.c - how a point-to-point wait waits (p2p.h: enc_p2p_wait,
+ * enc_p2p_poll, the attentive calls; shm_wait.h: enc_p2p_conn_spin,
+ * enc_p2p_conn_sleep): for peers of its host it polls
  * their rings a while, then sleeps on its futex in the segment
  * (shm_link.h); otherwise it reads its TCP connections itself
  * (tcp_wait.c).
@@ -25,9 +26,12 @@
 #include <sched.h>
 #include <time.h>
 
+#include "p2p/conn_rx.h"
 #include "p2p/p2p_int.h"
 #include "p2p/shm_link.h"
+#include "p2p/shm_wait.h"
 #include "p2p/spin_adapt.h"
+#include "p2p/tcp_wait.h"
 
 /* A gap this long between two looks: we did not run (spin_adapt.h). */
 #define PREEMPTED_NS ENC_SPIN_PREEMPTED_NS

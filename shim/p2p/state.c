@@ -1,11 +1,13 @@
 /*
  * state.c - the point-to-point layer's one state, its lock, the wake-up of
- * its waiters and the end of a job whose peer broke the protocol
- * (p2p_int.h), used by every file of the layer; the waits themselves are
- * in shm_wait.c.
+ * its waiters and of its progress thread, and the end of a job whose peer
+ * broke the protocol (p2p_int.h), used by every file of the layer; the
+ * waits themselves are in shm_wait.c and tcp_wait.c, the progress thread
+ * in progress.c.
  */
 #include "enc.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +30,25 @@ void enc_p2p_lock(void) { pthread_mutex_lock(&enc_p2p.mu); }
 void enc_p2p_unlock(void) { pthread_mutex_unlock(&enc_p2p.mu); }
 bool enc_p2p_started(void) { return __atomic_load_n(&enc_p2p.started, __ATOMIC_ACQUIRE); }
 bool enc_p2p_announced(void) { return __atomic_load_n(&enc_p2p.announced, __ATOMIC_ACQUIRE); }
+
+/* The progress thread (progress.c): it computes its poll set anew after
+ * every turn, so it never needs to wake itself (that made it spin on the
+ * eventfd while a ring was full). */
+ENC_HOT_TLS bool enc_p2p_on_progress_thread;
+
+void enc_p2p_wake_thread(void)
+{
+    uint64_t one = 1;
+
+    if (write(enc_p2p.wake_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+        ENC_WARN("p2p", "eventfd write: %m");
+}
+
+void enc_p2p_conn_wake(void)
+{
+    if (enc_p2p.wake_fd >= 0)
+        enc_p2p_wake_thread();
+}
 
 void enc_p2p_wake_waiters(void)
 {

@@ -1,7 +1,8 @@
 /*
  * tcp_wait.c - a point-to-point wait on peers of other hosts reads their
- * connections itself (p2p_int.h: enc_p2p_tcp_wait and the progress
- * thread's part).
+ * connections itself (tcp_wait.h: enc_p2p_tcp_wait, enc_p2p_tcp_poll; the
+ * progress thread's part, and the lead's state it shares with the
+ * transport, are tcp_lead.c's).
  *
  * The progress thread used to read every socket and signal the layer's
  * condition variable: a message woke two threads, the progress thread
@@ -33,18 +34,16 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "core/tunables.h"
 #include "engine/engine.h"
 #include "engine/layer.h"
+#include "p2p/conn_rx.h"
 #include "p2p/p2p_int.h"
 #include "p2p/spin_adapt.h"
-
-#define ENC_P2P_TCP_HOLD_MS 1
-#define ENC_P2P_TCP_HOLD_NS 2000000u
+#include "p2p/tcp_wait.h"
 
 /* The spin that paid lately, and the leader's poll set (one leader at a
  * time: the lock's). */
@@ -84,47 +83,6 @@ static uint64_t spin_ns(void)
             ns = (int64_t)ENC_MAX(enc_tunable_ll(ENC_TUNE_SPIN_US), 0) * 1000;
     }
     return (uint64_t)ns;
-}
-
-enc_status_t enc_p2p_tcp_open(void)
-{
-    if ((enc_p2p.wait_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) < 0) {
-        ENC_ERROR("p2p", "eventfd: %m");
-        return ENC_ERR_SYS;
-    }
-    return ENC_OK;
-}
-
-void enc_p2p_tcp_fork_child(void)
-{
-    if (enc_p2p.wait_fd >= 0)
-        close(enc_p2p.wait_fd);
-    enc_p2p.wait_fd = -1;
-    enc_p2p.tcp_led = enc_p2p.tcp_leading = enc_p2p.tcp_polling = false;
-    enc_p2p.tcp_followers = 0;
-    enc_p2p.tcp_fds_gen++;
-}
-
-void enc_p2p_tcp_fds_changed(void)
-{
-    enc_p2p.tcp_fds_gen++;
-    if (enc_p2p.tcp_led)
-        enc_p2p_wake_waiters(); /* a leader asleep in poll polls anew */
-}
-
-bool enc_p2p_tcp_progress_reads(int *timeout)
-{
-    if (!enc_p2p.tcp_led)
-        return true;
-    *timeout = ENC_P2P_TCP_HOLD_MS;
-    return false;
-}
-
-void enc_p2p_tcp_progress_woke(void)
-{
-    if (enc_p2p.tcp_led && !enc_p2p.tcp_leading &&
-        now_ns() - enc_p2p.tcp_left_ns > ENC_P2P_TCP_HOLD_NS)
-        enc_p2p.tcp_led = false; /* its poll set has them from now on */
 }
 
 /* The leader's poll set, made anew when connections changed. */

@@ -24,7 +24,7 @@
  * A DATA frame in a ring may carry the flag REMOTE: then a locator
  * follows the header instead of the payload (u64 address, u32 pid, u32
  * 0), and the reader copies the frame from that address of the sender's
- * process (its log frame, conn.c: the same header without the flag, then
+ * process (its log frame, conn_tx.c: the same header without the flag, then
  * the `bytes` of payload) by cross-memory attach.
  */
 #ifndef ENC_P2P_WIRE_H

@@ -4,7 +4,8 @@
  * One background thread reads frames and sends heartbeats, so a rank that
  * computes for minutes between collectives still looks alive, and a death
  * notice is queued (and the event fd made readable) even while the engine
- * is busy.  The caller's sends share the socket under a mutex.
+ * is busy.  The caller's sends share the socket under a mutex
+ * (tclient_send.c); determinant copies are tclient_det.c's.
  */
 #include "enc.h"
 #include "net/sock.h"
@@ -12,6 +13,7 @@
 #include "proto/frame.h"
 #include "proto/msgs.h"
 #include "tracker_client/tclient.h"
+#include "tracker_client/tclient_det.h"
 #include "tracker_client/tclient_int.h"
 #include "core/tmpdir.h"
 
@@ -31,18 +33,6 @@
 static bool exit_on_lost = true;
 
 void enc_tclient_set_exit_on_lost(bool on) { exit_on_lost = on; }
-
-enc_status_t enc_tc_send_frame(struct enc_tclient *c, uint8_t type, const void *p, size_t len)
-{
-    struct enc_frame_hdr h = {.type = type, .src = (uint16_t)c->rank, .len = len};
-    enc_status_t rv;
-
-    h.epoch = __atomic_load_n(&c->epoch, __ATOMIC_RELAXED);
-    pthread_mutex_lock(&c->wlock);
-    rv = enc_frame_send(c->fd, &h, p, enc_deadline_ms(c->send_ms));
-    pthread_mutex_unlock(&c->wlock);
-    return rv;
-}
 
 static void signal_fd(int fd)
 {
@@ -117,7 +107,7 @@ static enc_status_t read_frames(struct enc_tclient *c)
 }
 
 /* The tracker is gone: nothing this rank does can be coordinated any more. */
-static void lost(struct enc_tclient *c, enc_status_t rv)
+static void tracker_lost(struct enc_tclient *c, enc_status_t rv)
 {
     if (__atomic_load_n(&c->quiet, __ATOMIC_ACQUIRE)) {
         ENC_DEBUG("tracker", "tracker connection closed after finalize: %s",
@@ -168,7 +158,7 @@ static void *thread_main(void *arg)
             next_hb = enc_deadline_ms(c->hb_ms);
         }
     }
-    lost(c, rv);
+    tracker_lost(c, rv);
     return NULL;
 }
 
@@ -290,46 +280,6 @@ enc_status_t enc_tclient_wait_event(struct enc_tclient *c, struct enc_tclient_ev
         }
     }
     return rv;
-}
-
-enc_status_t enc_tclient_send_status(struct enc_tclient *c, const struct enc_msg_status *m)
-{
-    uint8_t buf[32];
-    int n = enc_msg_status_encode(m, buf, sizeof(buf));
-
-    return n < 0 ? n : enc_tc_send_frame(c, ENC_MSG_STATUS, buf, (size_t)n);
-}
-
-enc_status_t enc_tclient_send_abort(struct enc_tclient *c, const struct enc_msg_abort *m)
-{
-    uint8_t buf[32 + ENC_REASON_MAX];
-    int n = enc_msg_abort_encode(m, buf, sizeof(buf));
-
-    /* The tracker will end the job; its closing the connection is expected. */
-    __atomic_store_n(&c->quiet, true, __ATOMIC_RELEASE);
-    return n < 0 ? n : enc_tc_send_frame(c, ENC_MSG_ABORT, buf, (size_t)n);
-}
-
-enc_status_t enc_tclient_send_dropped(struct enc_tclient *c, const struct enc_msg_dropped *m)
-{
-    uint8_t buf[32];
-    int n = enc_msg_dropped_encode(m, buf, sizeof(buf));
-
-    return n < 0 ? n : enc_tc_send_frame(c, ENC_MSG_DROPPED, buf, (size_t)n);
-}
-
-enc_status_t enc_tclient_send_nondet(struct enc_tclient *c)
-{
-    return enc_tc_send_frame(c, ENC_MSG_NONDET, NULL, 0);
-}
-
-enc_status_t enc_tclient_send_finalize(struct enc_tclient *c, const struct enc_msg_stats *m)
-{
-    uint8_t buf[80];
-    int n = enc_msg_stats_encode(m, buf, sizeof(buf));
-
-    __atomic_store_n(&c->quiet, true, __ATOMIC_RELEASE);
-    return n < 0 ? n : enc_tc_send_frame(c, ENC_MSG_FINALIZE, buf, (size_t)n);
 }
 
 static void free_event(struct enc_tclient_event *ev)

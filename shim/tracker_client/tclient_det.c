@@ -7,6 +7,7 @@
 #include "proto/detmsg.h"
 #include "proto/frame.h"
 #include "tracker_client/tclient.h"
+#include "tracker_client/tclient_det.h"
 #include "tracker_client/tclient_int.h"
 
 #include <netinet/in.h>

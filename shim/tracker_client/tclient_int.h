@@ -1,7 +1,8 @@
 /*
  * tclient_int.h - the tracker client's state, shared by tclient.c (the
- * connection, its thread, events) and tclient_det.c (determinant copies).
- * Not for other users: they go through tclient.h.
+ * connection, its thread, events), tclient_send.c (frames the rank sends)
+ * and tclient_det.c (determinant copies), and tclient_send.c's one frame
+ * writer.  Not for other users: they go through tclient.h.
  */
 #ifndef ENC_TRACKER_CLIENT_TCLIENT_INT_H
 #define ENC_TRACKER_CLIENT_TCLIENT_INT_H
@@ -45,16 +46,7 @@ struct enc_tclient {
     bool det_fetching, det_fetched;
 };
 
-/* One frame on the connection, serialised with the heartbeats. */
+/* tclient_send.c: one frame on the connection, serialised with the heartbeats. */
 enc_status_t enc_tc_send_frame(struct enc_tclient *c, uint8_t type, const void *p, size_t len);
-
-/* tclient_det.c */
-void enc_tc_det_init(struct enc_tclient *c);
-void enc_tc_det_fini(struct enc_tclient *c);
-/* The connection is lost: a caller waiting for an ack or a copy wakes. */
-void enc_tc_det_wake(struct enc_tclient *c);
-/* A DET_ACK or DET_DATA read by the client's thread: ENC_OK, or the
- * status that ends the connection. */
-enc_status_t enc_tc_det_frame(struct enc_tclient *c);
 
 #endif
