@@ -16,7 +16,7 @@
 #             loop's number of empty Iprobes, Tests or Request_get_status
 #             once (the replay saw "nothing" exactly as often), and each
 #             spare receive's cancel outcome once.
-#   big       tests/programs/p2p_big (3 ranks, 6 MiB messages around a
+#   big       tests/programs/p2p_big (3 ranks, 64 rounds of 6 MiB messages around a
 #             ring with Isend/Irecv/Waitall): the receiver SIGKILLed while
 #             the transfers stream, and at a collective: the same distinct
 #             lines as the fault-free run, whose sums equal native's.
@@ -116,7 +116,7 @@ check_poll poll.stop
 enc_log "ok: poll, master SIGSTOPped past the heartbeat bound"
 
 # -- big -------------------------------------------------------------------------
-iters=16 mib=6
+iters=64 mib=6 # room after the 4th line for the kill to land before the end
 enc_run_ok big.native enc_mpirun 3 "$big" "$iters" "$mib"
 enc_run_ok big.free enc_encore 3 "$big" "$iters" "$mib"
 sort -u "$ENC_TMP/big.native.out" >"$ENC_TMP/big.native.uniq"
