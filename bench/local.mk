@@ -26,7 +26,7 @@ bench_kmeans_LDADD = $(MPI_LIBS)
 
 CLEANFILES += bench/allreduce_bench bench/replay_bench bench/cold_ring bench/p2p_transport \
 	bench/neighbor_bench
-EXTRA_DIST += bench/det_cost.sh bench/det_poll.c bench/p2p.sh bench/p2p_bench.c bench/netns_rsh.sh bench/netns_pair.sh bench/fork_pools.c bench/compare.sh bench/profile.sh bench/recovery.sh bench/snapshot_headline.sh bench/scale.sh bench/soak.sh bench/soak_lib.sh bench/p2p_soak.sh bench/p2p_apps.sh bench/leaks.sh bench/comm_rss.sh bench/mpich.sh bench/imb.sh bench/lammps.sh bench/README.md
+EXTRA_DIST += bench/det_cost.sh bench/det_poll.c bench/p2p.sh bench/p2p_bench.c bench/netns_rsh.sh bench/netns_pair.sh bench/coll_bench.c bench/coll_attrib.sh bench/fork_pools.c bench/compare.sh bench/profile.sh bench/recovery.sh bench/snapshot_headline.sh bench/scale.sh bench/soak.sh bench/soak_lib.sh bench/p2p_soak.sh bench/p2p_apps.sh bench/leaks.sh bench/comm_rss.sh bench/mpich.sh bench/imb.sh bench/lammps.sh bench/README.md
 
 .PHONY: bench-recovery
 if HAVE_OPENMP
