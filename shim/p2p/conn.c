@@ -29,6 +29,7 @@
 #include "net/sock.h"
 #include "p2p/conn.h"
 #include "p2p/conn_rx.h"
+#include "p2p/conn_spill.h"
 #include "p2p/conn_trim.h"
 #include "p2p/conn_tx.h"
 #include "p2p/p2p_int.h"

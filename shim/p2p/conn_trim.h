@@ -1,6 +1,6 @@
 /*
- * conn_trim.h - the payload logs' trims, spills and releases, and the
- * channels' keys (conn_trim.c).
+ * conn_trim.h - the payload logs' trims and releases, and the channels'
+ * keys (conn_trim.c); their spill is conn_spill.h's.
  */
 #ifndef ENC_P2P_CONN_TRIM_H
 #define ENC_P2P_CONN_TRIM_H
@@ -22,17 +22,9 @@ uint64_t enc_p2p_key(uint64_t cid, int src, int dst_world);
 bool enc_p2p_skipped(const struct p2p_out *o, const struct p2p_frame *f);
 void enc_p2p_set_skip(int peer, const uint8_t *pairs, size_t bytes);
 bool enc_p2p_conn_trim(uint64_t key, uint64_t floor);
-/* In a snapshot's image the frames a spill batch was writing stay whole
- * (enc_p2p_conn_trim writes a trim's payloads in batches, the lock
- * released during each). */
-void enc_p2p_spill_fork_child(void);
 /* Frees the written frames of channel key below floor from every log,
  * spilled or not (a committed checkpoint covers them): bytes freed. */
 size_t enc_p2p_conn_release(uint64_t key, uint64_t floor);
-/* The cursor's frame is spilled (a lost host's rank re-executes from the
- * start): its payload is read back into memory.  ENC_OK, or the job ends
- * with one line naming the message that was lost. */
-enc_status_t enc_p2p_unspill_cursor(struct p2p_out *o);
 void enc_p2p_log_added(const struct p2p_frame *f);
 /* A frame left the log without a trim (ENCORE_RECOVERY=0 keeps none). */
 void enc_p2p_log_removed(const struct p2p_frame *f);

@@ -32,6 +32,7 @@
 #include "core/tunables.h"
 #include "engine/layer.h"
 #include "net/sock.h"
+#include "p2p/conn_spill.h"
 #include "p2p/conn_trim.h"
 #include "p2p/conn_tx.h"
 #include "p2p/p2p_int.h"
@@ -59,7 +60,6 @@ static struct p2p_frame *frame_new(int lane, const struct enc_p2p_hdr *h, const 
     f->next = NULL;
     f->key = 0;
     f->spilled = false;
-    f->spilling = false;
     f->inc = 0;
     f->seq = h->seq;
     f->len = ENC_P2P_HDR_BYTES + h->bytes;
@@ -193,7 +193,12 @@ static void cursor_done(struct p2p_out *o)
     struct p2p_frame *f = o->cursor;
 
     o->cursor = f->next;
-    if (keeps_log() || o->log != f)
+    if (keeps_log()) {
+        if (!o->shm) /* read by no transport now (a ring's reader may: remote.h) */
+            enc_p2p_spill_written((int)(o - enc_p2p.out), f);
+        return;
+    }
+    if (o->log != f)
         return;
     if ((o->log = f->next) == NULL)
         o->log_tail = NULL;
@@ -356,6 +361,7 @@ static void connected(struct p2p_out *o, int fd)
     o->fd = fd;
     o->down = false;
     o->cursor = o->log;
+    enc_p2p_spill_forget(o, NULL); /* frames read back for it are spilled again */
     o->off = 0;
     o->shm_ready = false;
     (void)enc_sock_set_nonblock(fd);

@@ -18,6 +18,7 @@ libencore_la_SOURCES += \
 	shim/p2p/shm_wait.c \
 	shim/p2p/tcp_lead.c \
 	shim/p2p/tcp_wait.c \
+	shim/p2p/conn_spill.c \
 	shim/p2p/conn_trim.c \
 	shim/p2p/remote.c \
 	shim/p2p/checkpoint.c \
@@ -34,6 +35,7 @@ noinst_HEADERS += \
 	shim/p2p/conn.h \
 	shim/p2p/conn_tx.h \
 	shim/p2p/conn_rx.h \
+	shim/p2p/conn_spill.h \
 	shim/p2p/conn_trim.h \
 	shim/p2p/progress.h \
 	shim/p2p/tcp_lead.h \

@@ -17,6 +17,7 @@
 #include "engine/layer.h"
 #include "p2p/conn.h"
 #include "p2p/conn_rx.h"
+#include "p2p/conn_spill.h"
 #include "p2p/conn_trim.h"
 #include "p2p/conn_tx.h"
 #include "p2p/det_replica.h"
@@ -258,7 +259,9 @@ static void deliver_data(struct enc_p2p_msg *m)
         diverged(m, v);
     switch (v) {
     case ENC_CHAN_DELIVER:
-        if (m->from != enc_p2p.rank) /* held in its sender's log until our snapshot */
+        /* held in its sender's log until our snapshot, unless it goes to
+         * the sender's spill file anyway (conn_spill.h) */
+        if (m->from != enc_p2p.rank && !enc_p2p_spills_early(m->from, m->bytes))
             enc_log_payload_received(ENC_P2P_HDR_BYTES + m->bytes);
         break;
     case ENC_CHAN_DUPLICATE: /* a restored sender's re-send, or our log again */
@@ -346,7 +349,11 @@ enc_status_t enc_p2p_send(uint64_t cid, int src, int dst, int dst_world, int tag
     }
     if (dst_world == enc_p2p.rank)
         return send_self(&h, data);
-    return enc_p2p_conn_queue(dst_world, &h, data);
+    rv = enc_p2p_conn_queue(dst_world, &h, data);
+    /* payloads written to another host go to the spill file here, on the
+     * sending thread (not the progress thread's: conn_spill.c) */
+    enc_p2p_spill_step();
+    return rv;
 }
 
 enc_status_t enc_p2p_post(struct enc_p2p_recv *r)

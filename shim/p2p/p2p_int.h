@@ -5,7 +5,7 @@
  * files has its own header: conn.h (lifecycle), conn_tx.h (writing),
  * conn_rx.h (reading, and the delivery the layer above registers),
  * progress.h (the progress thread), conn_trim.h (the payload log's trims
- * and spills), tcp_lead.h (who reads the TCP connections); the waits'
+ * and releases), conn_spill.h (its spill file), tcp_lead.h (who reads the TCP connections); the waits'
  * are shm_wait.h and tcp_wait.h.
  */
 #ifndef ENC_P2P_P2P_INT_H
@@ -27,7 +27,6 @@ struct p2p_frame {
     struct p2p_frame *next;
     uint64_t key, seq;      /* DATA: its channel (enc_p2p_chan_key) and number */
     bool spilled;           /* only the header is here; the payload at spill_off */
-    bool spilling;          /* its payload is being written to the spill file (conn_trim.c) */
     off_t spill_off;
     size_t len;             /* header and payload, spilled or not */
     uint32_t inc;           /* a held ACK: the peer's incarnation it is for */
@@ -61,6 +60,14 @@ struct p2p_out {
      * the control frames queued for the incarnation before). */
     struct p2p_frame *held, *held_tail;
     uint64_t logged;        /* bytes in the log */
+    /* The spill's walks (conn_spill.c): the last frame of the log's prefix
+     * that holds no payload, where the next early spill starts (written
+     * payloads to a peer on another host), both NULL: at the head; the
+     * payload bytes written since the last early spill was queued, and
+     * whether one is queued. */
+    struct p2p_frame *spilled_to, *early_at;
+    size_t early_bytes;
+    bool early_queued;
     uint32_t inc;           /* the incarnation it reaches (0 until a RESUME) */
     /* A peer of this host: DATA frames go through the ring to it (control
      * frames stay on TCP), once the peer reset the ring for this
