@@ -102,6 +102,12 @@ static void take_place(struct p2p_out *o, struct p2p_frame *prev, struct p2p_fra
  * spilled copy given back.
  */
 #define BATCH_BYTES ((size_t)4 << 20)
+/* A batch written by a thread waiting for a message (lead, tcp_wait.c):
+ * short, so that a reply that comes meanwhile is read soon. */
+#define IDLE_BATCH_BYTES ((size_t)512 << 10)
+/* Early jobs queued before a send writes one itself (a sender that never
+ * waits, or waits on its rings). */
+#define SEND_BACKLOG_JOBS 4
 #define BATCH_FRAMES 4096
 
 /* A trim's: the frames of channel key below floor.  An early one (key 0):
@@ -138,7 +144,7 @@ static bool spillable(const struct p2p_frame *f, uint64_t key, uint64_t floor)
  * spilled headers, which stay until a checkpoint, is not walked again at
  * every batch (it was: 10 % of a sender's time in a stream of 32 KiB
  * messages across hosts). */
-static bool take_batch(const struct spill_job *j)
+static bool take_batch(const struct spill_job *j, size_t max_bytes)
 {
     struct p2p_out *o = &enc_p2p.out[j->peer];
     struct p2p_frame *f = o->spilled_to != NULL ? o->spilled_to : o->log;
@@ -159,7 +165,7 @@ static bool take_batch(const struct spill_job *j)
             o->early_at = f;
         if (!spillable(f, j->key, j->floor))
             continue;
-        if (sw.n == BATCH_FRAMES || bytes >= BATCH_BYTES)
+        if (sw.n == BATCH_FRAMES || bytes >= max_bytes)
             return true;
         sw.batch[sw.n++] = f;
         bytes += f->len - ENC_P2P_HDR_BYTES;
@@ -224,18 +230,20 @@ static size_t place_batch(struct p2p_out *o)
     return moved;
 }
 
-void enc_p2p_spill_step(void)
+/* Writes one batch of up to max_bytes of the first queued job; true when
+ * it wrote one. */
+static bool step(size_t max_bytes)
 {
     struct spill_job j;
     size_t moved;
 
     if (sw.njobs == 0 || sw.busy)
-        return;
+        return false;
     j = sw.jobs[0];
-    if (!take_batch(&j))
+    if (!take_batch(&j, max_bytes))
         memmove(sw.jobs, sw.jobs + 1, --sw.njobs * sizeof(*sw.jobs));
     if (sw.n == 0)
-        return;
+        return false;
     sw.busy = true;
     enc_p2p_unlock();
     write_batch();
@@ -252,6 +260,17 @@ void enc_p2p_spill_step(void)
                       "another host)", moved, j.peer);
     }
     pthread_cond_broadcast(&sw.cv);
+    return true;
+}
+
+void enc_p2p_spill_step(void) { (void)step(BATCH_BYTES); }
+
+bool enc_p2p_spill_idle_step(void) { return step(IDLE_BATCH_BYTES); }
+
+void enc_p2p_spill_send_step(void)
+{
+    if (sw.njobs > SEND_BACKLOG_JOBS)
+        (void)step(BATCH_BYTES);
 }
 
 void enc_p2p_spill_forget(struct p2p_out *o, const struct p2p_frame *f)

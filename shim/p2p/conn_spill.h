@@ -19,9 +19,14 @@ bool enc_p2p_log_spans_hosts(void);
  * trim); false when that log has no frame of the channel. */
 bool enc_p2p_spill_queue(int peer, uint64_t key, uint64_t floor);
 /* Writes one batch of the queued spills (enc_p2p_spill_step), or all of
- * them (enc_p2p_spill_run), unless a thread writes one already. */
+ * them (enc_p2p_spill_run), unless a thread writes one already.  A
+ * waiting thread with nothing to read writes a short one
+ * (enc_p2p_spill_idle_step: true when it did); a send writes one only
+ * when early spills fell behind (enc_p2p_spill_send_step). */
 void enc_p2p_spill_step(void);
 void enc_p2p_spill_run(void);
+bool enc_p2p_spill_idle_step(void);
+void enc_p2p_spill_send_step(void);
 /* Payloads of this many bytes to peer go to the spill file once written
  * (peer on another host, recovery on): a receiver does not count them as
  * held for it in its sender's memory. */

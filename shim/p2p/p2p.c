@@ -350,9 +350,9 @@ enc_status_t enc_p2p_send(uint64_t cid, int src, int dst, int dst_world, int tag
     if (dst_world == enc_p2p.rank)
         return send_self(&h, data);
     rv = enc_p2p_conn_queue(dst_world, &h, data);
-    /* payloads written to another host go to the spill file here, on the
-     * sending thread (not the progress thread's: conn_spill.c) */
-    enc_p2p_spill_step();
+    /* payloads written to another host go to the spill file while this
+     * thread waits (tcp_wait.c), or here when that fell behind */
+    enc_p2p_spill_send_step();
     return rv;
 }
 

@@ -41,6 +41,7 @@
 #include "engine/engine.h"
 #include "engine/layer.h"
 #include "p2p/conn_rx.h"
+#include "p2p/conn_spill.h"
 #include "p2p/p2p_int.h"
 #include "p2p/spin_adapt.h"
 #include "p2p/tcp_wait.h"
@@ -198,6 +199,11 @@ static void lead(uint64_t deadline)
     int ms;
 
     if (look(0) && enc_p2p.events != events)
+        return;
+    /* nothing came: time to spill payloads written to another host
+     * (conn_spill.h), a short batch without the lock; the caller waits on,
+     * with a poll set made again (connections may have changed meanwhile) */
+    if (enc_p2p_spill_idle_step())
         return;
     if (spin(events))
         return;
