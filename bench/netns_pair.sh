@@ -11,7 +11,7 @@
 #                               be made (not root, no iproute2)
 #   netns_pair_native CMD...    native mpirun, TCP between the hosts, its
 #                               daemons started by bench/netns_rsh.sh
-#   netns_pair_encore CMD...    encore-run --rsh "ip netns exec"
+#   netns_pair_encore CMD...    encore-run --rsh "ip netns exec", unbound
 # Each run is bounded by 300 s.
 
 netns_pair_up() {
@@ -35,7 +35,11 @@ netns_pair_native() {
         "$@"
 }
 
+# --bind-to none, as native's: each namespace host's agent would bind its
+# rank to its first core, the same core of this machine for both (session
+# 17: a stream of 2 MiB messages went at 258-276 MB/s with both ranks on
+# core 0, 850-1493 MB/s unbound; every two-host figure before was taken so).
 netns_pair_encore() {
     timeout 300 "$B/encore-run" -n 2 --rsh "ip netns exec" --host "$NETNS_PAIR_HOSTS" \
-        --timeout 290 "$@"
+        --bind-to none --timeout 290 "$@"
 }

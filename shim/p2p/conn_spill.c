@@ -44,6 +44,10 @@
  * per message would cost more than the payload's memory. */
 #define EARLY_MIN ((size_t)64 << 10)
 #define EARLY_BYTES ((size_t)16 << 20)
+/* A smaller payload stays in the log with its frame: its spilled header
+ * would take nearly the memory the whole frame does, for a write per
+ * message (a trim of an 8-byte ping-pong wrote once per message). */
+#define SPILL_MIN ((size_t)512)
 
 /* True when some rank of the world runs on another host than this one. */
 bool enc_p2p_log_spans_hosts(void)
@@ -130,7 +134,7 @@ static struct {
 
 static bool spillable(const struct p2p_frame *f, uint64_t key, uint64_t floor)
 {
-    if (f->spilled || f->len <= ENC_P2P_HDR_BYTES)
+    if (f->spilled || f->len < ENC_P2P_HDR_BYTES + SPILL_MIN)
         return false;
     if (key == 0)
         return f->key != 0 && f->len - ENC_P2P_HDR_BYTES >= EARLY_MIN;
@@ -138,8 +142,8 @@ static bool spillable(const struct p2p_frame *f, uint64_t key, uint64_t floor)
 }
 
 /* Takes the next frames of job j into the batch (the lock held); true when
- * the job has more.  A walk starts after the log's prefix that holds no
- * payload (o->spilled_to), an early job where the last one ended
+ * the job has more.  A walk starts after the log's prefix that holds
+ * nothing to spill (o->spilled_to), an early job where the last one ended
  * (o->early_at: frames before it are spilled or too small): a log of
  * spilled headers, which stay until a checkpoint, is not walked again at
  * every batch (it was: 10 % of a sender's time in a stream of 32 KiB
@@ -157,7 +161,7 @@ static bool take_batch(const struct spill_job *j, size_t max_bytes)
     }
     sw.n = 0;
     for (; f != NULL && f != o->cursor; f = f->next) {
-        if (prefix && (f->spilled || f->len <= ENC_P2P_HDR_BYTES))
+        if (prefix && (f->spilled || f->len < ENC_P2P_HDR_BYTES + SPILL_MIN))
             o->spilled_to = f;
         else
             prefix = false;

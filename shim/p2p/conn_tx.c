@@ -483,6 +483,8 @@ static bool tcp_at_once(int peer, struct p2p_out *o, const struct enc_p2p_hdr *h
         o->cursor = f;
         o->off = (size_t)n;
         enc_p2p_conn_push(peer);
+    } else {
+        enc_p2p_spill_written(peer, f); /* written, as cursor_done's frames */
     }
     return true;
 }

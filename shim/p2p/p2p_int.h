@@ -61,7 +61,7 @@ struct p2p_out {
     struct p2p_frame *held, *held_tail;
     uint64_t logged;        /* bytes in the log */
     /* The spill's walks (conn_spill.c): the last frame of the log's prefix
-     * that holds no payload, where the next early spill starts (written
+     * that holds nothing to spill, where the next early spill starts (written
      * payloads to a peer on another host), both NULL: at the head; the
      * payload bytes written since the last early spill was queued, and
      * whether one is queued. */
@@ -98,6 +98,7 @@ struct p2p_in {
     int fd;                 /* -1: none */
     uint8_t *stage;         /* bytes read from fd ahead (conn_rx.c tcp_rx): slen, spos used */
     size_t slen, spos;
+    bool drained;           /* the last recv emptied fd (conn_rx.c tcp_rx) */
     struct p2p_rx tcp, ring;
     bool ring_on;           /* the ring was reset for this connection */
     uint32_t inc;           /* the incarnation that made it */
