@@ -109,8 +109,11 @@ static void take_place(struct p2p_out *o, struct p2p_frame *prev, struct p2p_fra
 /* A batch written by a thread waiting for a message (lead, tcp_wait.c):
  * short, so that a reply that comes meanwhile is read soon. */
 #define IDLE_BATCH_BYTES ((size_t)512 << 10)
-/* Early jobs queued before a send writes one itself (a sender that never
- * waits, or waits on its rings). */
+/* Early jobs queued before a send writes one itself.  A send also writes
+ * one when a peer's written payloads reached EARLY_BYTES again before its
+ * queued job was written (behind): its waits do not (a sender that never
+ * waits, or waits on its rings with peers on this host), and its memory
+ * would grow until a trim. */
 #define SEND_BACKLOG_JOBS 4
 #define BATCH_FRAMES 4096
 
@@ -123,6 +126,7 @@ struct spill_job {
 
 static struct {
     bool busy;              /* a batch is being written (the lock not held) */
+    bool behind;            /* early spills fall behind (SEND_BACKLOG_JOBS) */
     pthread_cond_t cv;      /* a batch done (release waits for it) */
     struct spill_job *jobs;
     size_t njobs, cap;
@@ -273,8 +277,10 @@ bool enc_p2p_spill_idle_step(void) { return step(IDLE_BATCH_BYTES); }
 
 void enc_p2p_spill_send_step(void)
 {
-    if (sw.njobs > SEND_BACKLOG_JOBS)
+    if (sw.njobs > SEND_BACKLOG_JOBS || sw.behind) {
+        sw.behind = false; /* set again by the next write while still behind */
         (void)step(BATCH_BYTES);
+    }
 }
 
 void enc_p2p_spill_forget(struct p2p_out *o, const struct p2p_frame *f)
@@ -334,8 +340,12 @@ void enc_p2p_spill_written(int peer, const struct p2p_frame *f)
     if (f->spilled || !enc_p2p_spills_early(peer, f->len - ENC_P2P_HDR_BYTES))
         return;
     o->early_bytes += f->len - ENC_P2P_HDR_BYTES;
-    if (o->early_bytes < EARLY_BYTES || o->early_queued)
+    if (o->early_bytes < EARLY_BYTES)
         return;
+    if (o->early_queued) { /* the queued one is not written yet: sends write */
+        sw.behind = true;
+        return;
+    }
     if (ENC_VEC_RESERVE(sw.jobs, sw.cap, sw.njobs + 1) != ENC_OK)
         return; /* they stay in memory until a trim, or the next early job */
     sw.jobs[sw.njobs++] = (struct spill_job){peer, 0, 0};
