@@ -24,6 +24,7 @@ libencore_la_SOURCES += \
 	shim/recovery/checkpoint/positions.c \
 	shim/recovery/snapshot/snapshot.c \
 	shim/recovery/snapshot/image.c \
+	shim/recovery/snapshot/precopy.c \
 	shim/recovery/snapshot/threads.c
 # Headers, one per module, a line per room.
 noinst_HEADERS += \
@@ -36,4 +37,4 @@ noinst_HEADERS += \
 	shim/recovery/checkpoint/ckpt.h shim/recovery/checkpoint/exchange.h \
 	shim/recovery/checkpoint/load.h shim/recovery/checkpoint/positions.h \
 	shim/recovery/snapshot/snapshot.h shim/recovery/snapshot/image.h \
-	shim/recovery/snapshot/threads.h
+	shim/recovery/snapshot/precopy.h shim/recovery/snapshot/threads.h

@@ -23,6 +23,7 @@
 #include "recovery/recovery.h"
 #include "recovery/replay.h"
 #include "recovery/snapshot/image.h"
+#include "recovery/snapshot/precopy.h"
 #include "recovery/snapshot/snapshot.h"
 #include "recovery/snapshot/threads.h"
 
@@ -225,3 +226,9 @@ void enc_recovery_set_fork_guard(const struct enc_fork_guard *g) { enc_snapshot_
 
 bool enc_recovery_snapshot_due(void) { return enc_snapshot_due(); }
 void enc_recovery_call_boundary(void) { enc_snapshot_point(); }
+
+void enc_recovery_note_buffer(const void *p, size_t len)
+{
+    if (enc_rec.on)
+        enc_precopy_note(p, len);
+}

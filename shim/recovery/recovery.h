@@ -32,6 +32,9 @@ bool enc_recovery_restored(void);
  * one is due.  enc_recovery_snapshot_due is the cheap test before it. */
 bool enc_recovery_snapshot_due(void);
 void enc_recovery_call_boundary(void);
+/* A buffer of a message the program sends or receives: a snapshot copies
+ * it at its fork rather than sharing it copy-on-write (snapshot/precopy.h). */
+void enc_recovery_note_buffer(const void *p, size_t len);
 
 /* What a layer above must do around a snapshot's fork (only the forking
  * thread exists in the copy).  prepare: true when this thread may fork now

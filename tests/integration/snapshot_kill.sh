@@ -6,7 +6,8 @@
 # allreduce per iteration.  Scenarios:
 #   long      2 ranks, 128 KiB allreduces; rank 1 killed once a snapshot
 #             exists: restored from seq S, RESUME finds it at S + 1, and it
-#             replays fewer collectives than it had completed
+#             replays fewer collectives than it had completed; the image's
+#             copy of the allreduce buffer (snapshot/precopy.h) was used
 #   twice     the same rank killed again after its restored incarnation
 #             parked a snapshot of its own
 #   snapkill  rank 1's parked snapshot killed: the rank goes on, a newer
@@ -75,6 +76,12 @@ rec_ok long it2
 rec_restarts long "0 1"
 snap_restored long 1
 rec_grep long '^encore: snapshots: [0-9]+ taken, 1 used$' "summary does not count 1 snapshot used"
+# its 128 KiB buffer was copied into the image at the fork, not shared
+# copy-on-write (snapshot/precopy.h), and mapped back exactly (rec_ok)
+copied=$(enc_last_line "$ENC_TMP/long.err" "rank 1\] snapshot: snapshot at seq $SNAP_SEQ taken" |
+    sed -n 's/.* ms, \([0-9.]*\) MiB of buffers copied.*/\1/p')
+awk -v c="${copied:-0}" 'BEGIN { exit !(c >= 0.1) }' ||
+    enc_fail "long: the image used (seq $SNAP_SEQ) had no buffer copied (${copied:-no line})"
 # 150 results of 128 KiB (18.75 MiB) pass through the log; snapshots every
 # 0.3 s (about 30 iterations) keep it to a few MiB
 for r in 0 1; do

@@ -188,6 +188,7 @@ int enc_mpi_p2p_pack(const char *fn, const void *buf, int count, MPI_Datatype ty
     *bytes = l.size * (size_t)count;
     if (l.contiguous || *bytes == 0) {
         *data = (const char *)buf + l.lb;
+        enc_recovery_note_buffer(*data, *bytes);
         return MPI_SUCCESS;
     }
     if (enc_real_Pack_size(count, type, MPI_COMM_SELF, &size) != MPI_SUCCESS ||
@@ -415,6 +416,7 @@ void enc_mpi_p2p_direct(struct enc_mpi_preq *r)
         return;
     r->recv.direct = (char *)r->buf + l.lb;
     r->recv.direct_cap = l.size * (size_t)r->count;
+    enc_recovery_note_buffer(r->recv.direct, r->recv.direct_cap);
 }
 
 /* Unpacks n bytes of m into r's buffer. */

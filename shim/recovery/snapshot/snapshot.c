@@ -57,6 +57,7 @@
 #include "engine/layer.h"
 #include "recovery/log/log.h"
 #include "recovery/snapshot/image.h"
+#include "recovery/snapshot/precopy.h"
 #include "recovery/snapshot/snapshot.h"
 #include "recovery/snapshot/threads.h"
 
@@ -221,8 +222,9 @@ static void parked(pid_t pid, double t0, uint64_t seq)
         close(sn.pidfd);
     sn.pidfd = fd;
     sn.taken++;
-    ENC_INFO("snapshot", "snapshot at seq %lld taken (pid %d) in %.3f ms; next in %.2f s "
-             "(interval %.2f s)", (long long)seq, (int)pid, sn.stall_s * 1e3,
+    ENC_INFO("snapshot", "snapshot at seq %lld taken (pid %d) in %.3f ms, %.1f MiB of buffers "
+             "copied; next in %.2f s (interval %.2f s)", (long long)seq, (int)pid,
+             sn.stall_s * 1e3, (double)enc_precopy_last_bytes() / (1 << 20),
              sn.next_at - enc_coarse_wall_s(), sn.interval);
 }
 
@@ -254,12 +256,19 @@ static void take(uint64_t seq)
         calib[i]++;
     enc_snap_note_offsets();
     enc_log_fork_prepare();
+    enc_precopy_prepare();
     if ((img = enc_snap_fork_orphan()) == 0) {
+        if (!enc_precopy_child()) {
+            ENC_WARN("snapshot", "snapshot at seq %llu discarded: its copied buffers could not "
+                     "be mapped back in the image: %m", (unsigned long long)seq);
+            _exit(0);
+        }
         enc_snap_guard_forked(true);
         become_rank(seq);
         enc_snap_guard_restored();
         return;
     }
+    enc_precopy_parent(img);
     enc_log_fork_parent();
     enc_snap_guard_forked(false);
     enc_snap_forget_offsets();
@@ -323,9 +332,31 @@ static void maybe_take(uint64_t seq)
         enc_snap_guard_forked(false);
 }
 
+/* The buffers of a collective, which the program is likely to write
+ * again before the next (precopy.h). */
+static void note_buffers(const struct enc_coll *co)
+{
+    size_t end = 0;
+
+    if (co->column != NULL) { /* an alltoall: rows of n blocks */
+        enc_precopy_note(co->column, (size_t)co->n * co->block);
+        enc_precopy_note(co->sendbuf, (size_t)co->n * co->block);
+        return;
+    }
+    if (co->displs != NULL && co->recvbytes != NULL) {
+        for (int i = 0; i < co->n; i++)
+            end = ENC_MAX(end, co->displs[i] + co->recvbytes[i]);
+        enc_precopy_note(co->recvbuf, end);
+        return;
+    }
+    enc_precopy_note(co->recvbuf, co->bytes);
+    enc_precopy_note(co->sendbuf, co->bytes);
+}
+
 void enc_snapshot_after(const struct enc_coll *co)
 {
-    (void)co;
+    if (sn.on)
+        note_buffers(co);
     if (sn.on && enc_engine_seq() > 0)
         maybe_take(enc_engine_seq() - 1);
 }

@@ -1,0 +1,333 @@
+/*
+ * precopy.c - the program's MPI buffers copied into a snapshot at its fork
+ * (precopy.h).
+ *
+ * Two memory files take turns: the image of one snapshot maps the file it
+ * was copied into (MAP_PRIVATE: what it writes once restored is its own),
+ * so a file is written again only once the image that maps it has ended
+ * (encore-run ends an image when the next one parks; a restored image is
+ * the rank, and the rank that wrote its file is gone).  If that image
+ * still lives, the turn gets a fresh file.  A file is written with pwrite,
+ * never mapped here: the kernel fills its pages without a page-table
+ * fault each.
+ *
+ * Only memory the image can be given back as it was is copied: private,
+ * readable and writable, not the stack, not memory someone else keeps out
+ * of forks (MADV_DONTFORK: a driver's registered buffers, encore's own
+ * kept payload chunks), locked, wiped on fork or of huge-page files.  The
+ * fork then leaves a hole there, which the image fills from the file
+ * before anything runs in it.
+ */
+#include "enc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "core/tunables.h"
+#include "core/vec.h"
+#include "recovery/snapshot/precopy.h"
+
+#define NOTE_MIN ((size_t)64 << 10)
+#define NOTES 32
+#define PIECES_MAX 256
+#define PAGE ((uintptr_t)4096)
+
+/* A buffer noted, and the snapshot it was last noted before. */
+struct note {
+    uintptr_t lo, hi;
+    uint64_t epoch;
+};
+
+/* A page-aligned part of a noted buffer, copied at offset off. */
+struct piece {
+    uintptr_t lo, hi;
+    off_t off;
+};
+
+/* A memory file and the image mapping it (-1: none). */
+struct turn {
+    int fd;
+    int pidfd;
+};
+
+/* Memory a copy may come from: [lo, hi). */
+struct area {
+    uintptr_t lo, hi;
+};
+
+static struct {
+    pthread_mutex_t mu;
+    struct note notes[NOTES];
+    uint64_t epoch;          /* snapshots prepared so far */
+    struct piece pieces[PIECES_MAX];
+    size_t npieces;
+    struct turn turns[2];
+    int turn;                /* the turn of the next snapshot */
+    uint64_t last_bytes;
+} pc = {.mu = PTHREAD_MUTEX_INITIALIZER,
+        .turns = {{.fd = -1, .pidfd = -1}, {.fd = -1, .pidfd = -1}}};
+
+void enc_precopy_note(const void *p, size_t len)
+{
+    uintptr_t lo = (uintptr_t)p;
+    struct note *oldest;
+
+    if (len < NOTE_MIN || p == NULL || lo + len < lo)
+        return;
+    pthread_mutex_lock(&pc.mu);
+    oldest = &pc.notes[0];
+    for (int i = 0; i < NOTES; i++) {
+        struct note *n = &pc.notes[i];
+
+        if (n->lo == lo && n->hi == lo + len) {
+            n->epoch = pc.epoch;
+            pthread_mutex_unlock(&pc.mu);
+            return;
+        }
+        if (n->hi == 0 || (oldest->hi != 0 && n->epoch < oldest->epoch))
+            oldest = n;
+    }
+    *oldest = (struct note){.lo = lo, .hi = lo + len, .epoch = pc.epoch};
+    pthread_mutex_unlock(&pc.mu);
+}
+
+/* Whether a mapping's VmFlags (smaps) let it be copied and given back. */
+static bool flags_ok(const char *flags)
+{
+    static const char *const refused[] = {" dc", " lo", " wf", " io", " pf", " ht", " um",
+                                          " uw"};
+    char padded[1040]; /* a smaps line and a space */
+
+    snprintf(padded, sizeof(padded), " %s", flags);
+    for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+        const char *at = strstr(padded, refused[i]);
+
+        if (at != NULL && (at[3] == ' ' || at[3] == '\n' || at[3] == '\0'))
+            return false;
+    }
+    return true;
+}
+
+/* The mappings a copy may come from, in address order (smaps lists them
+ * so); *n of them, malloc'd, NULL when none or unreadable. */
+static struct area *read_areas(size_t *n)
+{
+    FILE *f = fopen("/proc/self/smaps", "re");
+    struct area *a = NULL, cur = {0, 0};
+    size_t cap = 0;
+    char line[1024];
+    bool ok = false;
+
+    *n = 0;
+    if (f == NULL)
+        return NULL;
+    while (fgets(line, sizeof(line), f) != NULL) {
+        unsigned long lo, hi;
+        char perms[8], path[512] = "";
+
+        if (strncmp(line, "VmFlags:", 8) == 0) {
+            if (ok && flags_ok(line + 8) && ENC_VEC_RESERVE(a, cap, *n + 1) == ENC_OK)
+                a[(*n)++] = cur;
+            ok = false;
+            continue;
+        }
+        if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %511s", &lo, &hi, perms, path) < 3 ||
+            strchr(line, ':') < strchr(line, ' '))
+            continue; /* a "Key: value" line */
+        cur = (struct area){lo, hi};
+        /* the stack this thread runs on, and the kernel's pages, are not */
+        ok = strcmp(perms, "rw-p") == 0 && strncmp(path, "[stack", 6) != 0 &&
+             strncmp(path, "[v", 2) != 0;
+    }
+    fclose(f);
+    return a;
+}
+
+static int cmp_piece(const void *x, const void *y)
+{
+    const struct piece *a = x, *b = y;
+
+    return a->lo < b->lo ? -1 : a->lo > b->lo;
+}
+
+/* The pieces of the buffers noted since the last snapshot, clipped to
+ * copyable memory, page-aligned inward, sorted, merged and capped. */
+static void plan(size_t max)
+{
+    size_t na, total = 0, n = 0;
+    struct area *a = read_areas(&na);
+
+    pthread_mutex_lock(&pc.mu);
+    for (int i = 0; i < NOTES && a != NULL; i++) {
+        const struct note *nt = &pc.notes[i];
+
+        if (nt->hi == 0 || nt->epoch != pc.epoch)
+            continue;
+        for (size_t k = 0; k < na && n < PIECES_MAX; k++) {
+            uintptr_t lo = (ENC_MAX(nt->lo, a[k].lo) + PAGE - 1) & ~(PAGE - 1);
+            uintptr_t hi = ENC_MIN(nt->hi, a[k].hi) & ~(PAGE - 1);
+
+            if (hi > lo)
+                pc.pieces[n++] = (struct piece){lo, hi, 0};
+        }
+    }
+    pc.epoch++;
+    pthread_mutex_unlock(&pc.mu);
+    free(a);
+    qsort(pc.pieces, n, sizeof(pc.pieces[0]), cmp_piece);
+    pc.npieces = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct piece *last = pc.npieces > 0 ? &pc.pieces[pc.npieces - 1] : NULL;
+        struct piece p = pc.pieces[i];
+
+        if (last != NULL && p.lo <= last->hi) { /* overlapping buffers */
+            if (p.hi > last->hi) {
+                total += p.hi - last->hi;
+                last->hi = p.hi;
+            }
+        } else {
+            p.off = (off_t)total;
+            pc.pieces[pc.npieces++] = p;
+            total += p.hi - p.lo;
+        }
+        if (total > max) { /* the last piece, shortened to the cap */
+            struct piece *l = &pc.pieces[pc.npieces - 1];
+
+            l->hi -= (total - max + PAGE - 1) & ~(PAGE - 1);
+            if (l->hi <= l->lo)
+                pc.npieces--;
+            break;
+        }
+    }
+}
+
+static bool image_alive(int pidfd)
+{
+    struct pollfd p = {.fd = pidfd, .events = POLLIN};
+
+    return pidfd >= 0 && poll(&p, 1, 0) == 0;
+}
+
+/* This turn's file, free to write: a fresh one when its image lives on. */
+static int turn_file(struct turn *t)
+{
+    if (image_alive(t->pidfd) && t->fd >= 0) {
+        ENC_DEBUG("snapshot", "the image before the last still maps its buffers' copy: a "
+                  "new file for this one");
+        close(t->fd);
+        t->fd = -1;
+    }
+    if (t->pidfd >= 0)
+        close(t->pidfd);
+    t->pidfd = -1;
+    if (t->fd < 0)
+        t->fd = (int)syscall(SYS_memfd_create, "encore-snapshot-copy", MFD_CLOEXEC);
+    return t->fd;
+}
+
+static bool copy_all(int fd)
+{
+    for (size_t i = 0; i < pc.npieces; i++) {
+        const struct piece *p = &pc.pieces[i];
+
+        for (size_t done = 0; done < p->hi - p->lo;) {
+            ssize_t w = pwrite(fd, (const char *)p->lo + done, p->hi - p->lo - done,
+                               p->off + (off_t)done);
+
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w <= 0)
+                return false;
+            done += (size_t)w;
+        }
+    }
+    return true;
+}
+
+static void fork_again(size_t upto)
+{
+    for (size_t i = 0; i < upto; i++)
+        (void)madvise((void *)pc.pieces[i].lo, pc.pieces[i].hi - pc.pieces[i].lo, MADV_DOFORK);
+}
+
+void enc_precopy_prepare(void)
+{
+    size_t max = (size_t)enc_tunable_uint(ENC_TUNE_SNAPSHOT_COPY_MAX);
+    int fd;
+
+    pc.npieces = 0;
+    pc.last_bytes = 0;
+    if (max == 0) {
+        pc.epoch++;
+        return;
+    }
+    plan(max);
+    if (pc.npieces == 0)
+        return;
+    if ((fd = turn_file(&pc.turns[pc.turn])) < 0 || !copy_all(fd)) {
+        ENC_DEBUG("snapshot", "buffers shared copy-on-write this time: their copy failed: %m");
+        pc.npieces = 0;
+        return;
+    }
+    for (size_t i = 0; i < pc.npieces; i++)
+        if (madvise((void *)pc.pieces[i].lo, pc.pieces[i].hi - pc.pieces[i].lo,
+                    MADV_DONTFORK) != 0) {
+            fork_again(i);
+            pc.npieces = 0;
+            return;
+        }
+    for (size_t i = 0; i < pc.npieces; i++)
+        pc.last_bytes += pc.pieces[i].hi - pc.pieces[i].lo;
+}
+
+bool enc_precopy_child(void)
+{
+    int fd = pc.turns[pc.turn].fd;
+
+    pc.mu = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+    for (size_t i = 0; i < pc.npieces; i++) {
+        const struct piece *p = &pc.pieces[i];
+
+        if (mmap((void *)p->lo, p->hi - p->lo, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED,
+                 fd, p->off) == MAP_FAILED)
+            return false;
+    }
+    /* the files are the rank's: this image, restored, starts its own */
+    for (int t = 0; t < 2; t++) {
+        if (pc.turns[t].fd >= 0)
+            close(pc.turns[t].fd);
+        if (pc.turns[t].pidfd >= 0)
+            close(pc.turns[t].pidfd);
+        pc.turns[t] = (struct turn){.fd = -1, .pidfd = -1};
+    }
+    pc.npieces = 0;
+    return true;
+}
+
+void enc_precopy_parent(pid_t img)
+{
+    struct turn *t = &pc.turns[pc.turn];
+
+    if (pc.npieces == 0)
+        return;
+    fork_again(pc.npieces);
+    pc.npieces = 0;
+    if (img <= 0)
+        return;
+    t->pidfd = (int)syscall(SYS_pidfd_open, img, 0);
+    if (t->pidfd < 0) { /* without it the file cannot be known free: not written again */
+        close(t->fd);
+        t->fd = -1;
+    }
+    pc.turn ^= 1;
+}
+
+uint64_t enc_precopy_last_bytes(void) { return pc.last_bytes; }
