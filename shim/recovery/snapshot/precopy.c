@@ -87,7 +87,11 @@ void enc_precopy_note(const void *p, size_t len)
     for (int i = 0; i < NOTES; i++) {
         struct note *n = &pc.notes[i];
 
-        if (n->lo == lo && n->hi == lo + len) {
+        /* the same buffer, or a neighbouring part of it (a window of
+         * receives into consecutive slices is one buffer) */
+        if (n->hi != 0 && lo <= n->hi && lo + len >= n->lo) {
+            n->lo = ENC_MIN(n->lo, lo);
+            n->hi = ENC_MAX(n->hi, lo + len);
             n->epoch = pc.epoch;
             pthread_mutex_unlock(&pc.mu);
             return;
