@@ -13,6 +13,12 @@
 #             work and completed with the send after it: the snapshots,
 #             taken at MPI_Isend, carry the pending receive; rank 1
 #             SIGKILLed at 70 % is restored with it pending: exact
+#   big       the pending ring with 128 KiB messages: the image used had
+#             the message buffers copied at its fork (snapshot/precopy.h),
+#             and rank 1 restored from it ends exactly
+#   halo      tests/programs/p2p_halo2d (rows of 2 KiB out of arrays the
+#             program rewrites at every step): rank 1 restored from an image
+#             that copied those arrays whole at its fork ends exactly
 #   bounded   a long fault-free ring with 32 KiB messages: each rank's peak
 #             log (job summary) stays below a quarter of the payload bytes
 #             it sent (the receivers' snapshots trim the senders' logs)
@@ -98,6 +104,59 @@ rec_grep pending "rank 1\] p2p: restored at the image's positions: .* 1 receives
     "rank 1's image had no receive pending"
 rec_grep pending "rank 1\] snapshot: snapshot at seq -1 taken" "rank 1 took no snapshot at a point-to-point call"
 enc_log "ok: pending (rank 1 restored at ${pos% *} sent with a receive pending)"
+
+# -- big -----------------------------------------------------------------------
+# 128 KiB messages into buffers of their own mappings, a receive pending at
+# each snapshot: the image used had those buffers copied at its fork
+# (snapshot/precopy.h), not shared copy-on-write, and the pending receive
+# completes into the copy mapped back: exact
+bigargs="300 5000 131072"
+# shellcheck disable=SC2086
+enc_run_ok bigring.native enc_mpirun 4 "$PROG" $bigargs pending
+sort "$ENC_TMP/bigring.native.out" >"$ENC_TMP/bigring.ref" || enc_fail "sort failed"
+# shellcheck disable=SC2086
+snap_start big 4 "$PROG" $bigargs pending
+enc_wait_lines "$ENC_TMP/big.raw" '^progress' 14 "$WAIT_S" big
+snap_kill big 1 0 '-?[0-9]+'
+snap_end big
+rec_ok big bigring
+ipid=$(sed -n 's/.*rank 1 incarnation 1 restored from its snapshot at seq .* (pid \([0-9]*\)).*/\1/p' \
+    "$ENC_TMP/big.err" | tail -1)
+[ -n "$ipid" ] || { rec_show big; enc_fail "big: rank 1 was not restored from a snapshot"; }
+copied=$(sed -n "s/.*rank 1\] snapshot: snapshot at seq -1 taken (pid $ipid) in [0-9.]* ms, \([0-9.]*\) MiB of buffers copied.*/\1/p" \
+    "$ENC_TMP/big.err")
+awk -v c="${copied:-0}" 'BEGIN { exit !(c >= 0.1) }' ||
+    { rec_show big; enc_fail "big: the image used (pid $ipid) had ${copied:-no line} MiB of buffers copied"; }
+enc_log "ok: big (image pid $ipid had $copied MiB of buffers copied)"
+
+# -- halo ----------------------------------------------------------------------
+# tests/programs/p2p_halo2d, no collective: rows of 2 KiB sent out of
+# arrays of their own mappings (516 KiB), rewritten at every step: an image
+# copies those whole at its fork; rank 1 restored from one ends exactly
+ring_prog=$PROG
+PROG="$ENC_PROGRAMS/p2p_halo2d"
+enc_require_program "$PROG"
+haloargs="20000 256 1000 1000000000"
+# shellcheck disable=SC2086
+enc_run_ok halo.native enc_mpirun 4 "$PROG" $haloargs
+sort -u "$ENC_TMP/halo.native.out" >"$ENC_TMP/halo.ref" || enc_fail "sort failed"
+# shellcheck disable=SC2086
+snap_start halo 4 "$PROG" $haloargs
+enc_wait_lines "$ENC_TMP/halo.raw" '^step [0-9]+ rank 0 checksum' 4 "$WAIT_S" halo
+snap_kill halo 1 0 '-?[0-9]+'
+snap_end halo
+enc_expect_status halo 0 "$REC_RC"
+sort -u "$ENC_TMP/halo.raw" >"$ENC_TMP/halo.uniq" || enc_fail "sort failed"
+enc_expect_same "$ENC_TMP/halo.ref" "$ENC_TMP/halo.uniq" "halo: output differs from native's"
+ipid=$(sed -n 's/.*rank 1 incarnation 1 restored from its snapshot at seq .* (pid \([0-9]*\)).*/\1/p' \
+    "$ENC_TMP/halo.err" | tail -1)
+[ -n "$ipid" ] || { rec_show halo; enc_fail "halo: rank 1 was not restored from a snapshot"; }
+copied=$(sed -n "s/.*rank 1\] snapshot: snapshot at seq -*[0-9]* taken (pid $ipid) in [0-9.]* ms, \([0-9.]*\) MiB of buffers copied.*/\1/p" \
+    "$ENC_TMP/halo.err")
+awk -v c="${copied:-0}" 'BEGIN { exit !(c >= 0.5) }' ||
+    { rec_show halo; enc_fail "halo: the image used (pid $ipid) had ${copied:-no line} MiB of buffers copied"; }
+PROG=$ring_prog
+enc_log "ok: halo (image pid $ipid had $copied MiB copied)"
 
 # -- bounded -------------------------------------------------------------------
 rec_run bounded 4 "$PROG" 1500 2000 32768

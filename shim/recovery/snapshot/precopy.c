@@ -37,6 +37,12 @@
 
 #define NOTE_MIN ((size_t)64 << 10)
 #define NOTES 32
+/* A smaller buffer stands for the mapping around it, if that is at most
+ * WHOLE_MAX and not the heap (a stencil sends rows of the arrays it
+ * rewrites whole at every step); noted by granule of GRANULE_SHIFT. */
+#define WHOLE_MAX ((uintptr_t)64 << 20)
+#define GRANULE_SHIFT 21
+#define GNOTES 16
 #define PIECES_MAX 256
 #define PAGE ((uintptr_t)4096)
 
@@ -58,14 +64,18 @@ struct turn {
     int pidfd;
 };
 
-/* Memory a copy may come from: [lo, hi). */
+/* Memory a copy may come from: [lo, hi); whole: it may be copied whole
+ * for a small buffer in it. */
 struct area {
     uintptr_t lo, hi;
+    bool whole;
 };
 
 static struct {
     pthread_mutex_t mu;
     struct note notes[NOTES];
+    struct note gnotes[GNOTES]; /* granules of smaller buffers (lo only) */
+    uintptr_t last_granule;     /* of the last smaller buffer: no lock when the same */
     uint64_t epoch;          /* snapshots prepared so far */
     struct piece pieces[PIECES_MAX];
     size_t npieces;
@@ -75,13 +85,43 @@ static struct {
 } pc = {.mu = PTHREAD_MUTEX_INITIALIZER,
         .turns = {{.fd = -1, .pidfd = -1}, {.fd = -1, .pidfd = -1}}};
 
+/* A smaller buffer: its granule, once per change of granule and epoch. */
+static void note_granule(uintptr_t lo)
+{
+    uintptr_t g = lo >> GRANULE_SHIFT;
+    struct note *oldest = &pc.gnotes[0];
+
+    if (__atomic_load_n(&pc.last_granule, __ATOMIC_RELAXED) == g)
+        return; /* the usual case: the same arrays message after message */
+    pthread_mutex_lock(&pc.mu);
+    __atomic_store_n(&pc.last_granule, g, __ATOMIC_RELAXED);
+    for (int i = 0; i < GNOTES; i++) {
+        struct note *n = &pc.gnotes[i];
+
+        if (n->hi != 0 && n->lo >> GRANULE_SHIFT == g) {
+            n->lo = lo;
+            n->epoch = pc.epoch;
+            pthread_mutex_unlock(&pc.mu);
+            return;
+        }
+        if (n->hi == 0 || (oldest->hi != 0 && n->epoch < oldest->epoch))
+            oldest = n;
+    }
+    *oldest = (struct note){.lo = lo, .hi = lo + 1, .epoch = pc.epoch};
+    pthread_mutex_unlock(&pc.mu);
+}
+
 void enc_precopy_note(const void *p, size_t len)
 {
     uintptr_t lo = (uintptr_t)p;
     struct note *oldest;
 
-    if (len < NOTE_MIN || p == NULL || lo + len < lo)
+    if (p == NULL || len == 0 || lo + len < lo)
         return;
+    if (len < NOTE_MIN) {
+        note_granule(lo);
+        return;
+    }
     pthread_mutex_lock(&pc.mu);
     oldest = &pc.notes[0];
     for (int i = 0; i < NOTES; i++) {
@@ -125,7 +165,7 @@ static bool flags_ok(const char *flags)
 static struct area *read_areas(size_t *n)
 {
     FILE *f = fopen("/proc/self/smaps", "re");
-    struct area *a = NULL, cur = {0, 0};
+    struct area *a = NULL, cur = {0, 0, false};
     size_t cap = 0;
     char line[1024];
     bool ok = false;
@@ -146,7 +186,7 @@ static struct area *read_areas(size_t *n)
         if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %511s", &lo, &hi, perms, path) < 3 ||
             strchr(line, ':') < strchr(line, ' '))
             continue; /* a "Key: value" line */
-        cur = (struct area){lo, hi};
+        cur = (struct area){lo, hi, hi - lo <= WHOLE_MAX && path[0] != '['};
         /* the stack this thread runs on, and the kernel's pages, are not */
         ok = strcmp(perms, "rw-p") == 0 && strncmp(path, "[stack", 6) != 0 &&
              strncmp(path, "[v", 2) != 0;
@@ -170,6 +210,16 @@ static void plan(size_t max)
     struct area *a = read_areas(&na);
 
     pthread_mutex_lock(&pc.mu);
+    for (int i = 0; i < GNOTES && a != NULL; i++) {
+        const struct note *g = &pc.gnotes[i];
+
+        if (g->hi == 0 || g->epoch != pc.epoch)
+            continue;
+        for (size_t k = 0; k < na && n < PIECES_MAX; k++)
+            if (a[k].whole && g->lo >= a[k].lo && g->lo < a[k].hi)
+                pc.pieces[n++] = (struct piece){a[k].lo, a[k].hi, 0};
+    }
+    pc.last_granule = 0; /* the next epoch notes them again */
     for (int i = 0; i < NOTES && a != NULL; i++) {
         const struct note *nt = &pc.notes[i];
 

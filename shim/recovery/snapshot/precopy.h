@@ -8,9 +8,11 @@
  * encore is measured on (docs/snapshots.md), so a 32 MiB receive window
  * rewritten after each snapshot cost 150 ms; copying it into the image at
  * the fork costs about 3 ms.  Buffers of at least 64 KiB that the program
- * passed to encore since the last snapshot are copied (with pwrite) into
- * a memory file the image maps back at their addresses, and are kept out
- * of the fork (MADV_DONTFORK), so the rank writes them on without a fault.
+ * passed to encore since the last snapshot, and the whole mappings (up to
+ * 64 MiB, not the heap) around smaller ones (a stencil sends rows of the
+ * arrays it rewrites at every step), are copied (with pwrite) into a
+ * memory file the image maps back at their addresses, and are kept out of
+ * the fork (MADV_DONTFORK), so the rank writes them on without a fault.
  */
 #ifndef ENC_RECOVERY_SNAPSHOT_PRECOPY_H
 #define ENC_RECOVERY_SNAPSHOT_PRECOPY_H
@@ -21,7 +23,8 @@
 #include <sys/types.h>
 
 /* A buffer the program passed to an MPI call (a message's or a
- * collective's); any thread, cheap below 64 KiB (ignored). */
+ * collective's); any thread; below 64 KiB, a load and a compare when it
+ * lies in the same 2 MiB as the last such one. */
 void enc_precopy_note(const void *p, size_t len);
 /* Right before a snapshot's fork (the fork guard held, no other thread of
  * the program running): the buffers noted since the last snapshot that
