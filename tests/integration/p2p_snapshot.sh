@@ -120,14 +120,10 @@ enc_wait_lines "$ENC_TMP/big.raw" '^progress' 14 "$WAIT_S" big
 snap_kill big 1 0 '-?[0-9]+'
 snap_end big
 rec_ok big bigring
-ipid=$(sed -n 's/.*rank 1 incarnation 1 restored from its snapshot at seq .* (pid \([0-9]*\)).*/\1/p' \
-    "$ENC_TMP/big.err" | tail -1)
-[ -n "$ipid" ] || { rec_show big; enc_fail "big: rank 1 was not restored from a snapshot"; }
-copied=$(sed -n "s/.*rank 1\] snapshot: snapshot at seq -1 taken (pid $ipid) in [0-9.]* ms, \([0-9.]*\) MiB of buffers copied.*/\1/p" \
-    "$ENC_TMP/big.err")
-awk -v c="${copied:-0}" 'BEGIN { exit !(c >= 0.1) }' ||
-    { rec_show big; enc_fail "big: the image used (pid $ipid) had ${copied:-no line} MiB of buffers copied"; }
-enc_log "ok: big (image pid $ipid had $copied MiB of buffers copied)"
+copied=$(snap_image_copied big 1)
+awk -v c="$copied" 'BEGIN { exit !(c >= 0.1) }' ||
+    { rec_show big; enc_fail "big: the image rank 1 was restored from had $copied MiB of buffers copied"; }
+enc_log "ok: big ($copied MiB of buffers copied into the image used)"
 
 # -- halo ----------------------------------------------------------------------
 # tests/programs/p2p_halo2d, no collective: rows of 2 KiB sent out of
@@ -148,15 +144,11 @@ snap_end halo
 enc_expect_status halo 0 "$REC_RC"
 sort -u "$ENC_TMP/halo.raw" >"$ENC_TMP/halo.uniq" || enc_fail "sort failed"
 enc_expect_same "$ENC_TMP/halo.ref" "$ENC_TMP/halo.uniq" "halo: output differs from native's"
-ipid=$(sed -n 's/.*rank 1 incarnation 1 restored from its snapshot at seq .* (pid \([0-9]*\)).*/\1/p' \
-    "$ENC_TMP/halo.err" | tail -1)
-[ -n "$ipid" ] || { rec_show halo; enc_fail "halo: rank 1 was not restored from a snapshot"; }
-copied=$(sed -n "s/.*rank 1\] snapshot: snapshot at seq -*[0-9]* taken (pid $ipid) in [0-9.]* ms, \([0-9.]*\) MiB of buffers copied.*/\1/p" \
-    "$ENC_TMP/halo.err")
-awk -v c="${copied:-0}" 'BEGIN { exit !(c >= 0.5) }' ||
-    { rec_show halo; enc_fail "halo: the image used (pid $ipid) had ${copied:-no line} MiB of buffers copied"; }
+copied=$(snap_image_copied halo 1)
+awk -v c="$copied" 'BEGIN { exit !(c >= 0.5) }' ||
+    { rec_show halo; enc_fail "halo: the image rank 1 was restored from had $copied MiB of buffers copied"; }
 PROG=$ring_prog
-enc_log "ok: halo (image pid $ipid had $copied MiB copied)"
+enc_log "ok: halo ($copied MiB of buffers copied into the image used)"
 
 # -- bounded -------------------------------------------------------------------
 rec_run bounded 4 "$PROG" 1500 2000 32768

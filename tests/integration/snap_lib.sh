@@ -88,3 +88,15 @@ snap_restored() {
         "rank $2 did not resume at seq $((_r_s + 1))"
     SNAP_SEQ=$_r_s
 }
+
+# snap_image_copied NAME RANK: MiB of buffers the image RANK was last
+# restored from copied at its fork (snapshot/precopy.h); fails without one.
+snap_image_copied() {
+    _c_pid=$(sed -n "s/.*rank $2 incarnation [0-9]* restored from its snapshot at seq .* (pid \([0-9]*\)).*/\1/p" \
+        "$ENC_TMP/$1.err" | tail -1)
+    [ -n "$_c_pid" ] || { rec_show "$1"; enc_fail "$1: rank $2 was not restored from a snapshot"; }
+    _c_mib=$(sed -n "s/.*rank $2\] snapshot: snapshot at seq -*[0-9]* taken (pid $_c_pid) in [0-9.]* ms, \([0-9.]*\) MiB of buffers copied.*/\1/p" \
+        "$ENC_TMP/$1.err")
+    [ -n "$_c_mib" ] || { rec_show "$1"; enc_fail "$1: no snapshot line of rank $2's image (pid $_c_pid)"; }
+    echo "$_c_mib"
+}

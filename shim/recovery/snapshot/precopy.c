@@ -85,61 +85,55 @@ static struct {
 } pc = {.mu = PTHREAD_MUTEX_INITIALIZER,
         .turns = {{.fd = -1, .pidfd = -1}, {.fd = -1, .pidfd = -1}}};
 
-/* A smaller buffer: its granule, once per change of granule and epoch. */
-static void note_granule(uintptr_t lo)
+/* Whether note n stands for [lo, hi): the same granule (a smaller
+ * buffer's), or the same buffer or a neighbouring part of it (a window of
+ * receives into consecutive slices is one buffer). */
+static bool covers(const struct note *n, uintptr_t lo, uintptr_t hi, bool granule)
 {
-    uintptr_t g = lo >> GRANULE_SHIFT;
-    struct note *oldest = &pc.gnotes[0];
+    if (n->hi == 0)
+        return false;
+    return granule ? n->lo >> GRANULE_SHIFT == lo >> GRANULE_SHIFT
+                   : lo <= n->hi && hi >= n->lo;
+}
 
-    if (__atomic_load_n(&pc.last_granule, __ATOMIC_RELAXED) == g)
-        return; /* the usual case: the same arrays message after message */
-    pthread_mutex_lock(&pc.mu);
-    __atomic_store_n(&pc.last_granule, g, __ATOMIC_RELAXED);
-    for (int i = 0; i < GNOTES; i++) {
-        struct note *n = &pc.gnotes[i];
+/* Notes [lo, hi) in tab (pc.mu held): extends the note that covers it,
+ * else takes the place of the oldest. */
+static void remember(struct note *tab, int cap, uintptr_t lo, uintptr_t hi, bool granule)
+{
+    struct note *oldest = &tab[0];
 
-        if (n->hi != 0 && n->lo >> GRANULE_SHIFT == g) {
-            n->lo = lo;
+    for (int i = 0; i < cap; i++) {
+        struct note *n = &tab[i];
+
+        if (covers(n, lo, hi, granule)) {
+            n->lo = granule ? lo : ENC_MIN(n->lo, lo);
+            n->hi = granule ? lo + 1 : ENC_MAX(n->hi, hi);
             n->epoch = pc.epoch;
-            pthread_mutex_unlock(&pc.mu);
             return;
         }
         if (n->hi == 0 || (oldest->hi != 0 && n->epoch < oldest->epoch))
             oldest = n;
     }
-    *oldest = (struct note){.lo = lo, .hi = lo + 1, .epoch = pc.epoch};
-    pthread_mutex_unlock(&pc.mu);
+    *oldest = (struct note){.lo = lo, .hi = hi, .epoch = pc.epoch};
 }
 
 void enc_precopy_note(const void *p, size_t len)
 {
     uintptr_t lo = (uintptr_t)p;
-    struct note *oldest;
+    bool small = len < NOTE_MIN;
 
     if (p == NULL || len == 0 || lo + len < lo)
         return;
-    if (len < NOTE_MIN) {
-        note_granule(lo);
+    /* the usual smaller buffer: the same arrays message after message */
+    if (small && __atomic_load_n(&pc.last_granule, __ATOMIC_RELAXED) == lo >> GRANULE_SHIFT)
         return;
-    }
     pthread_mutex_lock(&pc.mu);
-    oldest = &pc.notes[0];
-    for (int i = 0; i < NOTES; i++) {
-        struct note *n = &pc.notes[i];
-
-        /* the same buffer, or a neighbouring part of it (a window of
-         * receives into consecutive slices is one buffer) */
-        if (n->hi != 0 && lo <= n->hi && lo + len >= n->lo) {
-            n->lo = ENC_MIN(n->lo, lo);
-            n->hi = ENC_MAX(n->hi, lo + len);
-            n->epoch = pc.epoch;
-            pthread_mutex_unlock(&pc.mu);
-            return;
-        }
-        if (n->hi == 0 || (oldest->hi != 0 && n->epoch < oldest->epoch))
-            oldest = n;
+    if (small) {
+        __atomic_store_n(&pc.last_granule, lo >> GRANULE_SHIFT, __ATOMIC_RELAXED);
+        remember(pc.gnotes, GNOTES, lo, lo + 1, true);
+    } else {
+        remember(pc.notes, NOTES, lo, lo + len, false);
     }
-    *oldest = (struct note){.lo = lo, .hi = lo + len, .epoch = pc.epoch};
     pthread_mutex_unlock(&pc.mu);
 }
 
