@@ -160,6 +160,7 @@ mpi_programs = \
 	tests/programs/passthrough_prog \
 	tests/programs/refused_on_world \
 	tests/programs/snap_iter \
+	tests/programs/snap_drop \
 	tests/programs/recov_iter \
 	tests/programs/scale_loop \
 	tests/programs/coll_check \
@@ -205,6 +206,8 @@ tests_programs_refused_on_world_CFLAGS = $(mpi_cflags)
 tests_programs_refused_on_world_LDADD = $(MPI_LIBS)
 tests_programs_snap_iter_CFLAGS = $(mpi_cflags)
 tests_programs_snap_iter_LDADD = $(MPI_LIBS)
+tests_programs_snap_drop_CFLAGS = $(mpi_cflags)
+tests_programs_snap_drop_LDADD = $(MPI_LIBS)
 tests_programs_recov_iter_CFLAGS = $(mpi_cflags)
 tests_programs_recov_iter_LDADD = $(MPI_LIBS)
 tests_programs_scale_loop_CFLAGS = $(mpi_cflags)

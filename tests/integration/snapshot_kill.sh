@@ -8,6 +8,10 @@
 #             exists: restored from seq S, RESUME finds it at S + 1, and it
 #             replays fewer collectives than it had completed; the image's
 #             copy of the allreduce buffer (snapshot/precopy.h) was used
+#   drop      tests/programs/snap_drop: rank 1 restored from an image that
+#             copied its 1 MiB buffer; the program drops half of it
+#             (MADV_DONTNEED) after each allreduce and must read zeros there,
+#             as from anonymous memory (the same output as native)
 #   twice     the same rank killed again after its restored incarnation
 #             parked a snapshot of its own
 #   snapkill  rank 1's parked snapshot killed: the rank goes on, a newer
@@ -92,6 +96,24 @@ done
 replayed=$(rec_summary long 1 replayed)
 [ "$replayed" -lt 150 ] || enc_fail "long: rank 1 replayed $replayed collectives (the whole run?)"
 enc_log "ok long (restored at seq $SNAP_SEQ, replayed $replayed)"
+
+# -- drop: the copied buffer is anonymous memory again once restored --------------
+drop="$ENC_PROGRAMS/snap_drop"
+enc_require_program "$drop"
+enc_run_ok drop.native enc_mpirun 2 "$drop" 300 10000
+sort "$ENC_TMP/drop.native.out" >"$ENC_TMP/drop.ref" || enc_fail "sort failed"
+grep -q 'dropped-nonzero 0$' "$ENC_TMP/drop.ref" || enc_fail "drop: native read nonzero dropped pages"
+_prog=$PROG
+PROG=$drop
+snap_start drop 2 "$drop" 300 10000
+snap_kill drop 1 0
+snap_end drop
+PROG=$_prog
+rec_ok drop drop
+copied=$(snap_image_copied drop 1)
+awk -v c="$copied" 'BEGIN { exit !(c >= 0.9) }' ||
+    enc_fail "drop: the image rank 1 was restored from had $copied MiB of buffers copied"
+enc_log "ok drop (restored from an image with $copied MiB copied; dropped pages read zeros)"
 
 # -- twice -----------------------------------------------------------------------
 # shellcheck disable=SC2086

@@ -32,6 +32,7 @@
 #include "recovery/log/spill.h"
 #include "recovery/ops.h"
 #include "recovery/snapshot/image.h"
+#include "recovery/snapshot/precopy.h"
 
 struct offset {
     int fd;
@@ -63,7 +64,8 @@ void enc_snap_note_offsets(void)
         int fd = atoi(e->d_name);
         off_t off;
 
-        if (e->d_name[0] == '.' || fd <= STDERR_FILENO || fd == dirfd(d) || fstat(fd, &st) != 0 ||
+        if (e->d_name[0] == '.' || fd <= STDERR_FILENO || fd == dirfd(d) ||
+            enc_precopy_owns_fd(fd) || fstat(fd, &st) != 0 ||
             !S_ISREG(st.st_mode) || (off = lseek(fd, 0, SEEK_CUR)) < 0)
             continue;
         if (ENC_VEC_RESERVE(offs, cap, (size_t)noffs + 1) != ENC_OK)
@@ -244,6 +246,10 @@ pid_t enc_snap_child(uint64_t seq)
 
     enc_engine_fork_child();
     park(seq, enc_engine_incarnation(), &a);
+    if (!enc_precopy_activated()) {
+        ENC_ERROR("snapshot", "restored rank cannot make its copied buffers its own: %m");
+        _exit(1);
+    }
     spare = leave_spare(seq, &a);
     restore_offsets();
     enc_spill_restored();

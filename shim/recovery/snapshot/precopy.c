@@ -16,7 +16,8 @@
  * of forks (MADV_DONTFORK: a driver's registered buffers, encore's own
  * kept payload chunks), locked, wiped on fork or of huge-page files.  The
  * fork then leaves a hole there, which the image fills from the file
- * before anything runs in it.
+ * before anything runs in it; activated, it makes that memory anonymous
+ * again (enc_precopy_activated).
  */
 #include "enc.h"
 
@@ -356,8 +357,37 @@ bool enc_precopy_child(void)
             close(pc.turns[t].pidfd);
         pc.turns[t] = (struct turn){.fd = -1, .pidfd = -1};
     }
+    return true; /* pc.pieces stay: enc_precopy_activated makes them anonymous */
+}
+
+/* A page of a file mapping that the program drops (MADV_DONTNEED, as an
+ * allocator returning memory does) reads back as the file's, where
+ * anonymous memory reads back zeros, which allocators count on (glibc's
+ * calloc from a shrunk heap, jemalloc's purged extents).  So the rank,
+ * restored, gets anonymous memory with the same bytes in its place
+ * (mremap moves the copy over the mapping in one step). */
+bool enc_precopy_activated(void)
+{
+    bool ok = true;
+
+    for (size_t i = 0; i < pc.npieces; i++) {
+        const struct piece *p = &pc.pieces[i];
+        size_t len = p->hi - p->lo;
+        void *tmp = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+        if (tmp == MAP_FAILED) {
+            ok = false;
+            break;
+        }
+        memcpy(tmp, (const void *)p->lo, len);
+        if (mremap(tmp, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, (void *)p->lo) == MAP_FAILED) {
+            munmap(tmp, len);
+            ok = false;
+            break;
+        }
+    }
     pc.npieces = 0;
-    return true;
+    return ok;
 }
 
 void enc_precopy_parent(pid_t img)
@@ -379,3 +409,8 @@ void enc_precopy_parent(pid_t img)
 }
 
 uint64_t enc_precopy_last_bytes(void) { return pc.last_bytes; }
+
+bool enc_precopy_owns_fd(int fd)
+{
+    return fd >= 0 && (fd == pc.turns[0].fd || fd == pc.turns[1].fd);
+}

@@ -34,9 +34,16 @@ void enc_precopy_prepare(void);
 /* In the image, first thing after the fork: maps the copies back at
  * their addresses; false when it cannot (the image must not be used). */
 bool enc_precopy_child(void);
+/* In the image once activated, before anything else: the copies mapped
+ * back become anonymous memory with the same bytes; false when they could
+ * not (the restored rank cannot go on). */
+bool enc_precopy_activated(void);
 /* In the rank after the fork (img: the image's pid, or -1 when the fork
  * failed): the buffers are forked as before again. */
 void enc_precopy_parent(pid_t img);
+/* Whether fd is one of the memory files (not the program's: an image
+ * closes them, and notes no offset of theirs). */
+bool enc_precopy_owns_fd(int fd);
 /* Bytes copied at the last snapshot. */
 uint64_t enc_precopy_last_bytes(void);
 
