@@ -159,6 +159,7 @@ static bool flags_ok(const char *flags)
  * so); *n of them, malloc'd, NULL when none or unreadable. */
 static struct area *read_areas(size_t *n)
 {
+    uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
     FILE *f = fopen("/proc/self/smaps", "re");
     struct area *a = NULL, cur = {0, 0, false};
     size_t cap = 0;
@@ -182,9 +183,11 @@ static struct area *read_areas(size_t *n)
             strchr(line, ':') < strchr(line, ' '))
             continue; /* a "Key: value" line */
         cur = (struct area){lo, hi, hi - lo <= WHOLE_MAX && path[0] != '['};
-        /* the stack this thread runs on, and the kernel's pages, are not */
+        /* the stack this thread runs on (the main thread's, or another's
+         * mapping: the copy returns from fork on it), and the kernel's
+         * pages, are not */
         ok = strcmp(perms, "rw-p") == 0 && strncmp(path, "[stack", 6) != 0 &&
-             strncmp(path, "[v", 2) != 0;
+             strncmp(path, "[v", 2) != 0 && !(sp >= lo && sp < hi);
     }
     fclose(f);
     return a;
