@@ -13,6 +13,10 @@
 #             work and completed with the send after it: the snapshots,
 #             taken at MPI_Isend, carry the pending receive; rank 1
 #             SIGKILLed at 70 % is restored with it pending: exact
+#   arena     the ring with its blocks allocated by a helper thread (in
+#             that thread's malloc arena, which fork resets in the child):
+#             rank 2 is restored from a snapshot image, exact (an image
+#             that copied the arena's mapping whole died in fork)
 #   big       the pending ring with 128 KiB messages: the image used had
 #             the message buffers copied at its fork (snapshot/precopy.h),
 #             and rank 1 restored from it ends exactly
@@ -104,6 +108,10 @@ rec_grep pending "rank 1\] p2p: restored at the image's positions: .* 1 receives
     "rank 1's image had no receive pending"
 rec_grep pending "rank 1\] snapshot: snapshot at seq -1 taken" "rank 1 took no snapshot at a point-to-point call"
 enc_log "ok: pending (rank 1 restored at ${pos% *} sent with a receive pending)"
+
+# -- arena ---------------------------------------------------------------------
+kill_late arena 2 arena
+enc_log "ok: arena (rank 2 restored from an image, blocks in a thread's malloc arena)"
 
 # -- big -----------------------------------------------------------------------
 # 128 KiB messages into buffers of their own mappings, a receive pending at

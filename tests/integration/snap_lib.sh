@@ -90,13 +90,12 @@ snap_restored() {
 }
 
 # snap_image_copied NAME RANK: MiB of buffers the image RANK was last
-# restored from copied at its fork (snapshot/precopy.h); fails without one.
+# restored from copied at its fork (snapshot/precopy.h), from the image's
+# own restore line (the rank that forked it may have died before saying
+# "taken"); fails without one.
 snap_image_copied() {
-    _c_pid=$(sed -n "s/.*rank $2 incarnation [0-9]* restored from its snapshot at seq .* (pid \([0-9]*\)).*/\1/p" \
-        "$ENC_TMP/$1.err" | tail -1)
-    [ -n "$_c_pid" ] || { rec_show "$1"; enc_fail "$1: rank $2 was not restored from a snapshot"; }
-    _c_mib=$(sed -n "s/.*rank $2\] snapshot: snapshot at seq -*[0-9]* taken (pid $_c_pid) in [0-9.]* ms, \([0-9.]*\) MiB of buffers copied.*/\1/p" \
-        "$ENC_TMP/$1.err")
-    [ -n "$_c_mib" ] || { rec_show "$1"; enc_fail "$1: no snapshot line of rank $2's image (pid $_c_pid)"; }
+    _c_mib=$(enc_last_line "$ENC_TMP/$1.err" "rank $2\\] snapshot: restored from the snapshot at seq" |
+        sed -n 's/.* as incarnation [0-9]* (\([0-9.]*\) MiB of buffers copied at its fork).*/\1/p')
+    [ -n "$_c_mib" ] || { rec_show "$1"; enc_fail "$1: rank $2 was not restored from a snapshot that says what it copied"; }
     echo "$_c_mib"
 }

@@ -7,7 +7,7 @@
  * message changes it.  Rank 0 prints "progress I" every iters/20
  * iterations (tests kill a rank at a chosen point); each rank prints
  * "rank R checksum C sent B" at the end (B: payload bytes it sent).
- *   p2p_ring iters work_us bytes [pending]
+ *   p2p_ring iters work_us bytes [pending|arena]
  * pending: a persistent receive (MPI_Recv_init) is started before the
  * work and completed with the send after it (MPI_Waitall); MPI_Isend is
  * then the only call that names a communicator, so a snapshot taken at a
@@ -16,7 +16,11 @@
  * whatever the timing, the block goes round as a token: rank 1 works and
  * sends, every other rank sends only after its own receive completed, so
  * the block rank 1 waits for leaves rank 0 only after rank 1's MPI_Isend.
+ * arena: the two blocks are allocated by a helper thread, so they lie in
+ * that thread's malloc arena, whose state fork resets in the child (a
+ * snapshot must not copy that mapping whole and leave a hole there).
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,12 +42,28 @@ static uint64_t fold(uint64_t acc, const uint64_t *b, size_t n)
     return acc;
 }
 
+/* Two blocks of n words from the calling thread's arena. */
+struct blocks {
+    size_t n;
+    uint64_t *out, *in;
+};
+
+static void *alloc_blocks(void *arg)
+{
+    struct blocks *b = arg;
+
+    b->out = calloc(b->n ? b->n : 1, sizeof(*b->out));
+    b->in = calloc(b->n ? b->n : 1, sizeof(*b->in));
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
     int iters = argc > 1 ? atoi(argv[1]) : 1000;
     int work_us = argc > 2 ? atoi(argv[2]) : 1000;
     size_t bytes = argc > 3 ? (size_t)atol(argv[3]) : 4096;
     int pending = argc > 4 && strcmp(argv[4], "pending") == 0;
+    int arena = argc > 4 && strcmp(argv[4], "arena") == 0;
     size_t n = bytes / sizeof(uint64_t);
     int rank, size, every;
     uint64_t acc = 1469598103934665603ull, *out, *in;
@@ -53,8 +73,24 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    out = calloc(n ? n : 1, sizeof(*out));
-    in = calloc(n ? n : 1, sizeof(*in));
+    if (arena) {
+        struct blocks b = {.n = n};
+        pthread_t t;
+
+        if (pthread_create(&t, NULL, alloc_blocks, &b) != 0 || pthread_join(t, NULL) != 0) {
+            fprintf(stderr, "p2p_ring: cannot run the allocating thread\n");
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+        out = b.out;
+        in = b.in;
+    } else {
+        out = calloc(n ? n : 1, sizeof(*out));
+        in = calloc(n ? n : 1, sizeof(*in));
+    }
+    if (out == NULL || in == NULL) {
+        fprintf(stderr, "p2p_ring: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
     every = iters >= 20 ? iters / 20 : 1;
     if (pending)
         MPI_Recv_init(in, (int)n, MPI_UINT64_T, (rank + size - 1) % size, 0, MPI_COMM_WORLD,

@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/fullio.h"
 #include "core/vec.h"
 #include "engine/engine.h"
 #include "engine/layer.h"
@@ -150,23 +151,6 @@ bool enc_snap_parking_reachable(void)
     return true;
 }
 
-static bool full_io(int fd, void *p, size_t len, bool wr)
-{
-    size_t done = 0;
-
-    while (done < len) {
-        ssize_t n = wr ? write(fd, (char *)p + done, len - done)
-                       : read(fd, (char *)p + done, len - done);
-
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        done += (size_t)n;
-    }
-    return true;
-}
-
 struct chan_list {
     struct enc_snap_comm *out;
     uint32_t n, cap;
@@ -206,9 +190,9 @@ static void park(uint64_t seq, uint32_t inc, struct enc_snap_activate *a)
     /* ps and tests tell a parked image from the rank by its name */
     (void)prctl(PR_GET_NAME, name);
     (void)prctl(PR_SET_NAME, ENC_SNAP_IMAGE_NAME);
-    if (fd < 0 || !full_io(fd, &h, sizeof(h), true) ||
-        !full_io(fd, comms, h.ncomms * sizeof(comms[0]), true) ||
-        !full_io(fd, a, sizeof(*a), false) ||
+    if (fd < 0 || enc_write_full(fd, &h, sizeof(h), -1) != sizeof(h) ||
+        enc_write_full(fd, comms, h.ncomms * sizeof(comms[0]), -1) != h.ncomms * sizeof(comms[0]) ||
+        enc_read_full(fd, a, sizeof(*a), -1) != sizeof(*a) ||
         a->magic != ENC_SNAP_MAGIC)
         _exit(0); /* replaced, the job ended, or encore-run is gone */
     (void)prctl(PR_SET_NAME, name);
@@ -256,8 +240,11 @@ pid_t enc_snap_child(uint64_t seq)
     snprintf(inc, sizeof(inc), "%u", a.incarnation);
     setenv("ENCORE_INCARNATION", inc, 1);
     setenv("ENCORE_INJECT", a.inject, 1);
-    ENC_INFO("snapshot", "restored from the snapshot at seq %lld as incarnation %u; replay "
-             "starts at seq %llu", (long long)seq, a.incarnation,
+    /* the copied bytes here too: the rank that forked this image may have
+     * died before it could print its "taken" line */
+    ENC_INFO("snapshot", "restored from the snapshot at seq %lld as incarnation %u (%.1f MiB "
+             "of buffers copied at its fork); replay starts at seq %llu", (long long)seq,
+             a.incarnation, (double)enc_precopy_last_bytes() / (1 << 20),
              (unsigned long long)seq + 1);
     if ((rv = enc_engine_rejoin(a.incarnation)) != ENC_OK) {
         ENC_ERROR("snapshot", "restored rank cannot rejoin the job: %s", encore_strerror(rv));

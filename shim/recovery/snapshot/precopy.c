@@ -21,7 +21,6 @@
  */
 #include "enc.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -32,15 +31,16 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "core/fullio.h"
 #include "core/tunables.h"
 #include "core/vec.h"
 #include "recovery/snapshot/precopy.h"
 
 #define NOTE_MIN ((size_t)64 << 10)
 #define NOTES 32
-/* A smaller buffer stands for the mapping around it, if that is at most
- * WHOLE_MAX and not the heap (a stencil sends rows of the arrays it
- * rewrites whole at every step); noted by granule of GRANULE_SHIFT. */
+/* A smaller buffer stands for the blocks malloc mapped around it, at most
+ * WHOLE_MAX (a stencil sends rows of the arrays it rewrites whole at every
+ * step: mapped_run); noted by granule of GRANULE_SHIFT. */
 #define WHOLE_MAX ((uintptr_t)64 << 20)
 #define GRANULE_SHIFT 21
 #define GNOTES 16
@@ -65,11 +65,11 @@ struct turn {
     int pidfd;
 };
 
-/* Memory a copy may come from: [lo, hi); whole: it may be copied whole
- * for a small buffer in it. */
+/* Memory a copy may come from: [lo, hi); anon: no file or kernel name
+ * (malloc's mapped blocks in it may be copied whole, see mapped_run). */
 struct area {
     uintptr_t lo, hi;
-    bool whole;
+    bool anon;
 };
 
 static struct {
@@ -182,7 +182,7 @@ static struct area *read_areas(size_t *n)
         if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %511s", &lo, &hi, perms, path) < 3 ||
             strchr(line, ':') < strchr(line, ' '))
             continue; /* a "Key: value" line */
-        cur = (struct area){lo, hi, hi - lo <= WHOLE_MAX && path[0] != '['};
+        cur = (struct area){lo, hi, path[0] == '\0'};
         /* the stack this thread runs on (the main thread's, or another's
          * mapping: the copy returns from fork on it), and the kernel's
          * pages, are not */
@@ -191,6 +191,55 @@ static struct area *read_areas(size_t *n)
     }
     fclose(f);
     return a;
+}
+
+/* The size of the block glibc's malloc mapped for the program whose
+ * header is at p, ending at most at hi; 0 when p holds no such header (a
+ * previous size of 0, the size with only IS_MMAPPED set, whole pages). */
+static uintptr_t mapped_block_at(uintptr_t p, uintptr_t hi)
+{
+    const size_t *hdr = (const size_t *)p;
+    uintptr_t size = hdr[1] & ~(size_t)7;
+
+    if (hdr[0] != 0 || (hdr[1] & 7) != 2 || size < PAGE || size % PAGE != 0 || size > hi - p)
+        return 0;
+    return size;
+}
+
+/* The run of malloc's mapped blocks around address at in mapping a (the
+ * arrays a stencil sends small rows of): [*lo, *hi), at most WHOLE_MAX;
+ * false when at is in no such block.  Only such a run is copied whole for
+ * a small buffer, leaving a hole in the fork until the image maps the copy
+ * back, because nothing fork itself touches in the child lives there: a
+ * thread's malloc arena (its state at the start of its mapping: copying
+ * that mapping whole made every image die in fork's malloc reset,
+ * SIGSEGV), another thread's stack (its descriptor), a library's data.
+ * Blocks start on pages; the kernel merges neighbouring anonymous
+ * mappings, so the run is found from at, page by page downwards. */
+static bool mapped_run(const struct area *a, uintptr_t at, uintptr_t *lo, uintptr_t *hi)
+{
+    uintptr_t p = at & ~(PAGE - 1), size = 0, budget = WHOLE_MAX / PAGE;
+
+    if (!a->anon)
+        return false;
+    for (;; p -= PAGE) {
+        if ((size = mapped_block_at(p, a->hi)) != 0 && p + size > at)
+            break;
+        if (p <= a->lo || --budget == 0)
+            return false;
+    }
+    *lo = p;
+    *hi = p + size;
+    /* the blocks right before it, then right after it */
+    for (uintptr_t q = *lo; q > a->lo && budget > 0 && *hi - q < WHOLE_MAX; budget--) {
+        q -= PAGE;
+        if ((size = mapped_block_at(q, a->hi)) != 0 && q + size == *lo)
+            *lo = q;
+    }
+    while (*hi < a->hi && (size = mapped_block_at(*hi, a->hi)) != 0 &&
+           *hi + size - *lo <= WHOLE_MAX)
+        *hi += size;
+    return true;
 }
 
 static int cmp_piece(const void *x, const void *y)
@@ -213,9 +262,12 @@ static void plan(size_t max)
 
         if (g->hi == 0 || g->epoch != pc.epoch)
             continue;
-        for (size_t k = 0; k < na && n < PIECES_MAX; k++)
-            if (a[k].whole && g->lo >= a[k].lo && g->lo < a[k].hi)
-                pc.pieces[n++] = (struct piece){a[k].lo, a[k].hi, 0};
+        for (size_t k = 0; k < na && n < PIECES_MAX; k++) {
+            uintptr_t lo, hi;
+
+            if (g->lo >= a[k].lo && g->lo < a[k].hi && mapped_run(&a[k], g->lo, &lo, &hi))
+                pc.pieces[n++] = (struct piece){lo, hi, 0};
+        }
     }
     pc.last_granule = 0; /* the next epoch notes them again */
     for (int i = 0; i < NOTES && a != NULL; i++) {
@@ -290,16 +342,8 @@ static bool copy_all(int fd)
     for (size_t i = 0; i < pc.npieces; i++) {
         const struct piece *p = &pc.pieces[i];
 
-        for (size_t done = 0; done < p->hi - p->lo;) {
-            ssize_t w = pwrite(fd, (const char *)p->lo + done, p->hi - p->lo - done,
-                               p->off + (off_t)done);
-
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w <= 0)
-                return false;
-            done += (size_t)w;
-        }
+        if (enc_write_full(fd, (const void *)p->lo, p->hi - p->lo, p->off) != p->hi - p->lo)
+            return false;
     }
     return true;
 }
