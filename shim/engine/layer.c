@@ -39,7 +39,12 @@ void enc_engine_report_nondeterminism(void)
 
 void enc_engine_locality_neighbours(int *next, int *prev)
 {
-    int n = enc_eng.size, pos = enc_topo_pos(enc_eng.locality, n, enc_eng.rank);
+    enc_engine_locality_neighbours_of(enc_eng.rank, next, prev);
+}
+
+void enc_engine_locality_neighbours_of(int rank, int *next, int *prev)
+{
+    int n = enc_eng.size, pos = enc_topo_pos(enc_eng.locality, n, rank);
 
     *next = enc_eng.locality[(pos + 1) % n];
     *prev = enc_eng.locality[(pos + n - 1) % n];

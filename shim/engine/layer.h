@@ -124,6 +124,8 @@ uint64_t enc_engine_resbuf_bytes(void);
 
 /* This rank's neighbours in the locality order (which wraps around). */
 void enc_engine_locality_neighbours(int *next, int *prev);
+/* Those of any rank of the world. */
+void enc_engine_locality_neighbours_of(int rank, int *next, int *prev);
 /* peer_host.c: the host of a peer in the current world (its published
  * address; "" before the first world).  Equal strings: same host. */
 const char *enc_engine_peer_host(int rank);

@@ -86,10 +86,14 @@ static enc_status_t fetch_local(struct enc_ckpt *out)
     return worst;
 }
 
-/* Our replicas of both neighbours' local states, each asked of its owner,
- * so that a later death of a neighbour still finds two copies (slot 0 holds
- * the previous rank's, as in the exchange).  Best effort: a neighbour that
- * is being restarted too leaves its slot empty. */
+/* Our replicas of both neighbours' local states, so that a later death of
+ * a neighbour still finds two copies (slot 0 holds the previous rank's, as
+ * in the exchange).  Each is asked of its owner, else of the owner's other
+ * neighbour, the other rank that keeps it: an owner being restarted too
+ * has not loaded it yet, and asking only owners lost a local state when
+ * its rank's restart was slow and both its neighbours were restarted, one
+ * after the other, meanwhile (neither had it to give any more).  Best
+ * effort: a replica nobody can give leaves its slot empty. */
 static enc_status_t fetch_replicas(struct enc_ckpt *out)
 {
     int nb[2];
@@ -100,15 +104,23 @@ static enc_status_t fetch_replicas(struct enc_ckpt *out)
     for (int i = 0; i < 2; i++) {
         struct enc_logreq q = {.what = ENC_LOGREQ_CKPT_LOCAL, .version = out->version,
                                .rank = (uint32_t)nb[i]};
+        int keepers[2], next, prev;
 
         if (nb[i] == enc_engine_rank())
             continue;
-        rv = enc_log_fetch(nb[i], &q, &sig, NULL, ENC_LOG_ANY_LEN, &out->rep[i]);
-        if (rv == ENC_ERR_EPOCH)
-            return rv;
-        if (rv == ENC_OK) {
-            out->rep_rank[i] = nb[i];
-            out->rep_len[i] = sig.len;
+        enc_engine_locality_neighbours_of(nb[i], &next, &prev);
+        keepers[0] = nb[i];
+        keepers[1] = next == enc_engine_rank() ? prev : next;
+        for (int k = 0; k < 2 && out->rep_rank[i] < 0; k++) {
+            if (keepers[k] == enc_engine_rank())
+                continue;
+            rv = enc_log_fetch(keepers[k], &q, &sig, NULL, ENC_LOG_ANY_LEN, &out->rep[i]);
+            if (rv == ENC_ERR_EPOCH)
+                return rv;
+            if (rv == ENC_OK) {
+                out->rep_rank[i] = nb[i];
+                out->rep_len[i] = sig.len;
+            }
         }
     }
     return ENC_OK;
