@@ -1,5 +1,5 @@
-# shim/core: status codes, logging, tunables, clocks, limits, a process's
-# memory, its threads and the thread pools it may run.
+# shim/core: status codes, logging, tunables, clocks, limits, whole reads
+# and writes, a process's memory, its threads and the thread pools it may run.
 libenccore_la_SOURCES += \
 	shim/core/status.c \
 	shim/core/log.c \
@@ -7,6 +7,7 @@ libenccore_la_SOURCES += \
 	shim/core/parse.c \
 	shim/core/limits.c \
 	shim/core/tmpdir.c \
+	shim/core/fullio.c \
 	shim/core/procmem.c \
 	shim/core/threads.c \
 	shim/core/thread_pools.c \
@@ -19,6 +20,7 @@ noinst_HEADERS += \
 	shim/core/parse.h \
 	shim/core/limits.h \
 	shim/core/tmpdir.h \
+	shim/core/fullio.h \
 	shim/core/procmem.h \
 	shim/core/threads.h \
 	shim/core/thread_pools.h \

@@ -23,7 +23,6 @@
 #include "recovery/recovery.h"
 #include "recovery/replay.h"
 #include "recovery/snapshot/image.h"
-#include "recovery/snapshot/precopy.h"
 #include "recovery/snapshot/snapshot.h"
 #include "recovery/snapshot/threads.h"
 
@@ -230,5 +229,5 @@ void enc_recovery_call_boundary(void) { enc_snapshot_point(); }
 void enc_recovery_note_buffer(const void *p, size_t len)
 {
     if (enc_rec.on)
-        enc_precopy_note(p, len);
+        enc_snapshot_note_buffer(p, len);
 }

@@ -19,10 +19,9 @@
 #define _GNU_SOURCE
 #include "enc.h"
 
-#include <errno.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "core/fullio.h"
 #include "shm/shm.h"
 
 static uint64_t file_off(const struct enc_shm *s, uint64_t v)
@@ -36,18 +35,9 @@ static uint64_t file_off(const struct enc_shm *s, uint64_t v)
 static void through_file(const struct enc_shm *s, uint64_t v, uint8_t *buf, size_t len,
                          bool write)
 {
-    uint64_t off = file_off(s, v), done = 0;
+    off_t off = (off_t)file_off(s, v);
+    size_t done = write ? enc_write_full(s->fd, buf, len, off) : enc_read_full(s->fd, buf, len, off);
 
-    while (done < len) {
-        ssize_t k = write ? pwrite(s->fd, buf + done, len - done, (off_t)(off + done))
-                          : pread(s->fd, buf + done, len - done, (off_t)(off + done));
-
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            break;
-        done += (uint64_t)k;
-    }
     if (done < len && write)
         memcpy(enc_shm_resbuf_at(s, v) + done, buf + done, len - done);
     else if (done < len)

@@ -353,6 +353,12 @@ static void note_buffers(const struct enc_coll *co)
     enc_precopy_note(co->sendbuf, co->bytes);
 }
 
+void enc_snapshot_note_buffer(const void *p, size_t len)
+{
+    if (sn.on)
+        enc_precopy_note(p, len);
+}
+
 void enc_snapshot_after(const struct enc_coll *co)
 {
     if (sn.on)

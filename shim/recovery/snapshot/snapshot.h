@@ -31,6 +31,9 @@ void enc_snapshot_begin(const struct enc_coll *co);
  * the MPI layer's turn, as a collective does. */
 bool enc_snapshot_due(void);
 void enc_snapshot_point(void);
+/* A buffer the program passed to an MPI call, for the next snapshot to
+ * copy (precopy.h); nothing when snapshots are off. */
+void enc_snapshot_note_buffer(const void *p, size_t len);
 /* Snapshots taken by this process. */
 uint64_t enc_snapshot_count(void);
 
