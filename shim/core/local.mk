@@ -8,6 +8,7 @@ libenccore_la_SOURCES += \
 	shim/core/limits.c \
 	shim/core/tmpdir.c \
 	shim/core/fullio.c \
+	shim/core/coldcopy.c \
 	shim/core/procmem.c \
 	shim/core/threads.c \
 	shim/core/thread_pools.c \
@@ -21,6 +22,7 @@ noinst_HEADERS += \
 	shim/core/limits.h \
 	shim/core/tmpdir.h \
 	shim/core/fullio.h \
+	shim/core/coldcopy.h \
 	shim/core/procmem.h \
 	shim/core/threads.h \
 	shim/core/thread_pools.h \

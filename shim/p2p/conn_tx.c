@@ -28,13 +28,16 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <time.h>
 
+#include "core/coldcopy.h"
 #include "core/tunables.h"
 #include "engine/layer.h"
 #include "net/sock.h"
 #include "p2p/conn_spill.h"
 #include "p2p/conn_trim.h"
 #include "p2p/conn_tx.h"
+#include "p2p/lend.h"
 #include "p2p/p2p_int.h"
 #include "p2p/pool.h"
 #include "p2p/remote.h"
@@ -50,8 +53,12 @@ static void free_frames(struct p2p_frame *f)
     }
 }
 
-/* A frame in the pool's lane of peer lane (-1: control frames' lane). */
-static struct p2p_frame *frame_new(int lane, const struct enc_p2p_hdr *h, const void *payload)
+/* A frame in the pool's lane of peer lane (-1: control frames' lane);
+ * cold: the payload has left already (written at once), so its copy here
+ * is read only for a restored receiver and goes around the caches; a NULL
+ * payload is not copied. */
+static struct p2p_frame *frame_new(int lane, const struct enc_p2p_hdr *h, const void *payload,
+                                   bool cold)
 {
     struct p2p_frame *f = enc_p2p_pool_log_get(lane, sizeof(*f) + ENC_P2P_HDR_BYTES + h->bytes);
 
@@ -64,7 +71,9 @@ static struct p2p_frame *frame_new(int lane, const struct enc_p2p_hdr *h, const 
     f->seq = h->seq;
     f->len = ENC_P2P_HDR_BYTES + h->bytes;
     enc_p2p_hdr_encode(h, f->buf);
-    if (h->bytes > 0)
+    if (cold)
+        enc_cold_copy(f->buf + ENC_P2P_HDR_BYTES, payload, h->bytes);
+    else if (h->bytes > 0 && payload != NULL) /* NULL: the caller copies it (lend_at_once) */
         memcpy(f->buf + ENC_P2P_HDR_BYTES, payload, h->bytes);
     return f;
 }
@@ -255,7 +264,7 @@ static enc_status_t write_log(tx_fn tx, int peer, struct p2p_out *o)
 enc_status_t enc_p2p_conn_ring_bell(int peer, struct p2p_out *o)
 {
     struct enc_p2p_hdr h = {.kind = ENC_P2P_BELL};
-    struct p2p_frame *f = frame_new(-1, &h, NULL);
+    struct p2p_frame *f = frame_new(-1, &h, NULL, false);
 
     if (f == NULL)
         return ENC_ERR_NOMEM;
@@ -396,6 +405,10 @@ enc_status_t enc_p2p_conn_connect(int peer, struct p2p_out *o)
     return ENC_OK;
 }
 
+/* A sender whose lent buffer is being read spins this many times before it
+ * gives up the lock between looks (wait_returned). */
+#define LEND_SPINS 20000
+
 /* Payloads up to this long may go into the ring at once (ring_at_once). */
 #define RING_AT_ONCE_MAX 4096
 
@@ -424,18 +437,24 @@ static bool ring_at_once(int peer, struct p2p_out *o, const struct enc_p2p_hdr *
  * log after it, as written (the caller moves the cursor to it when part
  * of it is still to write).  It left already, so a log without memory for
  * it ends the job. */
-static struct p2p_frame *log_at_once(int peer, struct p2p_out *o, const struct enc_p2p_hdr *h,
-                                     const void *payload)
+static void log_written(int peer, struct p2p_out *o, const struct enc_p2p_hdr *h,
+                        struct p2p_frame *f)
 {
-    struct p2p_frame *f = frame_new(peer, h, payload);
-
-    if (f == NULL)
-        enc_p2p_peer_lost(enc_p2p.rank, "ran out of memory for its payload log (a message "
-                          "it sent could not be kept for the receiver's restart)");
     f->key = enc_p2p_key(h->cid, h->src, peer);
     append(&o->log, &o->log_tail, f);
     o->logged += f->len;
     enc_p2p_log_added(f);
+}
+
+static struct p2p_frame *log_at_once(int peer, struct p2p_out *o, const struct enc_p2p_hdr *h,
+                                     const void *payload)
+{
+    struct p2p_frame *f = frame_new(peer, h, payload, true);
+
+    if (f == NULL)
+        enc_p2p_peer_lost(enc_p2p.rank, "ran out of memory for its payload log (a message "
+                          "it sent could not be kept for the receiver's restart)");
+    log_written(peer, o, h, f);
     return f;
 }
 
@@ -450,6 +469,70 @@ static void wrote_at_once(int peer, struct p2p_out *o, const struct enc_p2p_hdr 
     }
     if (keeps_log())
         (void)log_at_once(peer, o, h, payload);
+}
+
+/* The reader claimed the lend: the buffer is the program's again once it
+ * was read, or the reader is lost (its connection's end marks it down, in
+ * the progress thread, which needs the lock; a restored reader resets the
+ * ring, and the word with it).  A read of a few MiB takes a few hundred
+ * microseconds: spun on first, then waited on with the lock given up. */
+static void wait_returned(struct p2p_out *o, struct enc_p2p_ring *ring, uint64_t t)
+{
+    const struct timespec pause = {.tv_nsec = 20000};
+
+    o->lending = true; /* other sends to this peer take the log's way */
+    for (unsigned spins = 0; enc_p2p_lend_reading(ring, t) && !o->down; spins++) {
+        if (spins < LEND_SPINS) {
+            __builtin_ia32_pause();
+            continue;
+        }
+        enc_p2p_unlock();
+        nanosleep(&pause, NULL);
+        enc_p2p_lock();
+    }
+    o->lending = false;
+}
+
+/* A large DATA message to a peer of this host, nothing queued before it:
+ * the program's buffer lent to the reader while its payload is copied
+ * into the log, so the two copies overlap (lend.h).  True: written and
+ * logged, and the buffer the program's again.  False: it goes as any
+ * frame (the reader then copies it out of the log). */
+static bool lend_at_once(int peer, struct p2p_out *o, const struct enc_p2p_hdr *h,
+                         const void *payload)
+{
+    size_t min = enc_p2p_remote_min(keeps_log());
+    uint8_t wire[ENC_P2P_REMOTE_WIRE];
+    struct enc_p2p_ring *ring;
+    struct p2p_frame *f;
+    uint64_t t;
+
+    if (!o->shm || o->fd < 0 || o->down || o->cursor != NULL || o->ctrl != NULL ||
+        o->nskip != 0 || o->lending || min == 0 || h->bytes < min || !keeps_log() ||
+        !enc_p2p_remote_lend() ||
+        enc_p2p_on_progress_thread || !ring_ready(peer, o))
+        return false;
+    if ((f = frame_new(peer, h, NULL, false)) == NULL)
+        return false;
+    ring = enc_p2p_shm_ring(enc_p2p.rank, peer);
+    t = o->lend_ticket = o->lend_ticket % ENC_P2P_LEND_TICKET_MAX + 1;
+    enc_p2p_lend_open(ring, t);
+    if (enc_p2p_remote_encode_lent(f, payload, t, wire) != ENC_OK ||
+        !enc_p2p_ring_put_all2(ring, enc_p2p_shm_cap(), wire, sizeof(wire), wire, 0)) {
+        (void)enc_p2p_lend_withdraw(ring, t); /* nobody saw it */
+        enc_p2p_pool_put(f);
+        return false;
+    }
+    enc_p2p.shm_sent++;
+    if (enc_p2p_shm_bell_needed(peer, !enc_p2p_on_progress_thread)) {
+        (void)enc_p2p_conn_ring_bell(peer, o);
+        enc_p2p_conn_push(peer); /* what the socket did not take, or a broken connection */
+    }
+    enc_cold_copy(f->buf + ENC_P2P_HDR_BYTES, payload, h->bytes);
+    log_written(peer, o, h, f);
+    if (!enc_p2p_lend_withdraw(ring, t))
+        wait_returned(o, ring, t);
+    return true;
 }
 
 /* A DATA message to a peer over TCP, nothing queued before it on a
@@ -500,7 +583,7 @@ enc_status_t enc_p2p_conn_queue_ack(int peer, uint32_t inc, const struct enc_p2p
      * this message, but the rings are read apart from TCP): written to
      * the incarnation before, or dropped by that RESUME, the ACK would
      * leave the restored sender's MPI_Ssend waiting for ever */
-    if ((f = frame_new(-1, h, NULL)) == NULL)
+    if ((f = frame_new(-1, h, NULL, false)) == NULL)
         return ENC_ERR_NOMEM;
     f->inc = inc;
     append(&o->held, &o->held_tail, f);
@@ -518,7 +601,7 @@ enc_status_t enc_p2p_conn_queue(int peer, const struct enc_p2p_hdr *h, const voi
     }
     if (h->kind == ENC_P2P_DATA && tcp_at_once(peer, o, h, payload))
         return ENC_OK;
-    if ((f = frame_new(h->kind == ENC_P2P_DATA ? peer : -1, h, payload)) == NULL)
+    if ((f = frame_new(h->kind == ENC_P2P_DATA ? peer : -1, h, payload, false)) == NULL)
         return ENC_ERR_NOMEM;
     if (h->kind == ENC_P2P_DATA)
         f->key = enc_p2p_key(h->cid, h->src, peer);
@@ -536,6 +619,14 @@ enc_status_t enc_p2p_conn_queue(int peer, const struct enc_p2p_hdr *h, const voi
     (void)enc_p2p_conn_connect(peer, o);
     enc_p2p_conn_push(peer);
     return ENC_OK;
+}
+
+enc_status_t enc_p2p_conn_send_data(int peer, const struct enc_p2p_hdr *h, const void *payload,
+                                    bool lend)
+{
+    if (lend && lend_at_once(peer, &enc_p2p.out[peer], h, payload))
+        return ENC_OK;
+    return enc_p2p_conn_queue(peer, h, payload);
 }
 
 /* RESUME from a peer's new incarnation: connect to it, send the log. */

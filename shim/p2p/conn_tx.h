@@ -17,6 +17,12 @@
 /* Queues a frame of header h and payload to world rank peer (connecting
  * first) and writes what the socket takes now. */
 enc_status_t enc_p2p_conn_queue(int peer, const struct enc_p2p_hdr *h, const void *payload);
+/* A DATA frame as enc_p2p_conn_queue; lend: the caller waits for it anyway
+ * (a blocking send), so a large payload to a peer of this host may be
+ * read from the caller's buffer while it is logged (lend.h), this call
+ * then returning once the peer has read it. */
+enc_status_t enc_p2p_conn_send_data(int peer, const struct enc_p2p_hdr *h, const void *payload,
+                                    bool lend);
 /* The same for an ACK of a message from the peer's incarnation inc:
  * held until a connection to that incarnation exists. */
 enc_status_t enc_p2p_conn_queue_ack(int peer, uint32_t inc, const struct enc_p2p_hdr *h);

@@ -14,6 +14,7 @@ libencore_la_SOURCES += \
 	shim/p2p/conn_rx.c \
 	shim/p2p/progress.c \
 	shim/p2p/shm_ring.c \
+	shim/p2p/lend.c \
 	shim/p2p/shm_link.c \
 	shim/p2p/shm_wait.c \
 	shim/p2p/tcp_lead.c \
@@ -42,6 +43,7 @@ noinst_HEADERS += \
 	shim/p2p/tcp_wait.h \
 	shim/p2p/shm_wait.h \
 	shim/p2p/shm_ring.h \
+	shim/p2p/lend.h \
 	shim/p2p/shm_link.h \
 	shim/p2p/pool.h \
 	shim/p2p/remote.h \

@@ -332,7 +332,7 @@ static enc_status_t send_self(const struct enc_p2p_hdr *h, const void *data)
 }
 
 enc_status_t enc_p2p_send(uint64_t cid, int src, int dst, int dst_world, int tag,
-                          const void *data, size_t bytes, struct enc_p2p_sync *s)
+                          const void *data, size_t bytes, struct enc_p2p_sync *s, bool blocking)
 {
     struct enc_p2p_hdr h = {.kind = ENC_P2P_DATA, .cid = cid, .src = src, .tag = tag,
                             .bytes = bytes};
@@ -349,7 +349,7 @@ enc_status_t enc_p2p_send(uint64_t cid, int src, int dst, int dst_world, int tag
     }
     if (dst_world == enc_p2p.rank)
         return send_self(&h, data);
-    rv = enc_p2p_conn_queue(dst_world, &h, data);
+    rv = enc_p2p_conn_send_data(dst_world, &h, data, blocking);
     /* payloads written to another host go to the spill file while this
      * thread waits (tcp_wait.c), or here when that fell behind */
     enc_p2p_spill_send_step();

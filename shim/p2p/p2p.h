@@ -89,10 +89,12 @@ void enc_p2p_unlock(void);
 
 /* Sends bytes of data (copied) from rank src of communicator cid to its
  * rank dst, world rank dst_world; s (NULL: none) makes it synchronous:
- * s->acked is called when the receiver matched it.  A message to oneself
- * goes straight to the matching. */
+ * s->acked is called when the receiver matched it; blocking: the caller
+ * waits for the send anyway (it may then wait for a rank of this host to
+ * read data, conn_tx.h).  A message to oneself goes straight to the
+ * matching. */
 enc_status_t enc_p2p_send(uint64_t cid, int src, int dst, int dst_world, int tag,
-                          const void *data, size_t bytes, struct enc_p2p_sync *s);
+                          const void *data, size_t bytes, struct enc_p2p_sync *s, bool blocking);
 /* The program was granted MPI_THREAD_MULTIPLE: enc_p2p_post refuses (one
  * line, ENC_ERR_STATE) a receive from a thread while another thread has
  * receives posted and unmatched. */

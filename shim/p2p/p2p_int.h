@@ -79,6 +79,11 @@ struct p2p_out {
     /* The cursor's frame as written into the ring when its payload is read
      * by the peer from the log (REMOTE: header, then locator). */
     uint8_t remote[ENC_P2P_HDR_BYTES + ENC_P2P_LOC_BYTES]; /* remote.h */
+    /* A payload of the program lent to the peer (lend.h): the last ticket
+     * given, and whether a sending thread waits for the peer to read it
+     * (one lend at a time: other sends take the log's way meanwhile). */
+    uint64_t lend_ticket;
+    bool lending;
 };
 
 /* A stream of frames being read: the frame at hand. */
@@ -127,7 +132,8 @@ struct p2p_state {
     uint64_t next_sync;
     uint64_t events;        /* enc_p2p_wake_waiters calls: a spinning wait's signal */
     uint64_t shm_sent, shm_recvd; /* messages through the rings (the finalize line) */
-    uint64_t shm_remote;          /* of those received, copied out of the sender's log */
+    uint64_t shm_remote;          /* of those received, copied out of the sender's process */
+    uint64_t shm_lent;            /* of those, the payload from its lent buffer (lend.h) */
     int wake_fd;            /* eventfd: the progress thread polls anew */
     /* Who reads the peers' TCP connections (tcp_wait.c, tcp_lead.c): a thread that
      * waits reads them itself while it leads (tcp_led; the progress

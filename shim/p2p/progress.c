@@ -171,8 +171,10 @@ void enc_p2p_finalize(void)
     enc_p2p_wake_thread();
     pthread_join(enc_p2p.thread, NULL);
     ENC_DEBUG("p2p", "messages through shared memory: %llu sent, %llu received (%llu of them "
-              "read from the sender's log)", (unsigned long long)enc_p2p.shm_sent,
-              (unsigned long long)enc_p2p.shm_recvd, (unsigned long long)enc_p2p.shm_remote);
+              "read from the sender's log) (%llu of them read from its lent buffer)",
+              (unsigned long long)enc_p2p.shm_sent, (unsigned long long)enc_p2p.shm_recvd,
+              (unsigned long long)(enc_p2p.shm_remote - enc_p2p.shm_lent),
+              (unsigned long long)enc_p2p.shm_lent);
     enc_p2p_pool_stats(&ps);
     ENC_DEBUG("p2p", "payload memory: %zu chunks of %zu bytes held (%zu kept free, %zu bytes), "
               "%zu mapped in all, %zu dropped after a fork", ps.chunks, ps.bytes, ps.kept_chunks,

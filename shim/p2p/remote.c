@@ -5,10 +5,20 @@
 #include <unistd.h>
 
 #include "core/tunables.h"
+#include "p2p/lend.h"
 #include "p2p/remote.h"
+#include "p2p/shm_link.h"
 #include "shm/shm.h"
 
 static int64_t cma_min = -1; /* -1: not asked yet */
+static int lend = -1;        /* -1: not asked yet */
+
+bool enc_p2p_remote_lend(void)
+{
+    if (lend < 0)
+        lend = enc_tunable_bool(ENC_TUNE_P2P_LEND);
+    return lend;
+}
 
 size_t enc_p2p_remote_min(bool log_kept)
 {
@@ -30,8 +40,15 @@ void enc_p2p_remote_forget(void)
 
 enc_status_t enc_p2p_remote_encode(const struct p2p_frame *f, uint8_t out[ENC_P2P_REMOTE_WIRE])
 {
+    return enc_p2p_remote_encode_lent(f, NULL, 0, out);
+}
+
+enc_status_t enc_p2p_remote_encode_lent(const struct p2p_frame *f, const void *lent,
+                                        uint64_t ticket, uint8_t out[ENC_P2P_REMOTE_WIRE])
+{
     struct enc_p2p_loc l = {.addr = (uintptr_t)f->buf,
-                            .pid = (int32_t)(self_pid != 0 ? self_pid : (self_pid = getpid()))};
+                            .pid = (int32_t)(self_pid != 0 ? self_pid : (self_pid = getpid())),
+                            .lent = (uintptr_t)lent, .ticket = ticket};
     struct enc_p2p_hdr h;
 
     if (enc_p2p_hdr_decode(&h, f->buf, ENC_P2P_HDR_BYTES) != ENC_OK)
@@ -44,18 +61,29 @@ enc_status_t enc_p2p_remote_encode(const struct p2p_frame *f, uint8_t out[ENC_P2
 
 enc_status_t enc_p2p_remote_fetch(int peer, struct p2p_rx *in)
 {
-    uint8_t logged[ENC_P2P_HDR_BYTES], ring[ENC_P2P_HDR_BYTES];
+    uint8_t logged[ENC_P2P_HDR_BYTES], announced[ENC_P2P_HDR_BYTES];
+    struct enc_p2p_ring *ring = enc_p2p_shm_ring(peer, enc_p2p.rank);
     struct enc_p2p_loc l;
     enc_status_t rv;
 
     if (enc_p2p_loc_decode(&l, in->loc) != ENC_OK)
         return ENC_ERR_PROTO;
-    rv = enc_shm_cma_read2(l.pid, l.addr, logged, sizeof(logged), in->msg->data, in->msg->bytes);
+    if (l.ticket != 0 && enc_p2p_lend_claim(ring, l.ticket)) {
+        /* the header from the log (written before the locator), the
+         * payload from the program's buffer while the sender logs it */
+        rv = enc_shm_cma_read_pair(l.pid, l.addr, logged, sizeof(logged), l.lent,
+                                   in->msg->data, in->msg->bytes);
+        enc_p2p_lend_return(ring, l.ticket);
+        enc_p2p.shm_lent++;
+    } else {
+        rv = enc_shm_cma_read2(l.pid, l.addr, logged, sizeof(logged), in->msg->data,
+                               in->msg->bytes);
+    }
     if (rv != ENC_OK)
         return rv;
-    memcpy(ring, in->hdr, sizeof(ring));
-    ring[6] = ring[7] = 0; /* the flags, big-endian: 0 in the log */
-    if (memcmp(logged, ring, sizeof(ring)) != 0) {
+    memcpy(announced, in->hdr, sizeof(announced));
+    announced[6] = announced[7] = 0; /* the flags, big-endian: 0 in the log */
+    if (memcmp(logged, announced, sizeof(announced)) != 0) {
         ENC_ERROR("p2p", "rank %d's locator (pid %d, address %#llx) does not lead to the "
                   "message its ring announced; ENCORE_P2P_CMA_MIN=0 sends every payload "
                   "through the ring", peer, (int)l.pid, (unsigned long long)l.addr);

@@ -28,18 +28,25 @@
  * a locator: ENCORE_P2P_CMA_MIN when the log is kept and the kernel lets
  * this process be read (asked once), else 0 (never). */
 size_t enc_p2p_remote_min(bool log_kept);
+/* Whether a blocking send may lend its buffer (ENCORE_P2P_LEND, lend.h). */
+bool enc_p2p_remote_lend(void);
 /* Forgets that answer (in a snapshot image: asked again once restored). */
 void enc_p2p_remote_forget(void);
 /* What goes into the ring for log frame f: its header flagged REMOTE and
  * a locator naming f in this process.  ENC_OK, or ENC_ERR_PROTO for a
  * frame whose header is not one (never). */
 enc_status_t enc_p2p_remote_encode(const struct p2p_frame *f, uint8_t out[ENC_P2P_REMOTE_WIRE]);
+/* The same for a frame whose payload is also lent from address lent of
+ * this process under ticket (lend.h). */
+enc_status_t enc_p2p_remote_encode_lent(const struct p2p_frame *f, const void *lent,
+                                        uint64_t ticket, uint8_t out[ENC_P2P_REMOTE_WIRE]);
 /* A REMOTE frame's locator was read into in->loc (its header is in
  * in->hdr): copies the frame out of the writer's log, its header too,
  * which must be the ring's but for the flag (else the locator did not
  * lead into the writer's log, a rank in another pid namespace say, and
  * nothing is delivered: ENC_ERR_PROTO, with one line); the payload lands
- * in in->msg, complete.  ENC_ERR_PEER_RESET: the writer is gone. */
+ * in in->msg, complete: read from the sender's lent buffer when it can
+ * still claim the lend, else from the log.  ENC_ERR_PEER_RESET: the writer is gone. */
 enc_status_t enc_p2p_remote_fetch(int peer, struct p2p_rx *in);
 
 #endif

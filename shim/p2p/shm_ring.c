@@ -120,5 +120,6 @@ void enc_p2p_ring_reset(struct enc_p2p_ring *r)
     atomic_store_explicit(&r->rpos, 0, memory_order_relaxed);
     r->rpos_seen = 0;
     atomic_store_explicit(&r->room_wanted, 0, memory_order_relaxed);
+    atomic_store_explicit(&r->lent, 0, memory_order_relaxed);
     atomic_fetch_add_explicit(&r->resets, 1, memory_order_release);
 }

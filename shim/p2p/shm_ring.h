@@ -36,7 +36,8 @@ struct enc_p2p_ring {
     uint8_t pad1[48];
     _Atomic uint32_t room_wanted; /* the writer waits for room (the reader rings it) */
     uint8_t pad2[60];
-    uint8_t pad3[64];
+    _Atomic uint64_t lent;        /* the writer's buffer lent to the reader (lend.h) */
+    uint8_t pad3[56];
     uint8_t data[];               /* cap bytes, a power of two */
 };
 _Static_assert(sizeof(struct enc_p2p_ring) == ENC_P2P_RING_HDR, "the ring's header");

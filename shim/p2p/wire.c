@@ -113,11 +113,18 @@ void enc_p2p_loc_encode(const struct enc_p2p_loc *l, uint8_t out[ENC_P2P_LOC_BYT
     put64(out, l->addr);
     put32(out + 8, (uint32_t)l->pid);
     put32(out + 12, 0);
+    put64(out + 16, l->lent);
+    put64(out + 24, l->ticket);
 }
 
 enc_status_t enc_p2p_loc_decode(struct enc_p2p_loc *l, const uint8_t in[ENC_P2P_LOC_BYTES])
 {
     l->addr = get64(in);
     l->pid = (int32_t)get32(in + 8);
-    return l->addr != 0 && l->pid > 0 && get32(in + 12) == 0 ? ENC_OK : ENC_ERR_PROTO;
+    l->lent = get64(in + 16);
+    l->ticket = get64(in + 24);
+    return l->addr != 0 && l->pid > 0 && get32(in + 12) == 0 &&
+                   (l->lent == 0) == (l->ticket == 0) && l->ticket <= ENC_P2P_LEND_TICKET_MAX
+               ? ENC_OK
+               : ENC_ERR_PROTO;
 }

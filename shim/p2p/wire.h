@@ -23,9 +23,12 @@
  *         peer of this host, whose DATA frames go through the ring).
  * A DATA frame in a ring may carry the flag REMOTE: then a locator
  * follows the header instead of the payload (u64 address, u32 pid, u32
- * 0), and the reader copies the frame from that address of the sender's
- * process (its log frame, conn_tx.c: the same header without the flag, then
- * the `bytes` of payload) by cross-memory attach.
+ * 0, u64 lent address, u64 lend ticket), and the reader copies the frame
+ * from that address of the sender's process (its log frame, conn_tx.c:
+ * the same header without the flag, then the `bytes` of payload) by
+ * cross-memory attach.  A lent address (ticket not 0, both or neither)
+ * is the payload in the sender's own buffer, which the reader may read
+ * instead while the sender lends it (lend.h).
  */
 #ifndef ENC_P2P_WIRE_H
 #define ENC_P2P_WIRE_H
@@ -54,7 +57,9 @@ enum enc_p2p_kind {
 
 /* Header flags. */
 #define ENC_P2P_REMOTE 1u /* DATA through a ring: a locator, not the payload, follows */
-#define ENC_P2P_LOC_BYTES 16
+#define ENC_P2P_LOC_BYTES 32
+/* A lend ticket shares a 64-bit word with 2 bits of state (lend.h). */
+#define ENC_P2P_LEND_TICKET_MAX ((1ull << 62) - 1)
 
 enum enc_p2p_mode {
     ENC_P2P_STANDARD = 0, /* standard, buffered and ready sends */
@@ -83,14 +88,17 @@ void enc_p2p_hdr_encode(const struct enc_p2p_hdr *h, uint8_t out[ENC_P2P_HDR_BYT
  * whole pairs or more than ENC_P2P_MAX_POS of them). */
 enc_status_t enc_p2p_hdr_decode(struct enc_p2p_hdr *h, const uint8_t *in, size_t len);
 
-/* Where a REMOTE frame is in its sender's log: an address in process pid. */
+/* Where a REMOTE frame is in its sender's log: an address in process pid;
+ * and, when ticket is not 0, its payload at address lent of that process
+ * under that lend ticket (lend.h). */
 struct enc_p2p_loc {
     uint64_t addr;
     int32_t pid;
+    uint64_t lent, ticket;
 };
 void enc_p2p_loc_encode(const struct enc_p2p_loc *l, uint8_t out[ENC_P2P_LOC_BYTES]);
 /* ENC_OK, or ENC_ERR_PROTO (a null address, a pid that is not positive,
- * reserved bits set). */
+ * reserved bits set, a lent address without a ticket or the reverse). */
 enc_status_t enc_p2p_loc_decode(struct enc_p2p_loc *l, const uint8_t in[ENC_P2P_LOC_BYTES]);
 
 #endif

@@ -60,6 +60,36 @@ bool enc_shm_cma_usable(void)
     return true;
 }
 
+enc_status_t enc_shm_cma_read_pair(pid_t pid, uint64_t remote_first, void *first,
+                                   size_t first_len, uint64_t remote_then, void *then,
+                                   size_t then_len)
+{
+    struct iovec l[2] = {{first, first_len}, {then, then_len}};
+    struct iovec r[2] = {{(void *)(uintptr_t)remote_first, first_len},
+                         {(void *)(uintptr_t)remote_then, then_len}};
+    ssize_t got = process_vm_readv(pid, l, 2, r, 2, 0);
+    size_t done = got > 0 ? (size_t)got : 0;
+    enc_status_t rv;
+
+    if (done == first_len + then_len)
+        return ENC_OK;
+    if (got < 0 && errno == ESRCH)
+        return ENC_ERR_PEER_RESET;
+    /* cut short (a signal, a page it could not read yet): the rest one
+     * place at a time, which says why if it fails */
+    if (done < first_len) {
+        rv = enc_shm_cma_read(pid, remote_first + done, (uint8_t *)first + done,
+                              first_len - done);
+        if (rv != ENC_OK)
+            return rv;
+        done = first_len;
+    }
+    done -= first_len;
+    return then_len > done ? enc_shm_cma_read(pid, remote_then + done, (uint8_t *)then + done,
+                                              then_len - done)
+                           : ENC_OK;
+}
+
 enc_status_t enc_shm_cma_read(pid_t pid, uint64_t remote, void *local, size_t bytes)
 {
     return enc_shm_cma_read2(pid, remote, local, bytes, NULL, 0);

@@ -269,5 +269,12 @@ enc_status_t enc_shm_cma_read(pid_t pid, uint64_t remote, void *local, size_t by
  * into then (a frame's header and its payload). */
 enc_status_t enc_shm_cma_read2(pid_t pid, uint64_t remote, void *first, size_t first_len,
                                void *then, size_t then_len);
+/* Two places of pid's memory into two of ours in one system call when it
+ * can (a frame's header from the sender's log, its payload from the
+ * sender's lent buffer): first_len bytes at remote_first into first, then
+ * then_len at remote_then into then. */
+enc_status_t enc_shm_cma_read_pair(pid_t pid, uint64_t remote_first, void *first,
+                                   size_t first_len, uint64_t remote_then, void *then,
+                                   size_t then_len);
 
 #endif

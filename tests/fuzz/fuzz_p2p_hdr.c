@@ -65,6 +65,8 @@ void fuzz_seeds(fuzz_emit_fn emit)
                                        .src = 1, .tag = 7, .seq = 4, .bytes = 1 << 20,
                                        .chain = 0x1f2e3d4c5b6a7980ull};
     const struct enc_p2p_loc loc = {.addr = 0x7f0a12345010ull, .pid = 4242};
+    const struct enc_p2p_loc lent = {.addr = 0x7f0a12345010ull, .pid = 4242,
+                                     .lent = 0x7ffd00001000ull, .ticket = 9};
     uint8_t buf[ENC_P2P_HDR_BYTES + ENC_P2P_LOC_BYTES];
     char name[16];
 
@@ -76,4 +78,6 @@ void fuzz_seeds(fuzz_emit_fn emit)
     enc_p2p_hdr_encode(&remote, buf);
     enc_p2p_loc_encode(&loc, buf + ENC_P2P_HDR_BYTES);
     emit("remote", buf, sizeof(buf));
+    enc_p2p_loc_encode(&lent, buf + ENC_P2P_HDR_BYTES);
+    emit("remote-lent", buf, sizeof(buf));
 }

@@ -20,6 +20,12 @@
 #             ring with Isend/Irecv/Waitall): the receiver SIGKILLed while
 #             the transfers stream, and at a collective: the same distinct
 #             lines as the fault-free run, whose sums equal native's.
+#   lend      the same ring exchanged with MPI_Sendrecv, whose blocking
+#             sends lend their buffers to the reader while they log them
+#             (shim/p2p/lend.h): native's lines, some payloads read from a
+#             lent buffer (none with ENCORE_P2P_LEND=0), and native's lines
+#             again with the reader (rank 1) and then the lender (rank 0)
+#             SIGKILLed mid-stream.
 #   late      tests/programs/p2p_late_reader (2 ranks, 1 MiB messages read
 #             by the receiver straight out of the sender's log,
 #             ENCORE_P2P_CMA_MIN=32K): the
@@ -130,6 +136,31 @@ kill_at big.sig 3 1 KILL '^iter' 4 "$big" "$iters" "$mib"
 sort -u "$ENC_TMP/big.sig.out" >"$ENC_TMP/big.sig.uniq"
 enc_expect_same "$ENC_TMP/big.free.uniq" "$ENC_TMP/big.sig.uniq" "big: receiver SIGKILLed mid-transfer"
 enc_log "ok: big, rank 1 SIGKILLed while $mib MiB messages stream"
+
+# -- lend ------------------------------------------------------------------------
+# The same ring with MPI_Sendrecv: each blocking send lends its buffer to
+# the receiver while it copies the payload into its log (shim/p2p/lend.h).
+if [ "$ENC_NATIVE_ONLY" != 1 ]; then
+    lent_n() { grep -o "([0-9]* of them read from its lent buffer)" "$1" | tr -dc '0-9\n' | awk '{s += $1} END {print s + 0}'; }
+    ENCORE_LOG=debug enc_run_ok lend.free enc_encore 3 "$big" "$iters" "$mib" sendrecv
+    sort -u "$ENC_TMP/lend.free.out" >"$ENC_TMP/lend.free.uniq"
+    enc_expect_same "$ENC_TMP/big.native.uniq" "$ENC_TMP/lend.free.uniq" "lend: fault-free vs native"
+    lent=$(lent_n "$ENC_TMP/lend.free.err")
+    [ "$lent" -gt 0 ] || enc_fail "lend: no payload of $((3 * iters)) was read from a lent buffer"
+    ENCORE_P2P_LEND=0 ENCORE_LOG=debug enc_run_ok lend.off enc_encore 3 "$big" "$iters" "$mib" sendrecv
+    sort -u "$ENC_TMP/lend.off.out" >"$ENC_TMP/lend.off.uniq"
+    enc_expect_same "$ENC_TMP/big.native.uniq" "$ENC_TMP/lend.off.uniq" "lend: ENCORE_P2P_LEND=0 vs native"
+    [ "$(lent_n "$ENC_TMP/lend.off.err")" = 0 ] || enc_fail "lend: a buffer was lent with ENCORE_P2P_LEND=0"
+    enc_log "ok: lend, $lent of $((3 * iters)) payloads read from the lent buffer, none with ENCORE_P2P_LEND=0"
+    # the reader of rank 0's buffer (rank 1), then the lender (rank 0), SIGKILLed mid-stream
+    for victim in 1 0; do
+        kill_at "lend.sig$victim" 3 "$victim" KILL '^iter' 4 "$big" "$iters" "$mib" sendrecv
+        sort -u "$ENC_TMP/lend.sig$victim.out" >"$ENC_TMP/lend.sig$victim.uniq"
+        enc_expect_same "$ENC_TMP/big.native.uniq" "$ENC_TMP/lend.sig$victim.uniq" \
+            "lend: rank $victim SIGKILLed mid-transfer"
+        enc_log "ok: lend, rank $victim SIGKILLed while $mib MiB buffers are lent"
+    done
+fi
 
 # -- late ------------------------------------------------------------------------
 go="$ENC_TMP/late.go"

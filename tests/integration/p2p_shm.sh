@@ -58,9 +58,13 @@ done
 # one, its receiver in a barrier (the large one read out of the log ends
 # the reader's turn: the small one behind it once waited for ever).
 if [ "$ENC_NATIVE_ONLY" != 1 ]; then
-    remote="read from the sender's log"
+    remote="read out of the sender's process"
     with_cma() { (export ENCORE_P2P_CMA_MIN="$1" ENCORE_P2P_SHM=1 ENCORE_LOG=debug && shift && "$@"); }
-    read_n() { grep -o "([0-9]* of them $remote)" "$1" | tr -dc '0-9\n' | awk '{s += $1} END {print s + 0}'; }
+    # count_n FILE WHAT: the messages of the finalize lines "(N of them WHAT)"
+    count_n() { grep -o "([0-9]* of them $2)" "$1" | tr -dc '0-9\n' | awk '{s += $1} END {print s + 0}'; }
+    # read_n FILE: those read out of the sender's process (its log, or
+    # the buffer it lent, lend.h)
+    read_n() { echo $(($(count_n "$1" "read from the sender's log") + $(count_n "$1" "read from its lent buffer"))); }
     [ "$(read_n "$ENC_TMP/check_shm1_4.err")" -gt 0 ] ||
         enc_fail "check -n 4: no message $remote with ENCORE_P2P_CMA_MIN at its default"
     behind="$ENC_PROGRAMS/p2p_behind"

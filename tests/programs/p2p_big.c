@@ -6,12 +6,16 @@
  * prints "iter I sum S" every iteration and every rank "rank R checksum C"
  * at the end, so a run whose receiver is killed inside a transfer must
  * print the same distinct lines as a fault-free one
- * (tests/integration/p2p_hard.sh).
- *   p2p_big [iterations] [MiB per message]
+ * (tests/integration/p2p_hard.sh).  With "sendrecv" the exchange is one
+ * MPI_Sendrecv instead: a blocking send, whose buffer encore lends to a
+ * receiver of the same host while it logs the payload (shim/p2p/lend.h);
+ * the output is the same.
+ *   p2p_big [iterations] [MiB per message] [isend|sendrecv]
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <mpi.h>
 
@@ -21,6 +25,7 @@
 int main(int argc, char **argv)
 {
     int iters = argc > 1 ? atoi(argv[1]) : 10, mib = argc > 2 ? atoi(argv[2]) : 4;
+    int blocking = argc > 3 && strcmp(argv[3], "sendrecv") == 0;
     int rank, size, left, right;
     size_t n;
     uint64_t *out, *in, check = 0;
@@ -43,9 +48,14 @@ int main(int argc, char **argv)
         uint64_t last, sum = 0, total = 0, expect[1];
 
         xorshift_fill(out, n, rank, it);
-        MPI_Irecv(in, (int)n, MPI_UINT64_T, left, it, MPI_COMM_WORLD, &q[0]);
-        MPI_Isend(out, (int)n, MPI_UINT64_T, right, it, MPI_COMM_WORLD, &q[1]);
-        MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+        if (blocking) {
+            MPI_Sendrecv(out, (int)n, MPI_UINT64_T, right, it, in, (int)n, MPI_UINT64_T, left, it,
+                         MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else {
+            MPI_Irecv(in, (int)n, MPI_UINT64_T, left, it, MPI_COMM_WORLD, &q[0]);
+            MPI_Isend(out, (int)n, MPI_UINT64_T, right, it, MPI_COMM_WORLD, &q[1]);
+            MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+        }
         last = xorshift_fill(out, n, left, it); /* what the left neighbour sent */
         expect[0] = last;
         if (in[n - 1] != expect[0]) {

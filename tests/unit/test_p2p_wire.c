@@ -66,8 +66,29 @@ Test(p2p_wire, locator_roundtrips_and_refuses_nonsense)
     cr_assert_eq(enc_p2p_loc_decode(&out, buf), ENC_OK);
     cr_assert_eq(out.addr, l.addr);
     cr_assert_eq(out.pid, l.pid);
+    cr_assert_eq(out.lent, 0);
+    cr_assert_eq(out.ticket, 0);
     buf[15] = 1; /* reserved */
     cr_assert_eq(enc_p2p_loc_decode(&out, buf), ENC_ERR_PROTO);
+    l.lent = 0x00007ffd12345000ull;
+    l.ticket = 77;
+    enc_p2p_loc_encode(&l, buf);
+    cr_assert_eq(enc_p2p_loc_decode(&out, buf), ENC_OK);
+    cr_assert_eq(out.lent, l.lent);
+    cr_assert_eq(out.ticket, 77);
+    l.ticket = 0; /* a lent address without a ticket */
+    enc_p2p_loc_encode(&l, buf);
+    cr_assert_eq(enc_p2p_loc_decode(&out, buf), ENC_ERR_PROTO);
+    l.lent = 0; /* a ticket without an address */
+    l.ticket = 5;
+    enc_p2p_loc_encode(&l, buf);
+    cr_assert_eq(enc_p2p_loc_decode(&out, buf), ENC_ERR_PROTO);
+    l.lent = 4096; /* a ticket beyond what the ring's word holds */
+    l.ticket = ENC_P2P_LEND_TICKET_MAX + 1;
+    enc_p2p_loc_encode(&l, buf);
+    cr_assert_eq(enc_p2p_loc_decode(&out, buf), ENC_ERR_PROTO);
+    l.ticket = 0;
+    l.lent = 0;
     l.addr = 0;
     enc_p2p_loc_encode(&l, buf);
     cr_assert_eq(enc_p2p_loc_decode(&out, buf), ENC_ERR_PROTO);

@@ -29,7 +29,8 @@ static void acked(struct enc_p2p_sync *s)
 /* Checks and sends; *r (sync only) is the request waiting for the ACK,
  * with a reference for the caller; NULL after MPI_PROC_NULL. */
 static int send_common(const char *fn, const void *buf, int count, MPI_Datatype type,
-                       int dest, int tag, MPI_Comm comm, bool sync, struct enc_mpi_preq **r)
+                       int dest, int tag, MPI_Comm comm, bool sync, bool blocking,
+                       struct enc_mpi_preq **r)
 {
     struct enc_mpi_pcomm c;
     const void *data;
@@ -64,7 +65,7 @@ static int send_common(const char *fn, const void *buf, int count, MPI_Datatype 
     enc_p2p_lock();
     dest += c.peer_off; /* a remote group's rank, on an intercommunicator */
     st = enc_p2p_send(c.cid, c.rank, dest, enc_group_world_rank(c.g, dest), tag, data, bytes,
-                      sync ? &(*r)->sync : NULL);
+                      sync ? &(*r)->sync : NULL, blocking);
     enc_p2p_attend_end();
     enc_p2p_unlock();
     free(owned);
@@ -80,7 +81,7 @@ static int send_blocking(const char *fn, const void *buf, int count, MPI_Datatyp
                          int dest, int tag, MPI_Comm comm, bool sync)
 {
     struct enc_mpi_preq *r;
-    int rv = send_common(fn, buf, count, type, dest, tag, comm, sync, &r);
+    int rv = send_common(fn, buf, count, type, dest, tag, comm, sync, true, &r);
 
     if (rv != MPI_SUCCESS || r == NULL)
         return rv;
@@ -108,7 +109,7 @@ static int send_nonblocking(const char *fn, const void *buf, int count, MPI_Data
                             int dest, int tag, MPI_Comm comm, bool sync, MPI_Request *request)
 {
     struct enc_mpi_preq *r;
-    int rv = send_common(fn, buf, count, type, dest, tag, comm, sync, &r);
+    int rv = send_common(fn, buf, count, type, dest, tag, comm, sync, false, &r);
 
     if (rv != MPI_SUCCESS)
         return rv;
