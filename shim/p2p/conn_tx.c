@@ -433,10 +433,8 @@ static bool ring_at_once(int peer, struct p2p_out *o, const struct enc_p2p_hdr *
     return true;
 }
 
-/* A message written at once (ring_at_once, tcp_at_once) goes into the
- * log after it, as written (the caller moves the cursor to it when part
- * of it is still to write).  It left already, so a log without memory for
- * it ends the job. */
+/* Frame f of message h to peer joins the log as written: the cursor stays
+ * where it is. */
 static void log_written(int peer, struct p2p_out *o, const struct enc_p2p_hdr *h,
                         struct p2p_frame *f)
 {
@@ -446,6 +444,10 @@ static void log_written(int peer, struct p2p_out *o, const struct enc_p2p_hdr *h
     enc_p2p_log_added(f);
 }
 
+/* A message written at once (ring_at_once, tcp_at_once) goes into the
+ * log after it, as written (the caller moves the cursor to it when part
+ * of it is still to write).  It left already, so a log without memory for
+ * it ends the job. */
 static struct p2p_frame *log_at_once(int peer, struct p2p_out *o, const struct enc_p2p_hdr *h,
                                      const void *payload)
 {
