@@ -408,6 +408,16 @@ enc_status_t enc_p2p_conn_connect(int peer, struct p2p_out *o)
 /* A sender whose lent buffer is being read spins this many times before it
  * gives up the lock between looks (wait_returned). */
 #define LEND_SPINS 20000
+/* ... and waits at most ENCORE_P2P_LEND_WAIT_MS for it (then revokes the
+ * lend), asked once. */
+static int lend_wait_ms(void)
+{
+    static int ms = -1;
+
+    if (ms < 0)
+        ms = (int)enc_tunable_uint(ENC_TUNE_P2P_LEND_WAIT_MS);
+    return ms;
+}
 
 /* Payloads up to this long may go into the ring at once (ring_at_once). */
 #define RING_AT_ONCE_MAX 4096
@@ -476,14 +486,19 @@ static void wrote_at_once(int peer, struct p2p_out *o, const struct enc_p2p_hdr 
 /* The reader claimed the lend: the buffer is the program's again once it
  * was read, or the reader is lost (its connection's end marks it down, in
  * the progress thread, which needs the lock; a restored reader resets the
- * ring, and the word with it).  A read of a few MiB takes a few hundred
- * microseconds: spun on first, then waited on with the lock given up. */
+ * ring, and the word with it), or after lend_wait_ms(): then the lend is
+ * revoked and the reader, if it lives, reads the log frame again
+ * (lend.h).  A read of a few MiB takes a few hundred microseconds: spun on
+ * first, then waited on with the lock given up. */
 static void wait_returned(struct p2p_out *o, struct enc_p2p_ring *ring, uint64_t t)
 {
     const struct timespec pause = {.tv_nsec = 20000};
+    uint64_t deadline = enc_deadline_ms(lend_wait_ms());
 
     o->lending = true; /* other sends to this peer take the log's way */
     for (unsigned spins = 0; enc_p2p_lend_reading(ring, t) && !o->down; spins++) {
+        if (enc_ms_left(deadline) == 0)
+            break;
         if (spins < LEND_SPINS) {
             __builtin_ia32_pause();
             continue;
@@ -492,6 +507,10 @@ static void wait_returned(struct p2p_out *o, struct enc_p2p_ring *ring, uint64_t
         nanosleep(&pause, NULL);
         enc_p2p_lock();
     }
+    if (enc_p2p_lend_revoke(ring, t))
+        ENC_DEBUG("p2p", "rank %d was still reading a lent buffer after %d ms, or was lost: "
+                  "lend %llu revoked (it reads the log)", (int)(o - enc_p2p.out), lend_wait_ms(),
+                  (unsigned long long)t);
     o->lending = false;
 }
 

@@ -32,11 +32,20 @@ bool enc_p2p_lend_claim(struct enc_p2p_ring *r, uint64_t ticket)
                                                    memory_order_acq_rel, memory_order_acquire);
 }
 
-void enc_p2p_lend_return(struct enc_p2p_ring *r, uint64_t ticket)
+bool enc_p2p_lend_return(struct enc_p2p_ring *r, uint64_t ticket)
 {
     uint64_t want = word(ticket, READING);
 
-    /* only its own claim: a ring reset in between leaves the word alone */
-    (void)atomic_compare_exchange_strong_explicit(&r->lent, &want, word(ticket, RETURNED),
-                                                  memory_order_release, memory_order_relaxed);
+    /* only its own claim: a revoke or a ring reset in between leaves the
+     * word alone, and what was read is not to be trusted */
+    return atomic_compare_exchange_strong_explicit(&r->lent, &want, word(ticket, RETURNED),
+                                                   memory_order_acq_rel, memory_order_acquire);
+}
+
+bool enc_p2p_lend_revoke(struct enc_p2p_ring *r, uint64_t ticket)
+{
+    uint64_t want = word(ticket, READING);
+
+    return atomic_compare_exchange_strong_explicit(&r->lent, &want, 0, memory_order_acq_rel,
+                                                   memory_order_acquire);
 }

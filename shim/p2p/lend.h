@@ -14,14 +14,21 @@
  *
  *   sender  lend_open        LENT        before the locator goes out
  *   reader  lend_claim       LENT -> READING, then reads the lent buffer
- *   reader  lend_return      READING -> RETURNED once read (or failed)
+ *   reader  lend_return      READING -> RETURNED once read: what it read
+ *                            stands only if this succeeds
  *   sender  lend_withdraw    LENT -> 0 once its log copy is whole: the
  *                            reader finds the word moved and reads the log
+ *   sender  lend_revoke      READING -> 0 when the reader took too long
  *
- * A sender whose withdraw finds the reader reading waits until the word
- * no longer says READING its ticket (returned, the ring reset for a new
- * connection), or the reader is lost: its buffer is the program's again
- * only then.  One lend per ring at a time (p2p_out.lending).
+ * A sender whose withdraw finds the reader reading waits, a bounded time,
+ * until the word no longer says READING its ticket (returned, or the ring
+ * reset for a restored reader) or the reader is lost.  Then, if the word
+ * still says READING, it revokes the lend and gives the buffer back to
+ * the program all the same: a reader whose return fails (revoked, or the
+ * ring reset) drops what it read and reads the payload again from the log
+ * frame, which is whole before any withdraw or revoke.  So a reader
+ * stopped or killed in the middle of its read never holds the sender.
+ * One lend per ring at a time (p2p_out.lending).
  */
 #ifndef ENC_P2P_LEND_H
 #define ENC_P2P_LEND_H
@@ -38,9 +45,14 @@ void enc_p2p_lend_open(struct enc_p2p_ring *r, uint64_t ticket);
 bool enc_p2p_lend_withdraw(struct enc_p2p_ring *r, uint64_t ticket);
 /* The sender after a withdraw that failed: is the reader still reading? */
 bool enc_p2p_lend_reading(struct enc_p2p_ring *r, uint64_t ticket);
+/* The sender, after waiting its bound: true when it revoked the reader's
+ * claim (the reader reads the log again), false when the reader was done. */
+bool enc_p2p_lend_revoke(struct enc_p2p_ring *r, uint64_t ticket);
 /* The reader: true when it may read the lent buffer (then it must call
  * lend_return once done, whatever the read gave); false: read the log. */
 bool enc_p2p_lend_claim(struct enc_p2p_ring *r, uint64_t ticket);
-void enc_p2p_lend_return(struct enc_p2p_ring *r, uint64_t ticket);
+/* True: what it read from the lent buffer stands; false: the lend was
+ * revoked or the ring reset meanwhile, read the log frame instead. */
+bool enc_p2p_lend_return(struct enc_p2p_ring *r, uint64_t ticket);
 
 #endif

@@ -73,8 +73,11 @@ enc_status_t enc_p2p_remote_fetch(int peer, struct p2p_rx *in)
          * payload from the program's buffer while the sender logs it */
         rv = enc_shm_cma_read_pair(l.pid, l.addr, logged, sizeof(logged), l.lent,
                                    in->msg->data, in->msg->bytes);
-        enc_p2p_lend_return(ring, l.ticket);
-        enc_p2p.shm_lent++;
+        if (enc_p2p_lend_return(ring, l.ticket))
+            enc_p2p.shm_lent++;
+        else if (rv == ENC_OK) /* revoked: the buffer may have changed under the read */
+            rv = enc_shm_cma_read2(l.pid, l.addr, logged, sizeof(logged), in->msg->data,
+                                   in->msg->bytes);
     } else {
         rv = enc_shm_cma_read2(l.pid, l.addr, logged, sizeof(logged), in->msg->data,
                                in->msg->bytes);

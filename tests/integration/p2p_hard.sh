@@ -25,7 +25,9 @@
 #             (shim/p2p/lend.h): native's lines, some payloads read from a
 #             lent buffer (none with ENCORE_P2P_LEND=0), and native's lines
 #             again with the reader (rank 1) and then the lender (rank 0)
-#             SIGKILLed mid-stream.
+#             SIGKILLed mid-stream, with every claimed lend revoked
+#             (ENCORE_P2P_LEND_WAIT_MS=0: the readers read the log again),
+#             and with the reader SIGSTOPped for 1 s.
 #   late      tests/programs/p2p_late_reader (2 ranks, 1 MiB messages read
 #             by the receiver straight out of the sender's log,
 #             ENCORE_P2P_CMA_MIN=32K): the
@@ -160,6 +162,34 @@ if [ "$ENC_NATIVE_ONLY" != 1 ]; then
             "lend: rank $victim SIGKILLed mid-transfer"
         enc_log "ok: lend, rank $victim SIGKILLed while $mib MiB buffers are lent"
     done
+    # every claimed lend revoked at once (ENCORE_P2P_LEND_WAIT_MS=0): the
+    # readers read those payloads again from the senders' logs
+    ENCORE_P2P_LEND_WAIT_MS=0 ENCORE_LOG=debug enc_run_ok lend.revoke enc_encore 3 "$big" \
+        "$iters" "$mib" sendrecv
+    sort -u "$ENC_TMP/lend.revoke.out" >"$ENC_TMP/lend.revoke.uniq"
+    enc_expect_same "$ENC_TMP/big.native.uniq" "$ENC_TMP/lend.revoke.uniq" \
+        "lend: every claimed lend revoked"
+    revoked=$(enc_count "$ENC_TMP/lend.revoke.err" "lend [0-9]+ revoked")
+    [ "$revoked" -gt 0 ] || enc_fail "lend.revoke: no lend was revoked with ENCORE_P2P_LEND_WAIT_MS=0"
+    enc_log "ok: lend, $revoked claimed lends revoked and read again from the log"
+    # the reader SIGSTOPped for 1 s, below the heartbeat bound: a lend it
+    # claimed before it stopped is revoked after 50 ms (lend.h), and the
+    # reader, continued, reads that payload again from the sender's log
+    ENCORE_LOG=debug enc_encore 3 "$big" "$iters" "$mib" sendrecv \
+        >"$ENC_TMP/lend.stop.out" 2>"$ENC_TMP/lend.stop.err" &
+    bg=$!
+    enc_wait_lines "$ENC_TMP/lend.stop.out" '^iter' 4 60 lend.stop
+    pid=$(enc_rank_pid "$(enc_bounded_pid "$bg")" 1)
+    [ -n "$pid" ] || enc_fail "lend.stop: rank 1 not found"
+    kill -STOP "$pid"
+    sleep 1
+    kill -CONT "$pid"
+    ENC_RC=0
+    wait "$bg" || ENC_RC=$?
+    enc_expect_status lend.stop 0
+    sort -u "$ENC_TMP/lend.stop.out" >"$ENC_TMP/lend.stop.uniq"
+    enc_expect_same "$ENC_TMP/big.native.uniq" "$ENC_TMP/lend.stop.uniq" "lend: reader SIGSTOPped for 1 s"
+    enc_log "ok: lend, reader SIGSTOPped for 1 s ($(grep -c 'revoked' "$ENC_TMP/lend.stop.err") lends revoked)"
 fi
 
 # -- late ------------------------------------------------------------------------
