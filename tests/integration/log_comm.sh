@@ -18,6 +18,15 @@
 #             the 18.75 MiB that pass through it; rank 1, killed once it
 #             parked two snapshots, is restored, replays only what follows
 #             its image, and the result is exact
+#   slots     snap_iter with 8-byte allreduces on the world, 1,000,000 of
+#             them, 2 ranks: each is one slot of its communicator's table of
+#             entries (144 bytes, more than its result), and the peak log
+#             counts the table: without snapshots it holds every slot (at
+#             least 130 MiB; before session 21 the peak said a few MiB while
+#             the tables took 1.2 GiB per rank in a long IMB run); with
+#             snapshots every 0.2 s the trims give the pages back and a
+#             moved table is sized by what it holds, so the peak stays under
+#             half of that; both results exact
 #   spill     recov_iter --comm rev, ENCORE_LOG_MEM_MAX=4096 and a spill
 #             directory: the communicator's held entries go to the spill file
 #             (one memory budget and one spill file for every communicator);
@@ -78,6 +87,30 @@ done
 replayed=$(rec_summary trim 1 replayed)
 [ "$replayed" -lt 150 ] || enc_fail "trim: rank 1 replayed $replayed collectives (the whole run?)"
 enc_log "ok trim (peak log $(rec_summary trim 0 log) and $(rec_summary trim 1 log) MiB, replayed $replayed)"
+
+# -- slots -------------------------------------------------------------------------
+SLOT_ARGS="--iters 1000000 --count 1 --work-us 0"
+# shellcheck disable=SC2086 # SLOT_ARGS is a list of words
+enc_run_ok slotref.native enc_mpirun 2 "$SNAP" $SLOT_ARGS
+cp "$ENC_TMP/slotref.native.out" "$ENC_TMP/slotref.ref" || enc_fail "cp failed"
+for mode in off on; do
+    case $mode in
+        off) REC_ENV="ENCORE_SNAPSHOT_S=0 ENCORE_SHM_LOG_BYTES=0" ;;
+        on) REC_ENV="ENCORE_SNAPSHOT_S=0.2 ENCORE_SHM_LOG_BYTES=0" ;;
+    esac
+    # shellcheck disable=SC2086 # SLOT_ARGS is a list of words
+    rec_run "slots$mode" 2 "$SNAP" $SLOT_ARGS
+    sort "$ENC_TMP/slots$mode.out" -o "$ENC_TMP/slots$mode.out" || enc_fail "sort failed"
+    rec_ok "slots$mode" slotref
+done
+for r in 0 1; do
+    off=$(rec_summary slotsoff "$r" log) on=$(rec_summary slotson "$r" log)
+    awk -v p="$off" 'BEGIN { exit !(p >= 130) }' ||
+        { rec_show slotsoff; enc_fail "slots: rank $r peak log $off MiB without snapshots: the table of 1,000,000 entries (137 MiB) is not counted"; }
+    awk -v p="$on" -v q="$off" 'BEGIN { exit !(p > 0 && p < q / 2) }' ||
+        { rec_show slotson; enc_fail "slots: rank $r peak log $on MiB with snapshots every 0.2 s against $off without: the table was not trimmed"; }
+done
+enc_log "ok slots (peak log without snapshots $(rec_summary slotsoff 0 log) MiB, with $(rec_summary slotson 0 log))"
 
 # -- spill -------------------------------------------------------------------------
 REC_ENV=

@@ -125,10 +125,12 @@ int main(int argc, char **argv)
             MPI_Request req;
 
             MPI_Iallreduce(MPI_IN_PLACE, v, (int)count, MPI_DOUBLE, MPI_SUM, comm, &req);
-            usleep((useconds_t)work);
+            if (work > 0)
+                usleep((useconds_t)work);
             MPI_Wait(&req, MPI_STATUS_IGNORE);
         } else {
-            usleep((useconds_t)work);
+            if (work > 0) /* usleep(0) still sleeps: about 50 us here */
+                usleep((useconds_t)work);
             MPI_Allreduce(MPI_IN_PLACE, v, (int)count, MPI_DOUBLE, MPI_SUM, comm);
         }
         for (long k = 0; k < count; k++)

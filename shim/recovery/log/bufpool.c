@@ -262,6 +262,16 @@ void *enc_bufpool_table_new(size_t cap, size_t elem)
     return map_aligned(table_bytes(cap, elem)); /* fresh pages read as zeros */
 }
 
+void enc_bufpool_table_release(void *p, size_t cap, size_t elem, size_t below)
+{
+    size_t bytes = (below * elem) & ~(HUGE_PAGE - 1);
+
+    /* MADV_DONTNEED: the pages read as zeros again if ever touched; in an
+     * image forked earlier they stay as they were. */
+    if (p != NULL && cap * elem >= TABLE_MAPPED && bytes > 0)
+        (void)madvise(p, bytes, MADV_DONTNEED);
+}
+
 void enc_bufpool_table_free(void *p, size_t cap, size_t elem)
 {
     if (p == NULL)

@@ -45,5 +45,10 @@ void enc_bufpool_keep_on_fork(void *p, size_t cap, bool keep);
  * of memory.  Free with enc_bufpool_table_free. */
 void *enc_bufpool_table_new(size_t cap, size_t elem);
 void enc_bufpool_table_free(void *p, size_t cap, size_t elem);
+/* The first `below` elements of table p are no longer read: the whole huge
+ * pages among them go back to the kernel (a mapped table only), so a
+ * window that slides up a table holds the pages it uses, not every page it
+ * crossed since the table was made. */
+void enc_bufpool_table_release(void *p, size_t cap, size_t elem, size_t below);
 
 #endif

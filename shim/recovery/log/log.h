@@ -111,12 +111,15 @@ void enc_log_payload_bytes(int64_t delta, bool fresh);
  * logs with fresh false: its own snapshots would release none of it). */
 void enc_log_payload_received(uint64_t bytes);
 
-/* The most bytes held in memory at once (own memory plus the host result
- * buffer entries used), and on disk. */
+/* The most bytes held in memory at once (own memory, the tables of
+ * entries included, plus the host result buffer entries used), and on
+ * disk. */
 size_t enc_log_peak_bytes(void);
 uint64_t enc_log_spill_peak(void);
-/* Result bytes recorded so far (running totals): copied into this rank's
- * own memory, and kept by reference in the host's result buffer. */
+/* Bytes recorded so far (running totals): results copied into this rank's
+ * own memory with their entries' table slots (a small collective's slot
+ * outweighs its result: counted, a snapshot comes due by what the log
+ * really holds), and kept by reference in the host's result buffer. */
 uint64_t enc_log_recorded(void);
 uint64_t enc_log_resbuf_recorded(void);
 /* Reports the world entries dropped so far (neither in memory nor spilled)

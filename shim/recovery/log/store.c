@@ -77,6 +77,8 @@ static struct {
     size_t mem, mem_max, mem_peak;
     size_t resbuf_mem;       /* bytes of the host's result buffer the log uses */
     uint64_t recorded;       /* bytes ever copied into this rank's memory */
+    uint64_t slots_recorded; /* entries ever recorded (each one table slot) */
+    size_t table_mem;        /* bytes of the tables from each window's start on */
     size_t payload;          /* point-to-point payloads held (atomic: enc_log_payload_bytes) */
     uint64_t payload_recorded; /* and ever logged (atomic) */
     uint64_t resbuf_recorded; /* bytes ever kept by reference in the result buffer */
@@ -136,16 +138,23 @@ static struct entry *at(struct comm *c, uint64_t seq)
     return seq >= c->base && seq < c->end ? &c->e[seq - c->base] : NULL;
 }
 
-/* Room in c's window up to seq.  cut_below only moves e up; when the
- * window reaches the table's end it moves to a new table of twice its
- * size or more, on fresh pages: after a snapshot's fork every page the
- * image shares costs a copy-on-write fault when written again, and moving
- * the window down in place rewrote all of its pages (a fault every 20-odd
- * collectives at 2 ranks, IMB).  Each entry is copied once per doubling
- * at most. */
+/* Room in c's window up to seq.  cut_below only moves e up (and gives
+ * the table's pages below it back); when the window reaches the table's
+ * end it moves to a new table of twice what it holds now or more, on
+ * fresh pages: after a snapshot's fork every page the image shares costs
+ * a copy-on-write fault when written again, and moving the window down in
+ * place rewrote all of its pages (a fault every 20-odd collectives at 2
+ * ranks, IMB).  Sized by what it holds, not by the table it leaves: a
+ * table that kept the largest window's size doubled on every move after
+ * a long interval between snapshots (IMB's 25 million collectives: 1.35
+ * GiB per rank for a log whose entries peaked at 30 MiB), and on the VMs
+ * measured memory a process never used before costs 35 times a reused
+ * page to write (bench/README.md, session 21).  Each entry is copied at
+ * most once per move, and a move follows at least as many new entries as
+ * it copied. */
 static struct entry *slot(struct comm *c, uint64_t seq)
 {
-    size_t used = (size_t)(c->end - c->base), n = ENC_MAX(c->table_cap, (size_t)16);
+    size_t used = (size_t)(c->end - c->base), n = 16;
     struct entry *t;
 
     if (seq < c->base)
@@ -161,6 +170,7 @@ static struct entry *slot(struct comm *c, uint64_t seq)
         if (used > 0)
             memcpy(t, c->e, used * sizeof(*t));
         enc_bufpool_table_free(c->table, c->table_cap, sizeof(*t));
+        lg.table_mem = lg.table_mem - c->cap * sizeof(*t) + n * sizeof(*t);
         c->e = c->table = t;
         c->cap = c->table_cap = n;
     }
@@ -189,7 +199,7 @@ static size_t payload_held(void) { return __atomic_load_n(&lg.payload, __ATOMIC_
 
 static void note_peak(void)
 {
-    size_t held = lg.mem + lg.resbuf_mem + payload_held();
+    size_t held = lg.mem + lg.resbuf_mem + lg.table_mem + payload_held();
 
     if (held > __atomic_load_n(&lg.mem_peak, __ATOMIC_RELAXED))
         __atomic_store_n(&lg.mem_peak, held, __ATOMIC_RELAXED);
@@ -221,6 +231,7 @@ static void comm_free(struct comm *c)
     for (uint64_t s = c->base; s < c->end; s++)
         entry_release(&c->e[s - c->base]);
     enc_bufpool_table_free(c->table, c->table_cap, sizeof(*c->e));
+    lg.table_mem -= c->cap * sizeof(*c->e);
     free(c->members);
     free(c);
 }
@@ -360,6 +371,7 @@ static enc_status_t keep_bytes(struct entry *x, const struct enc_log_put *p)
         memcpy(x->data, p->data, len);
     x->present = true;
     lg.recorded += len;
+    lg.slots_recorded++;
     lg.mem += len;
     note_peak();
     if (lg.mem + payload_held() > lg.mem_max)
@@ -528,6 +540,8 @@ static size_t cut_below(struct comm *c, uint64_t seq, bool keep_boot)
     }
     c->e += gone; /* the slots below stay stale until slot() moves the window */
     c->cap -= gone;
+    lg.table_mem -= gone * sizeof(*c->e);
+    enc_bufpool_table_release(c->table, c->table_cap, sizeof(*c->e), (size_t)(c->e - c->table));
     c->base = cut;
     c->all_done = ENC_MAX(c->all_done, cut);
     return freed;
@@ -910,7 +924,7 @@ void enc_log_payload_bytes(int64_t delta, bool fresh)
 {
     size_t now = __atomic_add_fetch(&lg.payload, (size_t)delta, __ATOMIC_RELAXED);
     size_t peak = __atomic_load_n(&lg.mem_peak, __ATOMIC_RELAXED);
-    size_t held = lg.mem + lg.resbuf_mem + now;
+    size_t held = lg.mem + lg.resbuf_mem + lg.table_mem + now;
 
     if (delta <= 0)
         return;
@@ -930,6 +944,7 @@ size_t enc_log_peak_bytes(void) { return lg.mem_peak; }
 uint64_t enc_log_spill_peak(void) { return enc_spill_peak(); }
 uint64_t enc_log_recorded(void)
 {
-    return lg.recorded + __atomic_load_n(&lg.payload_recorded, __ATOMIC_RELAXED);
+    return lg.recorded + lg.slots_recorded * sizeof(struct entry) +
+           __atomic_load_n(&lg.payload_recorded, __ATOMIC_RELAXED);
 }
 uint64_t enc_log_resbuf_recorded(void) { return lg.resbuf_recorded; }
