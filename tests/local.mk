@@ -120,7 +120,8 @@ LDADD = libenccore.la $(CRITERION_LIBS)
 # client, the launcher's host
 # list and mapping, the agent's --shm argument.
 tests_unit_test_recovery_parts_SOURCES = tests/unit/test_recovery_parts.c \
-	shim/recovery/log/logreq.c shim/recovery/log/bootstrap.c shim/recovery/log/bufpool.c
+	shim/recovery/log/logreq.c shim/recovery/log/bootstrap.c shim/recovery/log/bufpool.c \
+	shim/recovery/log/sitemod.c
 tests_unit_test_log_holders_SOURCES = tests/unit/test_log_holders.c \
 	shim/recovery/log/holders.c
 tests_unit_test_tracker_SOURCES = tests/unit/test_tracker.c shim/tracker_client/tclient.c \

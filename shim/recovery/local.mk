@@ -11,6 +11,7 @@ libencore_la_SOURCES += \
 	shim/recovery/log/spill.c \
 	shim/recovery/log/bufpool.c \
 	shim/recovery/log/sigrec.c \
+	shim/recovery/log/sitemod.c \
 	shim/recovery/log/bootstrap.c \
 	shim/recovery/log/logreq.c \
 	shim/recovery/log/serve.c \
@@ -31,7 +32,8 @@ noinst_HEADERS += \
 	shim/recovery/recovery.h shim/recovery/ops.h shim/recovery/replay.h \
 	shim/recovery/recover.h shim/recovery/channels.h \
 	shim/recovery/log/log.h shim/recovery/log/holders.h shim/recovery/log/spill.h \
-	shim/recovery/log/bufpool.h shim/recovery/log/sigrec.h shim/recovery/log/bootstrap.h \
+	shim/recovery/log/bufpool.h shim/recovery/log/sigrec.h shim/recovery/log/sitemod.h \
+	shim/recovery/log/bootstrap.h \
 	shim/recovery/log/wio.h shim/recovery/log/logreq.h shim/recovery/log/serve.h \
 	shim/recovery/log/fetch.h shim/recovery/log/prefetch.h shim/recovery/log/refetch.h \
 	shim/recovery/checkpoint/ckpt.h shim/recovery/checkpoint/exchange.h \

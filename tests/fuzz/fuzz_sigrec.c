@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(in, data, size < sizeof(in) ? size : sizeof(in));
     if (enc_sigrec_decode(&s, in) != ENC_OK)
         return 0;
-    FUZZ_CHECK(strlen(s.site_mod) < sizeof(s.site_mod));
+    FUZZ_CHECK(strlen(enc_sitemod_name(s.site_mod)) < ENC_SITEMOD_BYTES);
     enc_sigrec_format(&s, line, sizeof(line));
     FUZZ_CHECK(memchr(line, '\0', sizeof(line)) != NULL);
     enc_sigrec_encode(&s, again);
@@ -44,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_CHECK(back.kind == s.kind && back.root == s.root && back.count == s.count &&
                back.dtype == s.dtype && back.op == s.op && back.len == s.len &&
                back.site_off == s.site_off && back.occ == s.occ &&
-               back.bootstrap == s.bootstrap && strcmp(back.site_mod, s.site_mod) == 0);
+               back.bootstrap == s.bootstrap && back.site_mod == s.site_mod);
     return 0;
 }
 
@@ -52,9 +52,9 @@ void fuzz_seeds(fuzz_emit_fn emit)
 {
     const struct enc_sigrec recs[] = {
         {.kind = 1, .root = -1, .count = 8, .dtype = 3, .op = 0, .site_off = 0x1234,
-         .site_mod = "kmeans", .len = 64},
+         .site_mod = enc_sitemod_intern("kmeans"), .len = 64},
         {.kind = 3, .root = 2, .count = 1 << 20, .dtype = 0xffffffffu, .op = 0xfffffffeu,
-         .site_mod = "python3.11", .occ = 3, .bootstrap = 1, .len = 1 << 20},
+         .site_mod = enc_sitemod_intern("python3.11"), .occ = 3, .bootstrap = 1, .len = 1 << 20},
     };
     uint8_t buf[ENC_SIGREC_WIRE];
     char name[16];

@@ -55,6 +55,7 @@ tests_fuzz_fuzz_logreq_SOURCES = tests/fuzz/fuzz_logreq.c shim/recovery/log/logr
 tests_fuzz_fuzz_logreq_CFLAGS = $(fuzz_cflags)
 tests_fuzz_fuzz_logreq_LDADD = libenccore.la
 tests_fuzz_fuzz_sigrec_SOURCES = tests/fuzz/fuzz_sigrec.c shim/recovery/log/sigrec.c \
+	shim/recovery/log/sitemod.c \
 	shim/recovery/log/bootstrap.c $(fuzz_main)
 tests_fuzz_fuzz_sigrec_CFLAGS = $(fuzz_cflags)
 tests_fuzz_fuzz_sigrec_LDADD = libenccore.la

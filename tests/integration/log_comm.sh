@@ -20,9 +20,9 @@
 #             its image, and the result is exact
 #   slots     snap_iter with 8-byte allreduces on the world, 1,000,000 of
 #             them, 2 ranks: each is one slot of its communicator's table of
-#             entries (144 bytes, more than its result), and the peak log
+#             entries (104 bytes, more than its result), and the peak log
 #             counts the table: without snapshots it holds every slot (at
-#             least 130 MiB; before session 21 the peak said a few MiB while
+#             least 95 MiB; before session 21 the peak said a few MiB while
 #             the tables took 1.2 GiB per rank in a long IMB run); with
 #             snapshots every 0.2 s the trims give the pages back and a
 #             moved table is sized by what it holds, so the peak stays under
@@ -105,8 +105,8 @@ for mode in off on; do
 done
 for r in 0 1; do
     off=$(rec_summary slotsoff "$r" log) on=$(rec_summary slotson "$r" log)
-    awk -v p="$off" 'BEGIN { exit !(p >= 130) }' ||
-        { rec_show slotsoff; enc_fail "slots: rank $r peak log $off MiB without snapshots: the table of 1,000,000 entries (137 MiB) is not counted"; }
+    awk -v p="$off" 'BEGIN { exit !(p >= 95) }' ||
+        { rec_show slotsoff; enc_fail "slots: rank $r peak log $off MiB without snapshots: the table of 1,000,000 entries (99 MiB) is not counted"; }
     awk -v p="$on" -v q="$off" 'BEGIN { exit !(p > 0 && p < q / 2) }' ||
         { rec_show slotson; enc_fail "slots: rank $r peak log $on MiB with snapshots every 0.2 s against $off without: the table was not trimmed"; }
 done

@@ -1,10 +1,12 @@
 /* test_recovery_parts.c - the MPI-free parts of shim/recovery: log-service
- * requests (logreq.c), the bootstrap occurrence counter (bootstrap.c) and
- * the log's buffer pool (bufpool.c). */
+ * requests (logreq.c), the bootstrap occurrence counter (bootstrap.c), the
+ * log's buffer pool (bufpool.c) and the interned module names of call
+ * sites (sitemod.c). */
 #include "enc.h"
 
 #include <criterion/criterion.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -12,6 +14,7 @@
 #include "recovery/log/bufpool.h"
 #include "recovery/log/bootstrap.h"
 #include "recovery/log/logreq.h"
+#include "recovery/log/sitemod.h"
 
 static const struct enc_logreq sample = {
     .what = ENC_LOGREQ_BOOTSTRAP, .seq = 0x0102030405060708ull, .site_off = 0x1234,
@@ -210,4 +213,46 @@ Test(bufpool, just_below_the_pooled_size_is_its_own_mapping)
     memset(p, 1, cap);
     enc_bufpool_put(p, cap);
     enc_bufpool_drain();
+}
+
+Test(sitemod, a_name_has_one_index_and_reads_back)
+{
+    uint16_t a = enc_sitemod_intern("kmeans"), b = enc_sitemod_intern("libpetsc.so.3.18");
+
+    cr_assert(a != 0 && b != 0 && a != b && a != ENC_SITEMOD_NONE && b != ENC_SITEMOD_NONE);
+    cr_assert_eq(enc_sitemod_intern("kmeans"), a);
+    cr_assert_str_eq(enc_sitemod_name(a), "kmeans");
+    cr_assert_str_eq(enc_sitemod_name(b), "libpetsc.so.3.18");
+    cr_assert_eq(enc_sitemod_intern(""), 0);
+    cr_assert_str_eq(enc_sitemod_name(0), "");
+    cr_assert_str_eq(enc_sitemod_name(ENC_SITEMOD_MAX - 1), ""); /* never given out */
+}
+
+Test(sitemod, a_long_name_is_cut_as_the_wire_cuts_it)
+{
+    char lng[100], cut[ENC_SITEMOD_BYTES];
+    uint16_t id;
+
+    memset(lng, 'm', sizeof(lng) - 1);
+    lng[sizeof(lng) - 1] = '\0';
+    memcpy(cut, lng, sizeof(cut) - 1);
+    cut[sizeof(cut) - 1] = '\0';
+    id = enc_sitemod_intern(lng);
+    cr_assert_neq(id, ENC_SITEMOD_NONE);
+    cr_assert_eq(enc_sitemod_intern(cut), id); /* the same name once cut */
+    cr_assert_str_eq(enc_sitemod_name(id), cut);
+}
+
+Test(sitemod, a_full_table_gives_none_and_keeps_what_it_has)
+{
+    char name[ENC_SITEMOD_BYTES];
+    uint16_t first = enc_sitemod_intern("first"), id = 0;
+
+    for (int i = 0; i < ENC_SITEMOD_MAX + 1 && id != ENC_SITEMOD_NONE; i++) {
+        snprintf(name, sizeof(name), "mod%d", i);
+        id = enc_sitemod_intern(name);
+    }
+    cr_assert_eq(id, ENC_SITEMOD_NONE);
+    cr_assert_eq(enc_sitemod_intern("first"), first);
+    cr_assert_str_eq(enc_sitemod_name(first), "first");
 }

@@ -67,7 +67,7 @@ static enc_status_t send_result(int fd, uint64_t seq, const struct enc_sigrec *s
 static bool key_match(const struct enc_logreq *q, const struct enc_sigrec *s)
 {
     return s->bootstrap && s->occ == q->occ && s->site_off == q->site_off &&
-           strcmp(s->site_mod, q->site_mod) == 0 && q->kind == s->kind &&
+           strcmp(enc_sitemod_name(s->site_mod), q->site_mod) == 0 && q->kind == s->kind &&
            q->root == s->root && q->count == s->count && q->dtype == s->dtype &&
            q->op == s->op;
 }

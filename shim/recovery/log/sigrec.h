@@ -11,28 +11,31 @@
 #include <stdint.h>
 
 #include "core/status.h"
+#include "recovery/log/sitemod.h"
 
 /* A collective's call site as module + offset (stable across ASLR), and its
  * occurrence number while the bootstrap phase lasts (log/bootstrap.h). */
 struct enc_sitekey {
     uint64_t off;
-    char mod[40];
+    char mod[ENC_SITEMOD_BYTES];
+    uint16_t mod_id;         /* mod interned (sitemod.h) */
     uint32_t occ;
     bool bootstrap;
 };
 
-/* A caller signature as logged and sent on the wire. */
+/* A caller signature as logged and sent on the wire (where the module
+ * travels as its name). */
 struct enc_sigrec {
     uint8_t kind;
+    uint8_t bootstrap;       /* made before the first encore_load_checkpoint */
+    uint16_t site_mod;       /* module basename, interned: enc_sitemod_name */
     int32_t root;
     uint64_t count;
     uint32_t dtype;
     uint32_t op;
     uint64_t site_off;       /* call site offset in its module */
-    char site_mod[40];       /* module basename */
     uint64_t len;            /* result bytes */
     uint32_t occ;            /* occurrence of this site (bootstrap phase) */
-    uint8_t bootstrap;       /* made before the first encore_load_checkpoint */
 };
 
 #define ENC_SIGREC_WIRE 104

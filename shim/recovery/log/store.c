@@ -453,7 +453,7 @@ enc_status_t enc_log_find(uint64_t cid, uint64_t seq, struct enc_sigrec *sig,
 static bool boot_match(const struct entry *x, const char *mod, uint64_t off, uint32_t occ)
 {
     return x->cid == 0 && x->present && x->sig.bootstrap && x->sig.occ == occ &&
-           x->sig.site_off == off && strcmp(x->sig.site_mod, mod) == 0;
+           x->sig.site_off == off && strcmp(enc_sitemod_name(x->sig.site_mod), mod) == 0;
 }
 
 enc_status_t enc_log_find_bootstrap(const char *mod, uint64_t off, uint32_t occ,
