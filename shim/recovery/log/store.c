@@ -78,7 +78,7 @@ static struct {
     size_t resbuf_mem;       /* bytes of the host's result buffer the log uses */
     uint64_t recorded;       /* bytes ever copied into this rank's memory */
     uint64_t slots_recorded; /* entries ever recorded (each one table slot) */
-    size_t table_mem;        /* bytes of the tables from each window's start on */
+    size_t table_mem;        /* bytes of the windows' slots (what a table has touched) */
     size_t payload;          /* point-to-point payloads held (atomic: enc_log_payload_bytes) */
     uint64_t payload_recorded; /* and ever logged (atomic) */
     uint64_t resbuf_recorded; /* bytes ever kept by reference in the result buffer */
@@ -170,12 +170,13 @@ static struct entry *slot(struct comm *c, uint64_t seq)
         if (used > 0)
             memcpy(t, c->e, used * sizeof(*t));
         enc_bufpool_table_free(c->table, c->table_cap, sizeof(*t));
-        lg.table_mem = lg.table_mem - c->cap * sizeof(*t) + n * sizeof(*t);
         c->e = c->table = t;
         c->cap = c->table_cap = n;
     }
-    if (seq >= c->end)
+    if (seq >= c->end) {
+        lg.table_mem += (size_t)(seq + 1 - c->end) * sizeof(*c->e);
         c->end = seq + 1;
+    }
     return &c->e[seq - c->base];
 }
 
@@ -231,7 +232,7 @@ static void comm_free(struct comm *c)
     for (uint64_t s = c->base; s < c->end; s++)
         entry_release(&c->e[s - c->base]);
     enc_bufpool_table_free(c->table, c->table_cap, sizeof(*c->e));
-    lg.table_mem -= c->cap * sizeof(*c->e);
+    lg.table_mem -= (size_t)(c->end - c->base) * sizeof(*c->e);
     free(c->members);
     free(c);
 }
