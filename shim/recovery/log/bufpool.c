@@ -24,7 +24,11 @@
 #define POOL_MIN_BYTES ((size_t)64 << 10) /* smaller ones: the arena */
 #define POOL_MAX_BYTES ((size_t)512 << 20)
 #define ARENA_CHUNK HUGE_PAGE
-#define ARENA_ALIGN ((size_t)64)        /* a cache line: entries never share one */
+/* As malloc aligns: any type may be read in place.  A cache line each made
+ * an 8-byte result take 64 bytes, more than its table slot's share of the
+ * log's growth (bench/README.md, session 21); only the thread that records
+ * writes here, so sharing a line costs nothing. */
+#define ARENA_ALIGN ((size_t)16)
 #define ARENA_HEAD ARENA_ALIGN          /* struct chunk_head, at a chunk's start */
 #define ARENA_MAX_BYTES (POOL_MIN_BYTES - ARENA_ALIGN) /* caps below POOL_MIN_BYTES */
 #define ARENA_SPARES 4                  /* empty chunks kept for reuse */
