@@ -179,6 +179,7 @@ mpi_programs = \
 	tests/programs/p2p_big \
 	tests/programs/p2p_late_reader \
 	tests/programs/p2p_behind \
+	tests/programs/p2p_quiet \
 	tests/programs/p2p_ring \
 	tests/programs/p2p_mt_recv \
 	tests/programs/p2p_halo2d \
@@ -243,6 +244,8 @@ tests_programs_p2p_late_reader_CFLAGS = $(mpi_cflags)
 tests_programs_p2p_late_reader_LDADD = $(MPI_LIBS)
 tests_programs_p2p_behind_CFLAGS = $(mpi_cflags)
 tests_programs_p2p_behind_LDADD = $(MPI_LIBS)
+tests_programs_p2p_quiet_CFLAGS = $(mpi_cflags)
+tests_programs_p2p_quiet_LDADD = $(MPI_LIBS)
 tests_programs_p2p_ring_CFLAGS = $(mpi_cflags)
 tests_programs_p2p_ring_LDADD = $(MPI_LIBS) -lpthread
 tests_programs_p2p_mt_recv_CFLAGS = $(mpi_cflags)

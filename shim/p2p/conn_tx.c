@@ -240,10 +240,23 @@ static enc_status_t flush_ctrl(int peer, struct p2p_out *o)
     return rv;
 }
 
+/* Whether the reader of a ring must read frame f before its next call:
+ * its synchronous sender waits for the match, or it goes as a locator
+ * (write_data), whose lend or log frame waits for the read.  An eager
+ * frame written whole waits for nothing (shm_link.h). */
+static bool reader_must_act(const struct p2p_frame *f)
+{
+    size_t min = enc_p2p_remote_min(keeps_log());
+
+    return enc_p2p_hdr_mode(f->buf) == ENC_P2P_SYNC ||
+           (min > 0 && !f->spilled && f->len - ENC_P2P_HDR_BYTES >= min);
+}
+
 /* Writes the log from its cursor into a stream (tx) as far as it takes:
  * frames the restored peer's image had already are not sent again, a
- * spilled one is read back first. */
-static enc_status_t write_log(tx_fn tx, int peer, struct p2p_out *o)
+ * spilled one is read back first.  *act (rings only, else NULL) is set
+ * when a frame written needs its reader now (reader_must_act). */
+static enc_status_t write_log(tx_fn tx, int peer, struct p2p_out *o, bool *act)
 {
     enc_status_t rv = ENC_OK;
 
@@ -251,6 +264,8 @@ static enc_status_t write_log(tx_fn tx, int peer, struct p2p_out *o)
         if (o->off == 0 && o->cursor->spilled && !enc_p2p_skipped(o, o->cursor))
             (void)enc_p2p_unspill_cursor(o);
         if (o->off > 0 || !enc_p2p_skipped(o, o->cursor)) {
+            if (act != NULL && !*act)
+                *act = reader_must_act(o->cursor);
             if ((rv = write_data(tx, peer, o)) != ENC_OK)
                 break;
             enc_p2p.shm_sent += tx == ring_tx;
@@ -268,6 +283,7 @@ enc_status_t enc_p2p_conn_ring_bell(int peer, struct p2p_out *o)
 
     if (f == NULL)
         return ENC_ERR_NOMEM;
+    enc_p2p.shm_bells++;
     append(&o->ctrl, &o->ctrl_tail, f);
     return flush_ctrl(peer, o);
 }
@@ -284,22 +300,28 @@ static bool ring_ready(int peer, struct p2p_out *o)
 
 /* Writes the log's unwritten frames into the ring to peer as far as they
  * fit (asking the reader to ring when it frees room), then rings the
- * reader's bell unless it is polling. */
+ * reader's bell unless it is polling, when the reader must act before its
+ * next call: a frame written needs it (reader_must_act), or some are left
+ * for room only its read makes.  Else only a sleeping reader is woken. */
 static enc_status_t flush_ring(int peer, struct p2p_out *o)
 {
     const struct p2p_frame *was = o->cursor;
     size_t was_off = o->off;
     enc_status_t rv = ENC_OK;
+    bool act = false;
 
     if (!ring_ready(peer, o))
         return ENC_INPROGRESS;
     for (;;) {
-        rv = write_log(ring_tx, peer, o);
+        rv = write_log(ring_tx, peer, o, &act);
         if (o->cursor == NULL || !enc_p2p_shm_want_room(peer))
             break;
     }
-    if ((o->cursor != was || o->off != was_off) &&
-        enc_p2p_shm_bell_needed(peer, !enc_p2p_on_progress_thread))
+    if (o->cursor == was && o->off == was_off)
+        return rv == ENC_OK && o->cursor != NULL ? ENC_INPROGRESS : rv;
+    if (!act && o->cursor == NULL)
+        enc_p2p_shm_wake_sleepers(peer);
+    else if (enc_p2p_shm_bell_needed(peer, !enc_p2p_on_progress_thread))
         rv = enc_p2p_conn_ring_bell(peer, o);
     return rv == ENC_OK && o->cursor != NULL ? ENC_INPROGRESS : rv;
 }
@@ -337,7 +359,7 @@ static enc_status_t flush_out(int peer, struct p2p_out *o)
     rv = flush_ctrl(peer, o);
 
     if (rv == ENC_OK)
-        rv = o->shm ? flush_ring(peer, o) : write_log(tcp_tx, peer, o);
+        rv = o->shm ? flush_ring(peer, o) : write_log(tcp_tx, peer, o, NULL);
     if (rv == ENC_OK)
         enc_p2p_wake_waiters(); /* enc_p2p_flush waits for empty queues */
     return rv == ENC_INPROGRESS ? ENC_OK : rv;
@@ -470,12 +492,15 @@ static struct p2p_frame *log_at_once(int peer, struct p2p_out *o, const struct e
     return f;
 }
 
-/* After ring_at_once: the reader rung unless it looks; the message kept
- * in the log as written (its cursor stays past it) when a log is kept. */
+/* After ring_at_once: the reader rung unless it looks when it must act
+ * (a synchronous send), else woken if it sleeps; the message kept in the
+ * log as written (its cursor stays past it) when a log is kept. */
 static void wrote_at_once(int peer, struct p2p_out *o, const struct enc_p2p_hdr *h,
                           const void *payload)
 {
-    if (enc_p2p_shm_bell_needed(peer, !enc_p2p_on_progress_thread)) {
+    if (h->mode != ENC_P2P_SYNC)
+        enc_p2p_shm_wake_sleepers(peer);
+    else if (enc_p2p_shm_bell_needed(peer, !enc_p2p_on_progress_thread)) {
         (void)enc_p2p_conn_ring_bell(peer, o);
         enc_p2p_conn_push(peer); /* what the socket did not take, or a broken connection */
     }

@@ -132,6 +132,7 @@ struct p2p_state {
     uint64_t next_sync;
     uint64_t events;        /* enc_p2p_wake_waiters calls: a spinning wait's signal */
     uint64_t shm_sent, shm_recvd; /* messages through the rings (the finalize line) */
+    uint64_t shm_bells;      /* BELL frames sent to readers of our rings (the same) */
     uint64_t shm_remote;          /* of those received, copied out of the sender's process */
     uint64_t shm_lent;            /* of those, the payload from its lent buffer (lend.h) */
     int wake_fd;            /* eventfd: the progress thread polls anew */

@@ -80,9 +80,6 @@ static int poll_set(struct pollfd *p, int *who, bool *is_in, int *timeout)
         if (o->shm && o->fd >= 0 && o->cursor != NULL)
             *timeout = *timeout < 0 ? SHM_RETRY_MS : ENC_MIN(*timeout, SHM_RETRY_MS);
     }
-    /* a held attentive count (shm_link.h) is let go when idle */
-    if (enc_p2p_shm_hold_timer())
-        *timeout = *timeout < 0 ? ENC_P2P_HOLD_MS : ENC_MIN(*timeout, ENC_P2P_HOLD_MS);
     if (enc_p2p.rings_behind)
         *timeout = 0;
     enc_p2p.shm_retry = *timeout >= 0 && *timeout <= SHM_RETRY_MS;
@@ -97,7 +94,6 @@ static void *progress_main(void *arg)
     struct pollfd *p = calloc((size_t)cap, sizeof(*p));
     int *who = calloc((size_t)cap, sizeof(int));
     bool *is_in = calloc((size_t)cap, sizeof(bool));
-    uint64_t held_seen = UINT64_MAX;
 
     (void)arg;
     enc_p2p_on_progress_thread = true;
@@ -125,7 +121,6 @@ static void *progress_main(void *arg)
         enc_p2p.rings_behind = false; /* the look below reads on */
         enc_p2p_tcp_progress_woke(); /* may take the reads back from an idle leader */
         serve(p + 1, who + 1, is_in + 1, n - 1);
-        (void)enc_p2p_shm_expire_held(&held_seen); /* then the look below */
         (void)enc_p2p_conn_shm_progress();
         if (timeout >= 0)
             enc_p2p_conn_retry_resumes();
@@ -175,6 +170,8 @@ void enc_p2p_finalize(void)
               (unsigned long long)enc_p2p.shm_sent, (unsigned long long)enc_p2p.shm_recvd,
               (unsigned long long)(enc_p2p.shm_remote - enc_p2p.shm_lent),
               (unsigned long long)enc_p2p.shm_lent);
+    ENC_DEBUG("p2p", "bells rung on TCP for readers of this rank's rings: %llu",
+              (unsigned long long)enc_p2p.shm_bells);
     enc_p2p_pool_stats(&ps);
     ENC_DEBUG("p2p", "payload memory: %zu chunks of %zu bytes held (%zu kept free, %zu bytes), "
               "%zu mapped in all, %zu dropped after a fork", ps.chunks, ps.bytes, ps.kept_chunks,

@@ -26,7 +26,8 @@ struct p2p_shm_line {
     _Atomic uint32_t bell;      /* a bell is on its way to this rank */
     _Atomic uint32_t sleepers;  /* threads asleep on `wake` */
     _Atomic uint32_t wake;      /* the futex they sleep on: 1 while one may sleep */
-    uint8_t pad[48];
+    _Atomic uint32_t held;      /* 1: attentive counts a thread that left (no poll) */
+    uint8_t pad[44];
 };
 _Static_assert(sizeof(struct p2p_shm_line) == 64, "one cache line per rank");
 
@@ -134,64 +135,36 @@ void enc_p2p_shm_open(int me, int size)
  * The held count.  A thread that ends an attentive call leaves its count
  * in the line, held, and the next attentive call of any thread takes it
  * over: a program that calls again soon (a ping-pong, a halo exchange)
- * never writes its line, which every writer reads after each message (a
- * line written by one core after the other read it is a transfer between
- * the cores, as long as a whole small message of native Open MPI's, and
- * the locked add waits for it on the receiver's way to its reply).
- * The progress thread lets a held count go once no call took it for a
- * while (enc_p2p_shm_expire_held), and then looks at the rings, so a
- * rank that computes gets its messages read within HOLD_MS, as its bell
- * would.
+ * never writes its line's attentive count, which every writer reads after
+ * each message (a line written by one core after the other read it is a
+ * transfer between the cores, as long as a whole small message of native
+ * Open MPI's, and the locked add waits for it on the receiver's way to its
+ * reply).  The line says the count is held, so a writer that needs the
+ * reader to act (enc_p2p_shm_bell_needed) does not take a held count for
+ * a poll; an eager writer needs nothing from it.  (The progress thread
+ * used to let an idle held count go after HOLD_MS, on a timer set at
+ * every call that left it: two wake-ups per burst of calls, each
+ * preempting the program's computation.)
  */
-static _Atomic uint32_t held;      /* 1: the line counts a thread that left */
-static _Atomic uint64_t held_gen;  /* calls that left it held, so far */
-static _Atomic bool held_timer;    /* the progress thread polls HOLD_MS apart */
-
 bool enc_p2p_shm_take_held(void)
 {
-    return ps.any && atomic_load_explicit(&held, memory_order_relaxed) != 0 &&
-           atomic_exchange(&held, 0) != 0;
+    struct p2p_shm_line *l = &ps.lines[ps.me];
+
+    return ps.any && atomic_load_explicit(&l->held, memory_order_relaxed) != 0 &&
+           atomic_exchange(&l->held, 0) != 0;
 }
 
-bool enc_p2p_shm_leave_held(bool *wake)
+bool enc_p2p_shm_leave_held(void)
 {
-    atomic_fetch_add_explicit(&held_gen, 1, memory_order_relaxed);
-    if (atomic_exchange(&held, 1) != 0)
-        return false;
-    /* held, then the look: a progress thread that saw nothing held set
-     * no timer before it looked (enc_p2p_shm_hold_timer) */
-    *wake = !atomic_load(&held_timer);
-    return true;
-}
-
-bool enc_p2p_shm_hold_timer(void)
-{
-    atomic_store(&held_timer, false);
-    if (atomic_load(&held) == 0)
-        return false;
-    atomic_store(&held_timer, true);
-    return true;
-}
-
-bool enc_p2p_shm_expire_held(uint64_t *seen)
-{
-    uint64_t gen = atomic_load_explicit(&held_gen, memory_order_relaxed);
-
-    if (gen != *seen) { /* a call left it since the last look: not idle yet */
-        *seen = gen;
-        return false;
-    }
-    if (!enc_p2p_shm_take_held())
-        return false;
-    enc_p2p_shm_attend(-1);
-    return true;
+    /* a full barrier: held, then the caller's last look */
+    return atomic_exchange(&ps.lines[ps.me].held, 1) == 0;
 }
 
 void enc_p2p_shm_reset_line(void)
 {
-    atomic_store(&held, 0);
     if (!ps.any)
         return;
+    atomic_store(&ps.lines[ps.me].held, 0);
     atomic_store(&ps.lines[ps.me].attentive, 0);
     atomic_store(&ps.lines[ps.me].bell, 0);
     atomic_store(&ps.lines[ps.me].sleepers, 0);
@@ -271,6 +244,16 @@ static uint64_t mono_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* A thread of the line's rank polls its rings now: the line counts more
+ * attentive threads than one that left its count held.  (A count taken
+ * over between the two loads reads as no poll: one bell too many.) */
+static bool polling(struct p2p_shm_line *l)
+{
+    uint32_t held = atomic_load(&l->held);
+
+    return atomic_load(&l->attentive) > held;
+}
+
 bool enc_p2p_shm_bell_needed(int peer, bool grace)
 {
     struct p2p_shm_line *l = &ps.lines[peer];
@@ -283,8 +266,7 @@ bool enc_p2p_shm_bell_needed(int peer, bool grace)
         wake(peer);
         return false;
     }
-    if (atomic_load(&l->attentive) != 0 || atomic_load(&l->bell) != 0 ||
-        atomic_exchange(&l->bell, 1) != 0)
+    if (polling(l) || atomic_load(&l->bell) != 0 || atomic_exchange(&l->bell, 1) != 0)
         return false;
     for (unsigned i = 0;; i++) {
         if (atomic_load(&l->sleepers) != 0) {
@@ -292,13 +274,20 @@ bool enc_p2p_shm_bell_needed(int peer, bool grace)
             return false;
         }
         /* polling now, or it cleared the bell: it reads the rings after that */
-        if (atomic_load(&l->attentive) != 0 || atomic_load(&l->bell) == 0)
+        if (polling(l) || atomic_load(&l->bell) == 0)
             return false;
         if (!grace ||
             (i % 64 == 0 && (t0 == 0 ? (t0 = mono_ns(), false) : mono_ns() - t0 > BELL_GRACE_NS)))
             return true;
         __builtin_ia32_pause();
     }
+}
+
+void enc_p2p_shm_wake_sleepers(int peer)
+{
+    atomic_thread_fence(memory_order_seq_cst); /* the bytes published, then the look */
+    if (atomic_load(&ps.lines[peer].sleepers) != 0)
+        wake(peer);
 }
 
 void enc_p2p_shm_wake_self(void)

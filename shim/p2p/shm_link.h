@@ -5,11 +5,16 @@
  *
  * A rank's line says whether one of its threads is polling its rings now
  * (`attentive`: a writer then needs to do nothing more) and whether a bell
- * is already on its way to it (`bell`).  Otherwise a writer rings the
- * reader's bell: a header-only BELL frame on its TCP connection to it,
- * which wakes the reader's progress thread from poll.  So nothing spins
- * when no call waits, and a message still moves while its receiver
- * computes or sits in a collective.
+ * is already on its way to it (`bell`).  A writer that needs the reader to
+ * act while it computes or sits in a collective (a synchronous send waits
+ * for its match, a large message's locator for its read, a full ring for
+ * room) rings the reader's bell: a header-only BELL frame on its TCP
+ * connection to it, which wakes the reader's progress thread from poll.
+ * An eager message whose frame is all in the ring rings nothing: nothing
+ * waits for its read, and the reader's next call reads it (a bell per
+ * halo message preempted the stencil's computation to copy it early).
+ * So nothing spins when no call waits, and what a sender waits for still
+ * moves while its receiver computes.
  */
 #ifndef ENC_P2P_SHM_LINK_H
 #define ENC_P2P_SHM_LINK_H
@@ -48,24 +53,22 @@ bool enc_p2p_shm_look_needed(void);
 /* A thread of this rank starts (+1) or stops (-1) polling its rings. */
 void enc_p2p_shm_attend(int delta);
 /* The held count (shm_link.c): an attentive call that ends leaves its
- * count in the line (leave: true, and *wake when the progress thread has
- * no timer set for it; false when one is held already, then the caller
- * takes its own away), the next one takes it over (take: true when it
- * did, no write to the line); the progress thread, before it sleeps,
- * sets its timer of HOLD_MS while one is held (hold_timer: true then),
- * and lets it go when no call left it since its last look (expire: true
- * when it did, then the caller looks at the rings). */
-#define ENC_P2P_HOLD_MS 1
+ * count in the line (leave: true; false when one is held already, then
+ * the caller takes its own away), and looks at the rings once more; the
+ * next one takes it over (take: true when it did, no write to the count).
+ * A writer that needs the reader to act does not count a held one as a
+ * poll. */
 bool enc_p2p_shm_take_held(void);
-bool enc_p2p_shm_leave_held(bool *wake);
-bool enc_p2p_shm_hold_timer(void);
-bool enc_p2p_shm_expire_held(uint64_t *seen);
+bool enc_p2p_shm_leave_held(void);
 /* After writing into (or freeing room in) a ring of peer's: wakes its
  * sleeping threads, or true when a bell must go to it (nothing of it polls
  * or sleeps and no bell is on its way); the caller sends it.  grace: a
  * peer between two calls is watched a few microseconds first (not from
  * the progress thread, which holds the lock its own rank's calls need). */
 bool enc_p2p_shm_bell_needed(int peer, bool grace);
+/* After writing what peer need not read before its next call: wakes its
+ * sleeping threads only (a waiting one may wait for it). */
+void enc_p2p_shm_wake_sleepers(int peer);
 /* A waiting thread sleeps (the layer's lock released) until a peer wrote
  * or freed room, this rank's enc_p2p_wake_waiters, or deadline_ns
  * (CLOCK_MONOTONIC, UINT64_MAX: none): begin (announce, then look at the

@@ -65,20 +65,15 @@ static void attend_up(void)
         enc_p2p_shm_attend(1);
 }
 
-/* true when this thread is no longer attentive: look once more (not when
- * its count stays held: the rank still counts as polling) */
+/* true when this thread is no longer attentive, its count held or taken
+ * away: look once more (writers that need a read ring from now on; what
+ * one wrote before is read by that look) */
 static bool attend_down(void)
 {
-    bool wake = false;
-
     if (attending == 0 || --attending > 0)
         return false;
-    if (enc_p2p_shm_leave_held(&wake)) {
-        if (wake) /* its timer lets the count go if no call takes it */
-            enc_p2p_conn_wake();
-        return false;
-    }
-    enc_p2p_shm_attend(-1);
+    if (!enc_p2p_shm_leave_held())
+        enc_p2p_shm_attend(-1);
     return true;
 }
 

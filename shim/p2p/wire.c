@@ -68,6 +68,11 @@ void enc_p2p_hdr_encode(const struct enc_p2p_hdr *h, uint8_t out[ENC_P2P_HDR_BYT
     put64(out + 48, h->chain);
 }
 
+enum enc_p2p_mode enc_p2p_hdr_mode(const uint8_t in[ENC_P2P_HDR_BYTES])
+{
+    return (enum enc_p2p_mode)in[5];
+}
+
 static bool hdr_valid(const struct enc_p2p_hdr *h, uint32_t magic)
 {
     if (magic != ENC_P2P_MAGIC || h->kind < ENC_P2P_DATA || h->kind > ENC_P2P_BELL)

@@ -87,6 +87,9 @@ void enc_p2p_hdr_encode(const struct enc_p2p_hdr *h, uint8_t out[ENC_P2P_HDR_BYT
  * that has none, a payload above ENC_P2P_MAX_BYTES, POSITIONS that are not
  * whole pairs or more than ENC_P2P_MAX_POS of them). */
 enc_status_t enc_p2p_hdr_decode(struct enc_p2p_hdr *h, const uint8_t *in, size_t len);
+/* The mode of a header this rank encoded (a log frame's): one byte read,
+ * no decode. */
+enum enc_p2p_mode enc_p2p_hdr_mode(const uint8_t in[ENC_P2P_HDR_BYTES]);
 
 /* Where a REMOTE frame is in its sender's log: an address in process pid;
  * and, when ticket is not 0, its payload at address lent of that process

@@ -57,6 +57,7 @@ done
 # tests/programs/p2p_behind: a synchronous 4-byte message behind a 4 MiB
 # one, its receiver in a barrier (the large one read out of the log ends
 # the reader's turn: the small one behind it once waited for ever).
+# tests/programs/p2p_quiet: eager messages to a computing rank ring no bell.
 if [ "$ENC_NATIVE_ONLY" != 1 ]; then
     remote="read out of the sender's process"
     with_cma() { (export ENCORE_P2P_CMA_MIN="$1" ENCORE_P2P_SHM=1 ENCORE_LOG=debug && shift && "$@"); }
@@ -75,6 +76,17 @@ if [ "$ENC_NATIVE_ONLY" != 1 ]; then
     [ "$(read_n "$ENC_TMP/behind.err")" = 20 ] ||
         enc_fail "behind: $(read_n "$ENC_TMP/behind.err") of its 20 large messages $remote, want 20"
     enc_log "ok p2p_behind: 20 rounds of a small synchronous message behind a large one (${ENC_MS} ms)"
+    # tests/programs/p2p_quiet: 1016 eager messages to a rank that computes
+    # ring no bell (nothing waits for their read before its next call; a
+    # bell wakes its progress thread, preempting the computation)
+    quiet="$ENC_PROGRAMS/p2p_quiet"
+    enc_require_program "$quiet"
+    enc_run_ok native_quiet enc_mpirun 2 "$quiet"
+    enc_run_ok quiet with_shm 1 enc_second 2 "$quiet"
+    enc_expect_same "$ENC_TMP/native_quiet.out" "$ENC_TMP/quiet.out" "p2p_quiet"
+    enc_expect_grep "$ENC_TMP/quiet.err" "rank 0\] p2p: bells rung on TCP for readers of this rank's rings: 0$" \
+        "p2p_quiet: rank 0 rang bells for eager messages to a computing rank"
+    enc_log "ok p2p_quiet: eager messages to a computing rank, no bell (${ENC_MS} ms)"
     for min in 1 0; do
         name="check_cma$min"
         enc_run_ok "$name" with_cma "$min" enc_encore 4 "$check"
