@@ -148,10 +148,8 @@ void enc_p2p_shm_open(int me, int size)
  */
 bool enc_p2p_shm_take_held(void)
 {
-    struct p2p_shm_line *l = &ps.lines[ps.me];
-
-    return ps.any && atomic_load_explicit(&l->held, memory_order_relaxed) != 0 &&
-           atomic_exchange(&l->held, 0) != 0;
+    return ps.any && atomic_load_explicit(&ps.lines[ps.me].held, memory_order_relaxed) != 0 &&
+           atomic_exchange(&ps.lines[ps.me].held, 0) != 0;
 }
 
 bool enc_p2p_shm_leave_held(void)
@@ -254,18 +252,27 @@ static bool polling(struct p2p_shm_line *l)
     return atomic_load(&l->attentive) > held;
 }
 
+/* The bytes published, then the look: wakes peer's sleeping threads (an
+ * attending wait sleeps too); true when it did. */
+static bool woke_sleepers(int peer)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load(&ps.lines[peer].sleepers) == 0)
+        return false;
+    wake(peer);
+    return true;
+}
+
+void enc_p2p_shm_wake_sleepers(int peer) { (void)woke_sleepers(peer); }
+
 bool enc_p2p_shm_bell_needed(int peer, bool grace)
 {
     struct p2p_shm_line *l = &ps.lines[peer];
     uint64_t t0 = 0;
 
-    /* the bytes published, then the look; one ring (futex or TCP) until
-     * the peer looks again */
-    atomic_thread_fence(memory_order_seq_cst);
-    if (atomic_load(&l->sleepers) != 0) { /* an attending wait sleeps too */
-        wake(peer);
+    /* one ring (futex or TCP) until the peer looks again */
+    if (woke_sleepers(peer))
         return false;
-    }
     if (polling(l) || atomic_load(&l->bell) != 0 || atomic_exchange(&l->bell, 1) != 0)
         return false;
     for (unsigned i = 0;; i++) {
@@ -281,13 +288,6 @@ bool enc_p2p_shm_bell_needed(int peer, bool grace)
             return true;
         __builtin_ia32_pause();
     }
-}
-
-void enc_p2p_shm_wake_sleepers(int peer)
-{
-    atomic_thread_fence(memory_order_seq_cst); /* the bytes published, then the look */
-    if (atomic_load(&ps.lines[peer].sleepers) != 0)
-        wake(peer);
 }
 
 void enc_p2p_shm_wake_self(void)
